@@ -1,0 +1,108 @@
+"""Command line: ``python -m ldpcore privacy|run ...`` (stable; see README).
+
+Invalid input exits with status 2 and one line on stderr naming the problem.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from .amplification import ALIASES, BOUNDS
+from .data import DATASETS, load_dataset, load_path
+from .errors import InputError, require
+from .experiment import run, run_central
+from .export import to_json, write_run
+from .fragments import EPS_F_RULES
+from .protocol import ProtocolSpec, plan
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _protocol_args(p: argparse.ArgumentParser) -> None:
+    eps = p.add_mutually_exclusive_group(required=True)
+    eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
+    eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
+    p.add_argument("--tau", type=int, help="report fragments with a backstop (Algorithm 2); omit for attribute fragments only")
+    p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
+    p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
+    p.add_argument("--accountant", default="cheu19", choices=sorted(set(BOUNDS) | set(ALIASES)),
+                   help="amplification bound (default cheu19 = Lemma II.6)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _spec(a, delta: float) -> ProtocolSpec:
+    return ProtocolSpec(eps_c=a.eps_c, eps_l=a.eps_l, delta=delta, tau=a.tau, eps_f_rule=a.eps_f_rule,
+                        eps_f=a.eps_f, accountant=a.accountant)
+
+
+def _print(record: dict, as_json: bool) -> None:
+    if as_json:
+        print(to_json(record))
+        return
+    for key, value in record.items():
+        if isinstance(value, float):
+            value = f"{value:.6g}"
+        print(f"{key:>18}: {value}")
+
+
+def cmd_privacy(a) -> None:
+    require(a.n is not None, "--n is required.")
+    p = plan(_spec(a, a.delta), a.n, a.domain)
+    _print(p.as_dict(), a.json)
+
+
+def cmd_run(a) -> None:
+    require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
+    if a.dataset is not None:
+        hist = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed)
+        delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
+    else:
+        hist = load_path(a.input, scale=a.scale, max_side=a.max_side)
+        require(a.delta is not None, "--delta is required with --input.")
+        delta = a.delta
+    start = time.perf_counter()
+    result = run(_spec(a, delta), hist, seed=a.seed)
+    record = result.as_dict()
+    central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
+    record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
+    record["seconds"] = time.perf_counter() - start
+    if a.out:
+        record["files"] = [str(f) for f in write_run(result, a.out)]
+    _print(record, a.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
+    p.add_argument("--n", type=int, help="number of respondents")
+    p.add_argument("--delta", type=float, required=True)
+    p.add_argument("--domain", type=int, help="domain size d (for expected messages)")
+    _protocol_args(p)
+    p.set_defaults(func=cmd_privacy)
+    r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
+    r.add_argument("--scale", type=float, default=1.0, help="respondents per unit of luminance (Map: 2.5)")
+    r.add_argument("--max-side", type=int, help="downsample images to at most this many pixels per side")
+    r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
+    _protocol_args(r)
+    r.set_defaults(func=cmd_run)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

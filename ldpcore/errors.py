@@ -1,0 +1,30 @@
+"""The one exception type that crosses the library boundary.
+
+Every check on user input (files, parameters, accountant validity) raises
+``InputError`` with a single sentence naming the field and the allowed range, so the
+command line prints it on one line and the dashboard shows it with ``st.error``.
+"""
+
+
+class InputError(ValueError):
+    """Invalid input: the message is one sentence, fit to show a user as is."""
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise ``InputError(message)`` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(message)
+
+
+def check_eps(value: float, name: str = "eps_c") -> float:
+    """A privacy parameter epsilon must be a finite number > 0 (nats)."""
+    value = float(value)
+    require(value > 0 and value < float("inf"), f"{name} must be a finite number > 0 (got {value:g}).")
+    return value
+
+
+def check_delta(value: float, name: str = "delta") -> float:
+    """delta must lie strictly between 0 and 1."""
+    value = float(value)
+    require(0 < value < 1, f"{name} must lie strictly between 0 and 1 (got {value:g}).")
+    return value

@@ -1,0 +1,130 @@
+"""One-hot k-RAPPOR with attribute fragments (seeds/000 Algorithm 1), optionally with
+report fragments and a backstop (Algorithm 2).
+
+Every one-hot bit goes through binary randomized response and to its own shuffler, so
+the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the reference
+report of an absent respondent is the randomized all-zeros vector, one bit away from
+any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (spec/esa.md).
+
+Exact aggregate simulation (cost O(d) for any n and tau):
+  backstop   B_j ~ Bin(c_j, 1-p_b) + Bin(n - c_j, p_b)
+  fragments  N_j ~ Bin(tau B_j, 1-p_f) + Bin(tau (n - B_j), p_f)   (sum over the tau shufflers)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ..errors import require
+
+
+def flip_probability(eps: float) -> float:
+    """Binary RR keeps a bit w.p. e^eps/(1+e^eps): flip probability 1/(1+e^eps)."""
+    return float(expit(-eps))
+
+
+def eps_of_flip(p: float) -> float:
+    """ln((1-p)/p), the removal eps of one bit flipped w.p. p."""
+    return math.log1p(-p) - math.log(p)
+
+
+def _binary_rr(counts: np.ndarray, n: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Number of 1-reports per bin when c_j of n respondents hold a 1, each bit flipped w.p. p."""
+    return counts - rng.binomial(counts, p) + rng.binomial(n - counts, p)
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """One-hot reports over d bins; tau=None is Algorithm 1, tau >= 1 Algorithm 2.
+
+    p_b: flip probability of the (backstop) bit; p_f: of each fragment (Algorithm 2).
+    """
+
+    d: int
+    p_b: float
+    tau: int | None = None
+    p_f: float | None = None
+
+    def __post_init__(self):
+        require(0 < self.p_b < 0.5, f"flip probability must lie in (0, 1/2) (got {self.p_b:g}).")
+        if self.tau is not None:
+            require(self.p_f is not None and 0 < self.p_f < 0.5,
+                    f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).")
+
+    # --- what the analyzer sees -------------------------------------------------------
+    def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact draw of the per-bin 1-report counts (summed over fragments)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        n = int(counts.sum())
+        backstop = _binary_rr(counts, n, self.p_b, rng)
+        if self.tau is None:
+            return backstop
+        return _binary_rr(self.tau * backstop, self.tau * n, self.p_f, rng)
+
+    def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
+        values = np.asarray(values)
+        bits = np.zeros((values.size, self.d), dtype=bool)
+        bits[np.arange(values.size), values] = True
+        bits ^= rng.random(bits.shape) < self.p_b
+        if self.tau is None:
+            return bits
+        return bits[None] ^ (rng.random((self.tau,) + bits.shape) < self.p_f)
+
+    def report_log_prob(self, value: int | None, reports: np.ndarray) -> np.ndarray:
+        """Exact log P[R(value) = report] for bool reports shaped like randomize's output
+        (trailing (d,) or (tau, d)); value=None is an absent respondent (all-zeros input)."""
+        reports = np.asarray(reports, dtype=bool)
+        truth = np.zeros(self.d, dtype=bool)
+        if value is not None:
+            truth[value] = True
+        lp, lq = math.log1p(-self.p_b), math.log(self.p_b)
+        if self.tau is None:
+            return np.where(reports == truth, lp, lq).sum(axis=-1)
+        # per bit: sum over the backstop bit b' of P(b'|b) prod_t P(y_t|b')
+        ones = reports.sum(axis=-2)
+        lf, lg = math.log1p(-self.p_f), math.log(self.p_f)
+        given1 = ones * lf + (self.tau - ones) * lg
+        given0 = ones * lg + (self.tau - ones) * lf
+        per_bit = np.where(truth, np.logaddexp(lp + given1, lq + given0), np.logaddexp(lq + given1, lp + given0))
+        return per_bit.sum(axis=-1)
+
+    @staticmethod
+    def aggregate(reports: np.ndarray) -> np.ndarray:
+        """What the shufflers hand the analyzer: 1-reports per bin (summed over fragments)."""
+        return reports.reshape(-1, reports.shape[-1]).sum(axis=0, dtype=np.int64)
+
+    # --- the analyzer -----------------------------------------------------------------
+    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        """Unbiased counts: debias the fragment layer (mean over tau), then the backstop."""
+        x = np.asarray(aggregate, dtype=np.float64)
+        if self.tau is not None:
+            x = (x / self.tau - n * self.p_f) / (1 - 2 * self.p_f)
+        return (x - n * self.p_b) / (1 - 2 * self.p_b)
+
+    def variance(self, n: int) -> float:
+        """Var of every bin's estimate (data-independent): n p(1-p)/(1-2p)^2, plus the
+        fragment layer n p_f(1-p_f)/(tau (1-2p_f)^2) inside the backstop debiasing."""
+        var = n * self.p_b * (1 - self.p_b)
+        if self.tau is not None:
+            var += n * self.p_f * (1 - self.p_f) / (self.tau * (1 - 2 * self.p_f) ** 2)
+        return var / (1 - 2 * self.p_b) ** 2
+
+    # --- communication ----------------------------------------------------------------
+    def expected_messages(self) -> float:
+        """Expected set bits sent per respondent, one message each (paper "#bits")."""
+        if self.tau is None:
+            on, off = 1 - self.p_b, self.p_b
+        else:
+            keep_b, keep_f = 1 - self.p_b, 1 - self.p_f
+            on = keep_b * keep_f + self.p_b * self.p_f
+            off = self.p_b * keep_f + keep_b * self.p_f
+        return (1 if self.tau is None else self.tau) * (on + (self.d - 1) * off)
+
+    @property
+    def bits_per_message(self) -> int:
+        """A message names its bin (its shuffler): ceil(log2 d) bits."""
+        return max(1, math.ceil(math.log2(self.d)))

@@ -1,0 +1,133 @@
+"""A protocol from a plain, serialisable spec: encoding + fragmentation + accountant.
+
+``plan(spec, n, d)`` turns (eps_c or eps_l, delta, tau, rules) into every privacy
+number the paper reports (seeds/000 Tables I, IV, VIII, IX): eps_b and eps_f, the
+local guarantees eps_l_inf and eps_l_1 (Theorem IV.1), the central eps_c certified by
+the accountant, and the expected messages per respondent.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .amplification import Amplification, get_bound
+from .errors import check_delta, check_eps, require
+from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
+from .oracles.onehot import OneHot, flip_probability
+
+NEIGHBOURING = "removal"
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """What to run. Exactly one of eps_c (central target) and eps_l (local eps_b) is set.
+
+    tau=None: attribute fragments only (Algorithm 1); tau >= 1: report fragments with a
+    backstop (Algorithm 2), eps_f from eps_f_rule ('paper', 'equal-variance', 'manual').
+    """
+
+    eps_c: float | None = 1.0
+    delta: float = 5e-8
+    tau: int | None = None
+    eps_f_rule: str = "paper"
+    eps_f: float | None = None
+    accountant: str = "cheu19"
+    encoding: str = "onehot"
+    eps_l: float | None = None
+
+    def __post_init__(self):
+        require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
+        if self.eps_c is not None:
+            check_eps(self.eps_c, "eps_c")
+        if self.eps_l is not None:
+            check_eps(self.eps_l, "eps_l")
+        check_delta(self.delta)
+        require(self.tau is None or (int(self.tau) == self.tau and self.tau >= 1),
+                f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
+        require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
+        require(self.encoding == "onehot", f"unknown encoding {self.encoding!r}; choose onehot.")
+        get_bound(self.accountant)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The privacy numbers of a spec at n respondents over d bins (d=None: no messages)."""
+
+    spec: ProtocolSpec
+    n: int
+    d: int | None
+    amplification: Amplification
+    eps_b: float
+    eps_f: float | None
+    eps_l_inf: float
+    eps_l_1: float
+    p_b: float
+    p_f: float | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def eps_c(self) -> float:
+        """The central eps_c certified by the accountant (<= the target)."""
+        return self.amplification.eps_c
+
+    def eps_l_t(self, t: int) -> float:
+        """LDP of any t captured fragments (Theorem IV.1)."""
+        if self.spec.tau is None:
+            return self.eps_b
+        return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
+
+    def oracle(self, d: int | None = None) -> OneHot:
+        d = d or self.d
+        require(d is not None, "the domain size d is needed for the encoding.")
+        return OneHot(d=d, p_b=self.p_b, tau=self.spec.tau, p_f=self.p_f)
+
+    @property
+    def expected_messages(self) -> float | None:
+        return None if self.d is None else self.oracle().expected_messages()
+
+    def as_dict(self) -> dict:
+        out = {
+            "eps_c": self.eps_c, "delta": self.spec.delta, "n": self.n, "d": self.d,
+            "tau": self.spec.tau, "eps_b": self.eps_b, "eps_f": self.eps_f,
+            "eps_f_rule": None if self.spec.tau is None else self.spec.eps_f_rule,
+            "eps_l_inf": self.eps_l_inf, "eps_l_1": self.eps_l_1,
+            "p_b": self.p_b, "p_f": self.p_f,
+            "accountant": self.amplification.bound, "citation": self.amplification.citation,
+            "neighbouring": NEIGHBOURING, "encoding": self.spec.encoding,
+            "target_eps_c": self.spec.eps_c, "capped": self.amplification.capped,
+            "notes": list(self.notes),
+        }
+        if self.d is not None:
+            out["expected_messages"] = self.expected_messages
+        return out
+
+
+def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
+    """Privacy numbers for n respondents; raises InputError where the accountant is not valid."""
+    require(d is None or d >= 2, f"the domain needs at least 2 bins (got d={d}).")
+    bound = get_bound(spec.accountant)
+    notes = []
+    if spec.eps_c is not None:
+        amp = bound.inverse(spec.eps_c, n, spec.delta, d)
+        require(amp.valid, amp.reason)
+        if amp.capped:
+            notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
+                         f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
+    else:
+        amp = bound.forward(spec.eps_l, n, spec.delta, d)
+        require(amp.valid, amp.reason)
+    eps_b = amp.eps0
+    p_b = flip_probability(eps_b)
+    eps_f = p_f = None
+    eps_l_inf = eps_l_1 = eps_b
+    if spec.tau is not None:
+        eps_f = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+        p_f = flip_probability(eps_f)
+        eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
+        if spec.eps_f_rule == "paper" and eps_f < 2.5:
+            notes.append(f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+                         "this rule here (spec/esa.md); consider the equal-variance rule.")
+    require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
+    return Plan(spec, int(n), d, amp, eps_b, eps_f, eps_l_inf, eps_l_1, p_b, p_f, tuple(notes))
