@@ -26,8 +26,6 @@ MAP_FACTOR = 2.5  # the paper counts luminance x 2.5 respondents per map pixel
 
 def blur(a, sigma):
     """Gaussian-blur a float array (edges reflected) via the FFT."""
-    if sigma <= 0:
-        return a.astype(np.float64)
     pad = int(3 * sigma) + 1
     p = np.pad(a.astype(np.float64), pad, mode="reflect")
     fy = np.fft.fftfreq(p.shape[0])[:, None]
@@ -37,7 +35,7 @@ def blur(a, sigma):
     return out[pad:-pad, pad:-pad]
 
 
-def mask(size, draw_fn, scale=1):
+def mask(size, draw_fn, scale=2):
     """Render shapes with ``draw_fn(draw, s)`` into a 0..1 float mask.
 
     Drawing happens at ``scale`` times the size and is box-downsampled,
@@ -46,8 +44,7 @@ def mask(size, draw_fn, scale=1):
     w, h = size
     canvas = Image.new("L", (w * scale, h * scale), 0)
     draw_fn(ImageDraw.Draw(canvas), scale)
-    if scale > 1:
-        canvas = canvas.resize(size, Image.Resampling.BOX)
+    canvas = canvas.resize(size, Image.Resampling.BOX)
     return np.asarray(canvas, dtype=np.float64) / 255.0
 
 
@@ -106,7 +103,7 @@ HORSE_STROKES = {
         (293, 96), (287, 102), (276, 101), (262, 90), (248, 80), (236, 96),
         (226, 124), (217, 148), (218, 176), (221, 200), (220, 236),
         (223, 254), (229, 259), (211, 259), (211, 238), (209, 206),
-        (203, 180), (196, 165), (176, 170), (146, 172), (124, 166),
+        (203, 180), (197, 164), (176, 174), (148, 176), (125, 167),
         (121, 190), (116, 212), (117, 238), (119, 254), (125, 259),
         (106, 259), (105, 240), (103, 218), (96, 206), (91, 182), (84, 150),
         (82, 122), (86, 104),
@@ -127,7 +124,6 @@ HORSE_STROKES = {
     "shoulder": [(200, 98), (208, 120), (212, 146)],
     "elbow": [(196, 150), (205, 160)],
     "hip": [(104, 100), (120, 112), (124, 138), (122, 160)],
-    "flank": [(146, 140), (160, 160)],
     "near_knee": [(212, 200), (219, 204)],
     "near_hock": [(101, 210), (110, 216)],
     "fetlock_fore": [(211, 240), (221, 242)],
@@ -141,29 +137,29 @@ HORSE_STROKES = {
     "forelock": [(248, 38), (256, 44), (258, 52)],
     "ground": [(84, 262), (120, 261), (160, 263), (200, 261), (240, 262)],
 }
+# Strokes drawn thinner, and those drawn dimmer because they lie behind.
+HORSE_THIN = {"ground", "nostril", "mouth", "far_fore_leg", "far_hind_leg"}
+HORSE_FAR = {"far_fore_leg", "far_hind_leg"}
 
 
 def make_horse(rng):
     """Sparse white pencil-style sketch of a horse on a black background."""
     size = (320, 274)
-    scale = 4
-
-    def draw_fn(draw, s):
-        for name, pts in HORSE_STROKES.items():
-            width = 3 if name in ("ground", "nostril", "mouth") else 5
-            # Each stroke is drawn twice with a little jitter, like a sketch.
-            for _ in range(2):
-                jitter = rng.normal(0, 0.6, size=(len(pts), 2))
-                curve = spline(np.asarray(pts) + jitter) * s
-                draw.line([tuple(p) for p in curve], fill=255, width=width * s // 2,
-                          joint="curve")
-        cx, cy = 262 * s, 57 * s  # eye
-        draw.ellipse([cx - 4 * s, cy - 3 * s, cx + 4 * s, cy + 3 * s], fill=255)
-
-    canvas = Image.new("L", (size[0] * scale, size[1] * scale), 0)
-    draw_fn(ImageDraw.Draw(canvas), scale)
+    s = 4  # drawn at 4x, then downsampled with LANCZOS for smooth strokes
+    canvas = Image.new("L", (size[0] * s, size[1] * s), 0)
+    draw = ImageDraw.Draw(canvas)
+    for name, pts in HORSE_STROKES.items():
+        width = (2 if name in HORSE_THIN else 3.5) * s
+        fill = 150 if name in HORSE_FAR else 255
+        # Each stroke is drawn twice with a little jitter, like a sketch.
+        for _ in range(2):
+            jitter = rng.normal(0, 0.6, size=(len(pts), 2))
+            curve = spline(np.asarray(pts) + jitter) * s
+            draw.line([tuple(p) for p in curve], fill=fill, width=int(width), joint="curve")
+    cx, cy = 262 * s, 57 * s  # eye
+    draw.ellipse([cx - 4 * s, cy - 3 * s, cx + 4 * s, cy + 3 * s], fill=255)
     sketch = np.asarray(canvas.resize(size, Image.Resampling.LANCZOS), dtype=np.float64)
-    return scale_to_sum(np.clip(sketch, 0, None) ** 1.2, HORSE_SUM)
+    return scale_to_sum(sketch, HORSE_SUM)
 
 
 # --------------------------------------------------------------------- child
@@ -176,22 +172,26 @@ def make_child(rng):
 
     def shape(draw_fn, sigma):
         """A soft mask of shapes drawn at 2x, blurred by sigma pixels."""
-        return blur(mask((w, h), draw_fn, 2), sigma)
+        return blur(mask((w, h), draw_fn), sigma)
 
     def ell(cx, cy, rx, ry, sigma):
+        """Soft filled ellipse."""
         return shape(lambda d, s: d.ellipse([(cx - rx) * s, (cy - ry) * s,
                                              (cx + rx) * s, (cy + ry) * s], fill=255), sigma)
 
     def poly(points, sigma):
+        """Soft filled shape whose outline is a spline through points."""
         return shape(lambda d, s: d.polygon([tuple(p) for p in spline(points, 8) * s],
                                             fill=255), sigma)
 
     def stroke(points, width, sigma):
+        """Soft spline stroke of the given width."""
         return shape(lambda d, s: d.line([tuple(p) for p in spline(points, 8) * s],
                                          fill=255, width=int(width * s), joint="curve"),
                      sigma)
 
     def paint(img, m, value):
+        """Lay value over img with opacity m."""
         return img * (1 - m) + value * m
 
     cx, cy, rx, ry = 248, 330, 134, 165  # face oval
@@ -274,7 +274,8 @@ def make_child(rng):
                             2.6, 0.9), 70)
     img -= 18 * ell(cx, 474, 20, 6, 4)
 
-    # Hair: a dark cap with bangs; strands radiate from the crown, with sheen.
+    # Hair: a dark cap with bangs, combed strands fanning out from above the
+    # crown, and a sheen where the light catches it.
     hair = poly([(116, 360), (110, 280), (126, 205), (178, 150), (248, 130), (318, 150),
                  (370, 205), (386, 280), (380, 360), (368, 300), (352, 264), (322, 258),
                  (292, 246), (264, 258), (236, 246), (206, 256), (176, 250), (150, 262),
@@ -283,7 +284,8 @@ def make_child(rng):
     radius = np.hypot(yy - 40, xx - 240)
     wisps = blur(rng.normal(0, 1, (1, 900)), 0.8)[0]
     wisps /= wisps.std()
-    strands = blur(wisps[((angle + np.pi) / (2 * np.pi) * 899 + radius / 12).astype(int) % 900], 0.7)
+    strand_idx = ((angle + np.pi) / (2 * np.pi) * 899 + radius / 12).astype(int) % 900
+    strands = blur(wisps[strand_idx], 0.7)
     sheen = np.exp(-((radius - 150) / 22) ** 2) * np.clip(1 - (xx - 180) / 160, 0, 1)
     hair_tone = 45 + 14 * strands + 55 * sheen - 20 * np.clip((xx - 300) / 80, 0, 1)
     img -= 25 * poly([(140, 270), (200, 250), (248, 245), (300, 250), (360, 270),
@@ -310,6 +312,7 @@ def make_map(rng):
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
 
     def fractal(scales, weights):
+        """Sum of blurred white-noise octaves, each normalised to unit spread."""
         total = np.zeros((h, w))
         for s, wt in zip(scales, weights):
             octave = blur(rng.normal(0, 1, (h, w)), s)

@@ -103,7 +103,7 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
     name = name or fname
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit is lower
             img = Image.open(io.BytesIO(data))
             w, h = img.size
             require(w * h <= MAX_PIXELS,
@@ -112,8 +112,9 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
             img.load()
     except UnidentifiedImageError:
         raise InputError(f"{name} is not an image Pillow can read (PNG, JPEG, GIF, BMP, TIFF, WebP).") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise InputError(f"{name} is too large to decode safely (decompression-bomb guard).") from None
+    except Image.DecompressionBombError:
+        raise InputError(f"{name} has over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels; the limit is "
+                         f"{MAX_PIXELS / 1e6:.0f} megapixels (downsample it before loading).") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise InputError(f"{name} is a truncated or corrupt image ({exc}).") from None
     img = ImageOps.exif_transpose(img)
