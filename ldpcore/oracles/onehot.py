@@ -13,6 +13,7 @@ Exact aggregate simulation (cost O(d) for any n and tau):
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +32,23 @@ def eps_of_flip(p: float) -> float:
     return math.log1p(-p) - math.log(p)
 
 
+_CHUNKS = 2          # fixed, so results depend on the seed only, not on the machine
+_PARALLEL_FROM = 100_000
+_POOL = ThreadPoolExecutor(max_workers=_CHUNKS)
+
+
 def _binary_rr(counts: np.ndarray, n: int, p: float, rng: np.random.Generator) -> np.ndarray:
-    """Number of 1-reports per bin when c_j of n respondents hold a 1, each bit flipped w.p. p."""
-    return counts - rng.binomial(counts, p) + rng.binomial(n - counts, p)
+    """Number of 1-reports per bin when c_j of n respondents hold a 1, each bit flipped w.p. p.
+
+    Large domains are split into _CHUNKS parts drawn on threads from child generators
+    (numpy releases the GIL while sampling), so a seed gives the same draw everywhere.
+    """
+    def draw(gen, c):
+        return c - gen.binomial(c, p) + gen.binomial(n - c, p)
+    if counts.size < _PARALLEL_FROM:
+        return draw(rng, counts)
+    parts = np.array_split(counts, _CHUNKS)
+    return np.concatenate(list(_POOL.map(draw, rng.spawn(_CHUNKS), parts)))
 
 
 @dataclass(frozen=True)
