@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
-from .errors import require
+from .errors import InputError, require
 from .metrics import clip_estimate, error_metrics
-from .protocol import Plan, ProtocolSpec, plan
+from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
 
 PER_RESPONDENT_LIMIT = 50_000_000  # n * d * (tau or 1) cells
 
@@ -94,3 +94,81 @@ def run_central(eps_c: float, delta: float, hist: Histogram, seed: int = 0) -> C
     estimate = gaussian_mechanism(hist.counts, sigma, np.random.default_rng(seed))
     metrics = error_metrics(hist.counts, estimate, hist.max_count, hist.peak if hist.is_image else None)
     return CentralResult(eps_c, delta, sigma, estimate, metrics, seed)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A column of a sweep or report table: a protocol template at some eps_c, or (central)
+    the analytic Gaussian mechanism at the template's delta, without LDP."""
+
+    label: str
+    spec: ProtocolSpec
+    central: bool = False
+
+    def at(self, eps_c: float) -> ProtocolSpec:
+        return replace(self.spec, eps_c=eps_c, eps_l=None)
+
+
+def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True) -> list[Method]:
+    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256."""
+    methods = [Method("Central Gaussian (no LDP)", base, central=True)] if central else []
+    methods.append(Method("Attribute fragments", replace(base, tau=None)))
+    methods += [Method(f"Report fragments, tau={t}", replace(base, tau=t)) for t in taus]
+    return methods
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (method, eps_c) evaluation; error holds the reason where the method is undefined."""
+
+    method: str
+    eps_c: float
+    seed: int
+    estimate: np.ndarray | None = None
+    metrics: dict | None = None
+    privacy: dict | None = None
+    error: str | None = None
+
+
+def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
+    """Run one method at eps_c; an undefined combination becomes a Cell with an error."""
+    try:
+        if method.central:
+            c = run_central(eps_c, method.spec.delta, hist, seed)
+            privacy = {"eps_c": eps_c, "delta": c.delta, "sigma": c.sigma, "eps_l_inf": math.inf,
+                       "eps_l_1": math.inf, "neighbouring": NEIGHBOURING, "mechanism": "analytic Gaussian"}
+            return Cell(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
+        r = run(method.at(eps_c), hist, seed)
+        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": r.analytic_std}
+        return Cell(method.label, eps_c, seed, r.estimate, r.metrics, privacy)
+    except InputError as exc:
+        return Cell(method.label, eps_c, seed, error=str(exc))
+
+
+def sweep(methods: list[Method], eps_cs, hist: Histogram, seed: int = 0, progress=None,
+          evaluate_cell=None) -> list[Cell]:
+    """Every method at every eps_c (row-major); progress(done, total) is called after each
+    cell; evaluate_cell(method, eps_c, hist, seed) replaces evaluate (e.g. a cached one)."""
+    evaluate_cell = evaluate_cell or evaluate
+    cells, total = [], len(methods) * len(eps_cs)
+    for eps_c in eps_cs:
+        for method in methods:
+            cells.append(evaluate_cell(method, eps_c, hist, seed))
+            if progress is not None:
+                progress(len(cells), total)
+    return cells
+
+
+def analytic(method: Method, eps_c: float, n: int, d: int) -> dict | None:
+    """The analytic curves of a method at eps_c (no simulation): eps_l_inf, eps_l_1, the std
+    of every bin's raw estimate, messages; None where the method is undefined."""
+    try:
+        if method.central:
+            sigma = analytic_gaussian_sigma(eps_c, method.spec.delta)
+            return {"eps_c": eps_c, "eps_l_inf": math.inf, "eps_l_1": math.inf, "rmse_raw": sigma,
+                    "expected_messages": 1.0}
+        p = plan(method.at(eps_c), n, d)
+        return {"eps_c": p.eps_c, "eps_l_inf": p.eps_l_inf, "eps_l_1": p.eps_l_1,
+                "rmse_raw": math.sqrt(p.oracle().variance(n)), "expected_messages": p.expected_messages}
+    except InputError:
+        return None

@@ -1,6 +1,7 @@
 """Exports: PNG renderings of histograms, the estimate as CSV, the run record as JSON."""
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -83,3 +84,131 @@ def write_run(result, out: Path) -> list[Path]:
     for name, data in files.items():
         (out / name).write_bytes(data)
     return [out / name for name in files]
+
+
+# --- paper-style report tables (seeds/000 Table IV) ------------------------------------
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    """The one number format shared by the page and every export."""
+    if x is None:
+        return ""
+    return "inf" if math.isinf(x) else f"{x:.{digits}f}"
+
+
+def table_rows(cells) -> list[dict]:
+    """One row per cell with the displayed strings: eps_c, method, eps_l_inf, eps_l_1, sigma, rmse."""
+    rows = []
+    for c in cells:
+        p, m = c.privacy or {}, c.metrics or {}
+        rows.append({
+            "eps_c": f"{c.eps_c:g}", "method": c.method,
+            "eps_l_inf": fmt(p.get("eps_l_inf")), "eps_l_1": fmt(p.get("eps_l_1")),
+            "sigma": fmt(p.get("sigma")), "rmse": fmt(m.get("rmse")),
+            "note": c.error or "",
+        })
+    return rows
+
+
+def cell_caption(row: dict) -> list[str]:
+    """The lines under a cell's image (ASCII, so any font renders them)."""
+    if row["note"]:
+        return ["not defined", row["note"]]
+    if row["sigma"]:
+        return [f"sigma={row['sigma']}, eps_l=inf", f"RMSE={row['rmse']}"]
+    return [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"RMSE={row['rmse']}"]
+
+
+def _grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
+    eps = list(dict.fromkeys(r["eps_c"] for r in rows))
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    return eps, methods, {(r["eps_c"], r["method"]): r for r in rows}
+
+
+def table_csv(cells) -> str:
+    rows = table_rows(cells)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def table_markdown(cells) -> str:
+    eps, methods, at = _grid(table_rows(cells))
+    lines = ["| eps_c | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+    for e in eps:
+        lines.append(f"| {e} | " + " | ".join("<br>".join(cell_caption(at[(e, m)])) for m in methods) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _latex_cell(row: dict) -> str:
+    if row["note"]:
+        return "not defined"
+    if row["sigma"]:
+        return rf"\shortstack{{$\sigma={row['sigma']}$, $\varepsilon_\ell=\infty$\\ RMSE$={row['rmse']}$}}"
+    return (rf"\shortstack{{$\varepsilon_{{\ell^\infty}}={row['eps_l_inf']}$, "
+            rf"$\varepsilon_{{\ell^1}}={row['eps_l_1']}$\\ RMSE$={row['rmse']}$}}")
+
+
+def table_latex(cells) -> str:
+    eps, methods, at = _grid(table_rows(cells))
+    esc = lambda s: s.replace("_", r"\_")  # noqa: E731
+    lines = [r"\begin{tabular}{l" + "c" * len(methods) + "}", r"\hline",
+             r"$\varepsilon_c$ & " + " & ".join(esc(m) for m in methods) + r" \\", r"\hline"]
+    for e in eps:
+        lines.append(f"${e}$ & " + " & ".join(_latex_cell(at[(e, m)]) for m in methods) + r" \\")
+    lines += [r"\hline", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def table_png(cells, hist: Histogram, thumb: int = 200) -> bytes:
+    """The whole table as one PNG: reconstructions with their captions, as in Table IV."""
+    from PIL import ImageFont
+    rows = table_rows(cells)
+    eps, methods, at = _grid(rows)
+    estimates = {(f"{c.eps_c:g}", c.method): c.estimate for c in cells}
+    font = ImageFont.load_default(size=13)
+    ref = render(hist)
+    tw = thumb
+    th = max(1, round(ref.height * thumb / ref.width))
+    head_w, head_h, cap_h, pad = 110, 40, 38, 8
+    width = head_w + len(methods) * (tw + pad) + pad
+    height = head_h + len(eps) * (th + cap_h + pad) + pad
+    sheet = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(sheet)
+    for j, m in enumerate(methods):
+        x = head_w + j * (tw + pad) + pad
+        for k, line in enumerate(_wrap(m, 30)[:2]):
+            draw.text((x, 4 + 15 * k), line, fill="black", font=font)
+    for i, e in enumerate(eps):
+        y = head_h + i * (th + cap_h + pad)
+        draw.text((8, y + th // 2 - 7), f"eps_c = {e}", fill="black", font=font)
+        for j, m in enumerate(methods):
+            x = head_w + j * (tw + pad) + pad
+            est = estimates[(e, m)]
+            if est is None:
+                draw.rectangle([x, y, x + tw - 1, y + th - 1], outline="gray")
+            else:
+                sheet.paste(render(hist, est).resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
+            for k, line in enumerate(cell_caption(at[(e, m)])):
+                draw.text((x, y + th + 3 + 15 * k), line[:34], fill="black", font=font)
+    return png_bytes(sheet)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return lines + [line]
+
+
+def error_map(hist: Histogram, estimate: np.ndarray) -> Image.Image:
+    """Signed error of the clipped estimate: red over, blue under, white exact (scale +-input max)."""
+    err = np.clip(estimate, 0, hist.max_count) - hist.counts
+    t = np.clip(err / max(hist.max_count, 1), -1, 1)
+    rgb = np.stack([1 - np.maximum(-t, 0), 1 - np.abs(t), 1 - np.maximum(t, 0)], axis=-1)
+    return Image.fromarray(np.rint(rgb * 255).astype(np.uint8).reshape(hist.shape + (3,)), mode="RGB")

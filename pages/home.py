@@ -1,0 +1,47 @@
+"""Home: what ESA is, what each number means, who is protected against whom."""
+from pathlib import Path
+
+import streamlit as st
+
+st.title("What anonymous local differential privacy costs and buys")
+st.markdown(
+    "**Encode, Shuffle, Analyze (ESA).** Each respondent's phone *encodes* its value and randomizes it "
+    "with local differential privacy (LDP); independent *shufflers* strip identities and batch and permute "
+    "the messages; the *analyzer* sees only the shuffled multiset and estimates the histogram. Because each "
+    "report hides in a crowd of n others, a weak local guarantee (large eps_l) amplifies into a strong "
+    "central one (small eps_c) — Erlingsson et al., *Encode, Shuffle, Analyze Privacy Revisited* (2020).")
+st.image(str(Path(__file__).resolve().parent.parent / "assets" / "esa.svg"), width="stretch",
+         caption="One-hot reports with attribute fragments: every set bit is its own anonymous message to the "
+                 "shuffler of its bin.")
+
+st.subheader("The numbers on the other pages")
+st.markdown("""
+| number | what it means | who it protects you from |
+|---|---|---|
+| **eps_c** (central) | DP of the analyzer's view: the shuffled reports of all n respondents, at failure probability **delta** | the analyzer, as long as the shufflers do not collude with it |
+| **eps_l_inf** | LDP of *everything* one respondent sends (removal neighbours: present vs absent) | anyone who sees all of one respondent's messages, e.g. every shuffler colluding with the analyzer |
+| **eps_l_1** | LDP of a single report fragment (Theorem IV.1) | one captured shuffler |
+| **eps_b / eps_f** | backstop and fragment epsilons of report fragmentation (Algorithm 2) | — parameters behind eps_l_inf and eps_l_1 |
+| **messages / respondent** | expected set bits sent, each as its own anonymous message | — the communication cost |
+| **RMSE, l_inf** | per-bin error of the reconstruction (clipped to [0, input max]) | — the utility cost |
+
+All epsilons are in nats. Removal neighbours: a dataset with one respondent more or less; for one-hot
+encodings replacement (one value changed) costs twice the removal epsilon locally.
+The **accountant** turns eps_c into eps_l: the paper's Lemma II.6 (Cheu et al.) is the default; its
+Theorem III.1 closed form is looser.
+""")
+
+st.subheader("Quick start")
+st.markdown("""
+1. **Reconstruct**: pick a bundled image (Horse, Child, Map) or upload your own image or histogram CSV,
+   move **eps_c**, and watch the local guarantees, the messages per phone and the reconstruction change.
+   Turn on **report fragments** to split each report into tau fragments with a backstop.
+2. **Trade-offs**: sweep eps_c for several methods: error, eps_l and messages against eps_c.
+3. **Report table**: the paper's Table IV for your data, exported as PNG, CSV, Markdown or LaTeX.
+
+Every view's settings live in its URL: copy it to share or reproduce a result (same seed, same numbers).
+""")
+c1, c2, c3 = st.columns(3)
+c1.page_link("pages/reconstruct.py", label="Reconstruct", icon=":material/image:")
+c2.page_link("pages/tradeoffs.py", label="Trade-offs", icon=":material/show_chart:")
+c3.page_link("pages/report_table.py", label="Report table", icon=":material/table:")

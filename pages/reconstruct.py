@@ -1,0 +1,68 @@
+"""Reconstruct: the data, the protocol, and what the analyzer recovers from shuffled reports."""
+import streamlit as st
+
+from ldpcore.experiment import Method
+from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, render, to_json
+from ui import runs
+from ui.figures import histogram_figure
+from ui.inputs import data_sidebar
+from ui.protocol import protocol_sidebar
+
+st.title("Reconstruct")
+inp = data_sidebar()
+spec, seed = protocol_sidebar(inp.delta)
+hist = inp.hist
+
+esa = runs.cell(inp, Method("ESA", spec), spec.eps_c, seed)
+central = runs.cell(inp, Method("Central Gaussian", spec, central=True), spec.eps_c, seed)
+if esa.error:
+    st.error(esa.error)
+    st.stop()
+p, m = esa.privacy, esa.metrics
+
+st.caption(f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
+           + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
+           + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours.")
+for note in list(hist.notes) + p["notes"]:
+    st.info(note)
+
+cols = st.columns(6)
+cols[0].metric("eps_l_inf", fmt(p["eps_l_inf"]), help="Local DP of everything one respondent sends (removal).")
+cols[1].metric("eps_l_1", fmt(p["eps_l_1"]), help="Local DP of one report fragment (a captured shuffler).")
+cols[2].metric("eps_b / eps_f", fmt(p["eps_b"]) + (f" / {fmt(p['eps_f'])}" if p["eps_f"] is not None else ""),
+               help="Backstop and fragment epsilons (Algorithm 2); without report fragments eps_b is the only one.")
+cols[3].metric("messages / respondent", f"{m['expected_messages']:,.2f}",
+               help="Expected set bits sent, each its own anonymous message.")
+cols[4].metric("RMSE", fmt(m["rmse"]), delta=f"central: {fmt(central.metrics['rmse'])}", delta_color="off",
+               help="Per-bin RMSE after clipping the estimate to [0, input maximum].")
+cols[5].metric("l_inf error", fmt(m["linf"]), help="Largest per-bin error of the clipped estimate.")
+st.caption(f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}. Raw RMSE {fmt(m['rmse_raw'])} "
+           f"(analytic {fmt(p['analytic_rmse_raw'])}); total variation {m['tv']:.4f}"
+           + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
+           + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}.")
+
+if hist.is_image:
+    a, b, c = st.columns(3)
+    a.image(png_bytes(render(hist)), caption="Original", width="stretch")
+    b.image(png_bytes(render(hist, esa.estimate)), width="stretch",
+            caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
+    c.image(png_bytes(render(hist, central.estimate)), width="stretch",
+            caption=f"Central Gaussian, no LDP (sigma {fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
+    with st.expander("Error map of the ESA reconstruction", expanded=False):
+        st.image(png_bytes(error_map(hist, esa.estimate)), width="stretch",
+                 caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).")
+else:
+    log_y = st.toggle("Log scale", value=True, key="log_y", bind="query-params")
+    st.plotly_chart(histogram_figure(hist.counts, {"ESA reconstruction": esa.estimate,
+                                                   "central Gaussian": central.estimate},
+                                     labels=hist.labels, log_y=log_y), width="stretch")
+
+record = {**esa.privacy, **esa.metrics, "input": hist.name, "seed": seed, "spec": spec.as_dict(),
+          "central": {**central.privacy, **central.metrics}}
+d1, d2, d3 = st.columns(3)
+# files are made only when a button is clicked
+d1.download_button("Reconstruction (PNG)", lambda: png_bytes(render(hist, esa.estimate)), "reconstruction.png",
+                   "image/png", on_click="ignore")
+d2.download_button("Estimate (CSV)", lambda: estimate_csv(hist, esa.estimate), "estimate.csv", "text/csv",
+                   on_click="ignore")
+d3.download_button("Run record (JSON)", lambda: to_json(record), "run.json", "application/json", on_click="ignore")

@@ -1,0 +1,48 @@
+"""Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
+import streamlit as st
+
+from ldpcore.experiment import paper_methods
+from ldpcore.export import cell_caption, png_bytes, render, table_csv, table_latex, table_markdown, table_png, table_rows
+from ui import runs
+from ui.inputs import data_sidebar
+from ui.protocol import EPS_GRID, PAPER_EPS, protocol_sidebar
+
+st.title("Report table")
+st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
+           "(removal LDP) and the RMSE beneath, as in Table IV of Erlingsson et al. (2020).")
+inp = data_sidebar()
+spec, seed = protocol_sidebar(inp.delta)
+hist = inp.hist
+
+c1, c2, c3 = st.columns([3, 2, 1])
+eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key="table_eps", bind="query-params",
+                          format_func=lambda e: f"{e:g}")
+taus = c2.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
+                      key="table_taus", bind="query-params")
+central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
+if not eps_rows:
+    st.error("Choose at least one eps_c row.")
+    st.stop()
+
+methods = paper_methods(spec, taus=sorted(taus), central=central)
+cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table")
+rows = table_rows(cells)
+
+header = st.columns([1] + [3] * len(methods))
+header[0].markdown("**eps_c**")
+for col, m in zip(header[1:], methods):
+    col.markdown(f"**{m.label}**")
+for i in range(0, len(cells), len(methods)):
+    line = st.columns([1] + [3] * len(methods))
+    line[0].markdown(f"**{rows[i]['eps_c']}**")
+    for col, c, r in zip(line[1:], cells[i:i + len(methods)], rows[i:i + len(methods)]):
+        if c.estimate is not None:
+            col.image(png_bytes(render(hist, c.estimate)), width="stretch")
+        col.markdown("  \n".join(cell_caption(r)))
+
+st.subheader("Export")
+e1, e2, e3, e4 = st.columns(4)
+e1.download_button("Table (PNG)", lambda: table_png(cells, hist), "report_table.png", "image/png", on_click="ignore")
+e2.download_button("CSV", table_csv(cells), "report_table.csv", "text/csv", on_click="ignore")
+e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/markdown", on_click="ignore")
+e4.download_button("LaTeX", table_latex(cells), "report_table.tex", "application/x-tex", on_click="ignore")

@@ -1,0 +1,40 @@
+"""Trade-offs: sweep eps_c (and tau) and draw error, local epsilons and messages against it."""
+import numpy as np
+import streamlit as st
+
+from ldpcore.experiment import analytic, paper_methods
+from ui import runs
+from ui.figures import tradeoff_figures
+from ui.inputs import data_sidebar
+from ui.protocol import EPS_GRID, protocol_sidebar
+
+st.title("Trade-offs")
+st.caption("Lines are analytic (the std of every bin's raw estimate, exact for these unbiased estimators); "
+           "markers are measured on the data at each swept eps_c with the sidebar's seed.")
+inp = data_sidebar()
+spec, seed = protocol_sidebar(inp.delta)
+hist = inp.hist
+
+c1, c2, c3 = st.columns([2, 1, 2])
+lo, hi = c1.select_slider("Sweep eps_c from / to", options=EPS_GRID, value=(0.05, 2.0), key="sweep_range",
+                          bind="query-params", format_func=lambda e: f"{e:g}")
+points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points",
+                         bind="query-params")
+taus = c3.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
+                      key="sweep_taus", bind="query-params")
+central = st.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",
+                      bind="query-params")
+
+methods = paper_methods(spec, taus=sorted(taus), central=central)
+eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
+eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
+curves = {m.label: [analytic(m, e, hist.n, hist.d) for e in eps_fine] for m in methods}
+measured = runs.grid(inp, methods, eps_measured, seed, "Sweeping")
+
+undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})
+if undefined:
+    with st.expander(f"{len(undefined)} settings are undefined and left out"):
+        st.write("\n".join(f"- {u}" for u in undefined))
+
+for fig in tradeoff_figures(methods, measured, curves, spec.eps_c):
+    st.plotly_chart(fig, width="stretch")

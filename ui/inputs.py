@@ -1,0 +1,77 @@
+"""The sidebar's data section: a bundled dataset or an upload -> a cached Histogram."""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ldpcore.data import DATASETS, Histogram, load_csv, load_dataset, load_image
+from ldpcore.errors import InputError
+
+UPLOAD = "upload"
+IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
+CSV_TYPES = ["csv", "txt"]
+
+
+@dataclass(frozen=True)
+class Input:
+    """The chosen data, a cache key naming it, and the delta the paper used (or a default)."""
+
+    hist: Histogram
+    key: str
+    delta: float
+
+
+@st.cache_data(max_entries=8, show_spinner="Loading the data...")
+def _load_bundled(name: str, max_side: int) -> Histogram:
+    return load_dataset(name, max_side=max_side or None)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
+def _load_upload(name: str, data: bytes, scale: float, max_side: int) -> Histogram:
+    if name.lower().rsplit(".", 1)[-1] in CSV_TYPES:
+        return load_csv(data, name=name)
+    return load_image(data, scale=scale, max_side=max_side or None, name=name)
+
+
+def default_delta(n: int) -> float:
+    """For uploads: delta about 1/(10 n), rounded down to one significant digit."""
+    x = 0.1 / n
+    mag = 10.0 ** math.floor(math.log10(x))
+    return float(int(x / mag) * mag)
+
+
+def data_sidebar() -> Input:
+    """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
+    choices = list(DATASETS) + [UPLOAD]
+    with st.sidebar:
+        st.header("Data")
+        name = st.selectbox("Input", choices, key="dataset", bind="query-params",
+                            format_func=lambda k: "Upload an image or CSV..." if k == UPLOAD
+                            else f"{k}: {DATASETS[k].description}")
+        max_side = st.number_input("Downsample images to a max side of (px; 0 = full size)", min_value=0,
+                                   max_value=8192, value=0, step=64, key="max_side", bind="query-params")
+        if name == UPLOAD:
+            scale = st.number_input("Respondents per unit of luminance (scale)", min_value=0.01, max_value=100.0,
+                                    value=1.0, step=0.5, key="scale", bind="query-params",
+                                    help="The paper's Map uses 2.5.")
+            f = st.file_uploader("Image (PNG, JPEG, ...) or histogram CSV", type=IMAGE_TYPES + CSV_TYPES,
+                                 help="CSV: one count per line, or value,count rows under a header.")
+            if f is not None:
+                st.session_state["upload"] = (f.name, f.getvalue())
+    try:
+        if name == UPLOAD:
+            if "upload" not in st.session_state:
+                st.info("Upload an image or a histogram CSV in the sidebar to begin.")
+                st.stop()
+            fname, data = st.session_state["upload"]
+            hist = _load_upload(fname, data, float(scale), int(max_side))
+            key = f"upload:{hashlib.sha256(data).hexdigest()[:16]}:{scale}:{max_side}"
+            return Input(hist, key, default_delta(hist.n))
+        hist = _load_bundled(name, int(max_side))
+        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
+    except InputError as exc:
+        st.error(str(exc))
+        st.stop()

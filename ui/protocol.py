@@ -1,0 +1,66 @@
+"""The sidebar's protocol section: encoding, fragments, eps_c, delta, accountant, seed -> ProtocolSpec.
+
+Every control is bound to the URL (bind="query-params"), so a URL reproduces a view.
+"""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.amplification import BOUNDS
+from ldpcore.errors import InputError
+from ldpcore.fragments import EPS_F_RULES
+from ldpcore.protocol import ProtocolSpec
+
+PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
+# eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
+EPS_GRID = sorted({float(f"{x:.3g}") for x in np.logspace(-3, 1, 81)} | set(PAPER_EPS))
+ENCODINGS = {"onehot": "One-hot (k-RAPPOR), attribute fragments"}
+RULE_HELP = ("paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
+             "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f.")
+
+
+def eps_c_slider() -> float:
+    """The central epsilon on a log grid 0.001..10, bound to ?eps_c=."""
+    return float(st.select_slider("Central epsilon eps_c (log scale)", options=EPS_GRID, value=1.0, key="eps_c",
+                                  bind="query-params", format_func=lambda e: f"{e:g}"))
+
+
+def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
+    """Draw the protocol controls; on an invalid combination show st.error and stop."""
+    with st.sidebar:
+        st.header("Protocol")
+        encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params",
+                                format_func=ENCODINGS.get)
+        eps_c = eps_c_slider()
+        delta_text = st.text_input("Central delta", key="delta", bind="query-params",
+                                   placeholder=f"{default_delta:g} (default for this data)",
+                                   help="Leave empty for the paper's delta of the bundled dataset "
+                                        "(uploads: about 1/(10 n)).")
+        fragments = st.toggle("Report fragments with a backstop (Algorithm 2)", key="fragments",
+                              bind="query-params")
+        tau, rule, eps_f = None, "paper", None
+        if fragments:
+            tau = int(st.number_input("tau: report fragments per respondent", min_value=1, max_value=4096,
+                                      value=16, key="tau", bind="query-params"))
+            rule = st.radio("eps_f rule", EPS_F_RULES, key="rule", bind="query-params", horizontal=True,
+                            help=RULE_HELP)
+            if rule == "manual":
+                eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
+                                              key="eps_f", bind="query-params"))
+        accountant = st.selectbox("Accountant", list(BOUNDS), key="accountant", bind="query-params",
+                                  format_func=lambda b: BOUNDS[b].title)
+        seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
+                                   bind="query-params"))
+    try:
+        text = delta_text.strip()
+        try:
+            delta = float(text) if text else default_delta
+        except ValueError:
+            raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
+        spec = ProtocolSpec(eps_c=eps_c, delta=delta, encoding=encoding, tau=tau, eps_f_rule=rule,
+                            eps_f=eps_f, accountant=accountant)
+    except InputError as exc:
+        st.error(str(exc))
+        st.stop()
+    return spec, seed
