@@ -34,6 +34,7 @@ cols[2].metric("eps_b / eps_f", fmt(p["eps_b"]) + (f" / {fmt(p['eps_f'])}" if p[
 cols[3].metric("messages / respondent", f"{m['expected_messages']:,.2f}",
                help="Expected set bits sent, each its own anonymous message.")
 cols[4].metric("RMSE", fmt(m["rmse"]), delta=f"central: {fmt(central.metrics['rmse'])}", delta_color="off",
+               delta_arrow="off",
                help="Per-bin RMSE after clipping the estimate to [0, input maximum].")
 cols[5].metric("l_inf error", fmt(m["linf"]), help="Largest per-bin error of the clipped estimate.")
 st.caption(f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}. Raw RMSE {fmt(m['rmse_raw'])} "

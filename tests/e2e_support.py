@@ -1,0 +1,81 @@
+"""Start the app with `streamlit run` on a free localhost port and drive Debian's Chromium."""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "tests" / "output" / "e2e"  # screenshots, downloads and server logs of the browser tests
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str | None:
+    for name in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if name and Path(name).exists():
+            return name
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_app(timeout: float = 60.0):
+    """Yield the base URL of `streamlit run app.py` on a free port; stop it afterwards."""
+    port = free_port()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    log = open(OUTPUT / f"streamlit-{port}.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if time.time() > deadline or proc.poll() is not None:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until Streamlit has finished running the script (no 'running' status widget)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0", timeout=timeout)
+
+
+def metric_value(page, label: str) -> str:
+    """The displayed value of the st.metric labelled `label`."""
+    return page.evaluate(
+        """(label) => {
+            for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+                const l = m.querySelector('[data-testid="stMetricLabel"]');
+                if (l && l.innerText.trim().startsWith(label))
+                    return m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
+            }
+            return null; }""", label)

@@ -1,0 +1,136 @@
+"""AppTest per page: renders by default, reacts to eps_c, uploads, errors, URLs, exports."""
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py"]
+
+
+def open_page(page: str, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    if page != "pages/home.py":
+        at.switch_page(page)
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def assert_clean(at: AppTest):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_by_default(page):
+    assert_clean(open_page(page))
+
+
+def test_moving_eps_c_changes_eps_l_inf():
+    at = open_page("pages/reconstruct.py")
+    assert metric(at, "eps_l_inf") == "8.55"  # Horse look-alike at eps_c = 1, Lemma II.6
+    at.select_slider(key="eps_c").set_value(0.25).run()
+    assert_clean(at)
+    assert metric(at, "eps_l_inf") == "5.96"
+
+
+def test_url_reproduces_the_view():
+    at = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
+    assert_clean(at)
+    assert metric(at, "eps_l_inf") == "7.28" and metric(at, "eps_l_1") == "4.45"
+    again = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
+    assert metric(again, "RMSE") == metric(at, "RMSE")
+
+
+def _png(arr) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(np.asarray(arr, dtype=np.uint8)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _upload(at: AppTest, name: str, data: bytes, mime: str) -> AppTest:
+    at.selectbox(key="dataset").set_value("upload").run()
+    at.file_uploader[0].set_value((name, data, mime))
+    return at.run()
+
+
+def test_upload_png():
+    rng = np.random.default_rng(0)
+    at = _upload(open_page("pages/reconstruct.py"), "noise.png", _png(rng.integers(0, 256, (120, 160))), "image/png")
+    assert_clean(at)
+    assert "noise.png: n = " in at.caption[0].value and "d = 19,200" in at.caption[0].value
+    assert metric(at, "eps_l_inf") != ""
+
+
+def test_upload_histogram_csv():
+    data = "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20_000, 9_000, 400, 3]))
+    at = _upload(open_page("pages/reconstruct.py"), "hist.csv", data.encode(), "text/csv")
+    assert_clean(at)
+    assert "d = 5 values" in at.caption[0].value
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("broken.png", _png(np.full((50, 50), 9))[:70], "truncated or corrupt"),
+    ("notes.png", b"plain text, not pixels", "is not an image"),
+    ("bad.csv", b"10\n-4\n", "is negative"),
+    ("black.png", _png(np.zeros((8, 8))), "every pixel is black"),
+])
+def test_bad_upload_shows_an_error_not_an_exception(name, data, message):
+    at = _upload(open_page("pages/reconstruct.py"), name, data, "application/octet-stream")
+    assert not at.exception
+    assert len(at.error) == 1 and message in at.error[0].value
+
+
+def test_invalid_parameters_show_an_error():
+    at = open_page("pages/reconstruct.py")
+    at.text_input(key="delta").set_value("2").run()
+    assert not at.exception and "delta must lie strictly between 0 and 1" in at.error[0].value
+    at.text_input(key="delta").set_value("5e-8").run()
+    at.number_input(key="max_side").set_value(16).run()  # Horse at 16 px: about 5,000 respondents
+    at.select_slider(key="eps_c").set_value(0.001).run()  # below what Lemma II.6 certifies for them
+    assert not at.exception and "cannot certify eps_c=0.001" in at.error[0].value
+
+
+def test_tradeoffs_draws_three_charts():
+    at = open_page("pages/tradeoffs.py")
+    assert_clean(at)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 3
+
+
+def test_report_table_exports_hold_the_displayed_numbers():
+    """The page's captions equal the CSV, Markdown and LaTeX exports of the same cells
+    (recomputed here with the page's defaults: every run is determined by its seed).
+    The browser test downloads the page's CSV itself and compares it too."""
+    from ldpcore.data import load_dataset
+    from ldpcore.experiment import paper_methods, sweep
+    from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
+    from ldpcore.protocol import ProtocolSpec
+
+    at = open_page("pages/report_table.py")
+    assert_clean(at)
+    captions = [m.value for m in at.markdown if m.value.startswith(("eps_inf=", "sigma=", "not defined"))]
+    assert len(captions) == 5 * 5  # 5 eps_c rows x (central, attribute, tau 4/16/256), as Table IV
+    assert {b.label for b in at.download_button} >= {"Table (PNG)", "CSV", "Markdown", "LaTeX"}
+
+    cells = sweep(paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8)), [0.05, 0.25, 0.5, 0.75, 1.0],
+                  load_dataset("horse"), seed=0)
+    rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
+    assert ["  \n".join(cell_caption(r)) for r in rows] == captions
+    markdown, latex = table_markdown(cells), table_latex(cells)
+    for r in rows:
+        for key in ("eps_l_inf", "eps_l_1", "sigma", "rmse"):
+            if r[key] and r[key] != "inf":
+                assert r[key] in markdown and r[key] in latex
+    # Horse look-alike at eps_c = 1: the attribute column is Table IV's eps_l_inf = 8.55
+    attr = next(r for r in rows if r["eps_c"] == "1" and r["method"] == "Attribute fragments")
+    assert attr["eps_l_inf"] == "8.55" and attr["eps_l_1"] == "8.55"

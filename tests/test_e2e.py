@@ -1,0 +1,130 @@
+"""End-to-end: `streamlit run app.py` driven by a real headless Chromium (Playwright).
+
+Screenshots of every page go to tests/output/e2e/. Skipped, with the reason, where
+Debian's chromium is not installed (.ci/run installs it).
+"""
+import csv
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from e2e_support import CHROMIUM_ARGS, OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
+
+pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
+PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report-table"}
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with streamlit_app() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+def slider_input(page, key):
+    """The keyboard-operable range input of the slider widget with this key."""
+    return page.locator(f'.st-key-{key} input[type="range"]').first
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_opens_without_error(app_url, page, name):
+    page.goto(f"{app_url}/{PAGES[name]}")
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(OUTPUT / f"page-{name}.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.locator("h1").first.inner_text()
+
+
+def test_moving_eps_c_updates_the_reconstruction(app_url, page):
+    page.goto(f"{app_url}/reconstruct")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    before = metric_value(page, "eps_l_inf")
+    image_before = page.locator('[data-testid="stImage"] img').nth(1).get_attribute("src")
+    slider_input(page, "eps_c").focus()
+    page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
+    page.wait_for_function(
+        "([b, src]) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
+        " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }", arg=[before, image_before],
+        timeout=30_000)
+    wait_idle(page)
+    after = metric_value(page, "eps_l_inf")
+    assert before == "8.55" and after != before and float(after) < float(before)
+    page.wait_for_url("**eps_c=0.891**")  # the URL now reproduces the view
+    page.screenshot(path=str(OUTPUT / "reconstruct-after-eps-change.png"), full_page=True)
+    # opening that URL shows the same numbers
+    url = page.url
+    page.goto(url)
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    assert metric_value(page, "eps_l_inf") == after
+
+
+def _choose_upload(page):
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Input").click()
+    page.get_by_role("option", name="Upload an image or CSV...").click()
+    wait_idle(page)
+
+
+def test_upload_an_image_through_the_page(app_url, page, tmp_path):
+    path = tmp_path / "gradient.png"
+    Image.fromarray(np.tile(np.arange(0, 250, 2, dtype=np.uint8), (90, 1))).save(path)
+    page.goto(f"{app_url}/reconstruct")
+    wait_idle(page)
+    _choose_upload(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.get_by_text("gradient.png: n = ").wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert metric_value(page, "eps_l_inf")
+    page.screenshot(path=str(OUTPUT / "reconstruct-upload-image.png"), full_page=True)
+
+
+def test_corrupt_upload_shows_one_error(app_url, page, tmp_path):
+    path = tmp_path / "broken.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
+    page.goto(f"{app_url}/reconstruct")
+    wait_idle(page)
+    _choose_upload(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.locator('[data-testid="stAlertContentError"]').wait_for(timeout=30_000)
+    assert "broken.png" in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(OUTPUT / "reconstruct-corrupt-upload.png"), full_page=True)
+
+
+def test_report_table_csv_download_matches_the_page(app_url, page):
+    page.goto(f"{app_url}/report-table")
+    wait_idle(page)
+    page.get_by_role("button", name="CSV").wait_for(timeout=60_000)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="CSV").click()
+    target = OUTPUT / "report_table.csv"
+    info.value.save_as(str(target))
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert len(rows) == 25
+    text = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    for r in rows:
+        if not r["note"]:
+            label = f"sigma={r['sigma']}" if r["sigma"] else f"eps_inf={r['eps_l_inf']}, eps_1={r['eps_l_1']}"
+            assert label in text and f"RMSE={r['rmse']}" in text, r
