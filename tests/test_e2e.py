@@ -5,6 +5,7 @@ Debian's chromium is not installed (.ci/run installs it).
 """
 import csv
 import io
+import os
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ from PIL import Image
 
 from e2e_support import CHROMIUM_ARGS, OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
 
+if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
+    raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
 PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report-table"}
 
