@@ -2,9 +2,13 @@
 
 Run: python -m streamlit run app.py
 """
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="ESA explorer", page_icon=":material/shuffle:", layout="wide")
+# a local icon: Material icons as page icons are fetched from a font CDN
+st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent / "assets" / "icon.png"),
+                   layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

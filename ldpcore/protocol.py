@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field
 from .amplification import Amplification, get_bound
 from .errors import check_delta, check_eps, require
 from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
-from .oracles.onehot import OneHot, flip_probability
+from .oracles import get_encoding
+from .oracles.onehot import flip_probability
 
 NEIGHBOURING = "removal"
 
@@ -44,7 +45,7 @@ class ProtocolSpec:
         require(self.tau is None or (int(self.tau) == self.tau and self.tau >= 1),
                 f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
-        require(self.encoding == "onehot", f"unknown encoding {self.encoding!r}; choose onehot.")
+        get_encoding(self.encoding)
         get_bound(self.accountant)
 
     def as_dict(self) -> dict:
@@ -78,10 +79,11 @@ class Plan:
             return self.eps_b
         return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
 
-    def oracle(self, d: int | None = None) -> OneHot:
+    def oracle(self, d: int | None = None):
+        """The encoding's oracle with this plan's parameters (ldpcore.oracles)."""
         d = d or self.d
         require(d is not None, "the domain size d is needed for the encoding.")
-        return OneHot(d=d, p_b=self.p_b, tau=self.spec.tau, p_f=self.p_f)
+        return get_encoding(self.spec.encoding).build(self, d)
 
     @property
     def expected_messages(self) -> float | None:

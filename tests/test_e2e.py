@@ -48,11 +48,14 @@ def slider_input(page, key):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_opens_without_error(app_url, page, name):
+def test_every_page_opens_without_error_and_offline(app_url, page, name):
+    outside = []
+    page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else outside.append(r.url))
     page.goto(f"{app_url}/{PAGES[name]}")
     wait_idle(page)
     page.wait_for_timeout(500)
     page.screenshot(path=str(OUTPUT / f"page-{name}.png"), full_page=True)
+    assert outside == []  # no CDN, font or telemetry request leaves the machine
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     assert page.locator("h1").first.inner_text()
@@ -85,8 +88,16 @@ def test_moving_eps_c_updates_the_reconstruction(app_url, page):
 
 def _choose_upload(page):
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Input").click()
-    page.get_by_role("option", name="Upload an image or CSV...").click()
+    page.get_by_role("option", name="upload", exact=True).click()
     wait_idle(page)
+
+
+def test_a_url_reproduces_the_view(app_url, page):
+    page.goto(f"{app_url}/reconstruct?dataset=child&eps_c=0.5&fragments=true&tau=16&seed=4")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    assert page.get_by_text("child: n = 50,409,435 respondents").count() == 1
+    assert metric_value(page, "eps_l_1") == "7.60"  # Table IX of the paper: Child, eps_c = 0.5, tau = 16
 
 
 def test_upload_an_image_through_the_page(app_url, page, tmp_path):

@@ -48,9 +48,10 @@ def data_sidebar() -> Input:
     choices = list(DATASETS) + [UPLOAD]
     with st.sidebar:
         st.header("Data")
+        # options are short names: a bound widget writes the displayed option into the URL
         name = st.selectbox("Input", choices, key="dataset", bind="query-params",
-                            format_func=lambda k: "Upload an image or CSV..." if k == UPLOAD
-                            else f"{k}: {DATASETS[k].description}")
+                            help="upload: your own image or histogram CSV")
+        st.caption(DATASETS[name].description if name in DATASETS else "Your own image or histogram CSV.")
         max_side = st.number_input("Downsample images to a max side of (px; 0 = full size)", min_value=0,
                                    max_value=8192, value=0, step=64, key="max_side", bind="query-params")
         if name == UPLOAD:

@@ -10,12 +10,14 @@ import streamlit as st
 from ldpcore.amplification import BOUNDS
 from ldpcore.errors import InputError
 from ldpcore.fragments import EPS_F_RULES
+from ldpcore.oracles import ENCODINGS
 from ldpcore.protocol import ProtocolSpec
+
+DEFAULT_ACCOUNTANT = ProtocolSpec.accountant  # the paper's Lemma II.6
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
 # eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
 EPS_GRID = sorted({float(f"{x:.3g}") for x in np.logspace(-3, 1, 81)} | set(PAPER_EPS))
-ENCODINGS = {"onehot": "One-hot (k-RAPPOR), attribute fragments"}
 RULE_HELP = ("paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
              "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f.")
 
@@ -30,8 +32,8 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
     """Draw the protocol controls; on an invalid combination show st.error and stop."""
     with st.sidebar:
         st.header("Protocol")
-        encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params",
-                                format_func=ENCODINGS.get)
+        encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params")
+        st.caption(ENCODINGS[encoding].title)
         eps_c = eps_c_slider()
         delta_text = st.text_input("Central delta", key="delta", bind="query-params",
                                    placeholder=f"{default_delta:g} (default for this data)",
@@ -48,8 +50,9 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             if rule == "manual":
                 eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
                                               key="eps_f", bind="query-params"))
-        accountant = st.selectbox("Accountant", list(BOUNDS), key="accountant", bind="query-params",
-                                  format_func=lambda b: BOUNDS[b].title)
+        accountant = st.selectbox("Accountant", list(BOUNDS), index=list(BOUNDS).index(DEFAULT_ACCOUNTANT),
+                                  key="accountant", bind="query-params")
+        st.caption(BOUNDS[accountant].title)
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
                                    bind="query-params"))
     try:
