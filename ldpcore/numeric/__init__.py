@@ -1,0 +1,33 @@
+"""Numeric and multidimensional data under local DP (seeds/002: Wang et al., ICDE 2019;
+spec/numeric.md).
+
+mechanisms  one value in [-1, 1]: Laplace, Duchi, PM, HM; eps*, eps#; [lo, hi] mapping
+multidim    Duchi's d-dim mechanism, Algorithm 4, categorical attributes through OUE
+table       NumericTable, the paper's synthetic data, the CSV loader
+analysis    mean estimates, expected MSE, the recommendation, shuffled central eps
+"""
+from .analysis import Recommendation, estimate_mean, expected_mse, recommend, shuffled_eps_c
+from .mechanisms import (
+    EPS_SHARP, EPS_STAR, MECHANISMS, Mechanism, duchi_b, duchi_prob_plus, duchi_randomize, duchi_variance,
+    duchi_worst_variance, from_unit, get_mechanism, hm_alpha, hm_randomize, hm_variance, hm_worst_variance,
+    laplace_density, laplace_randomize, laplace_variance, laplace_worst_variance, pm_constants, pm_density,
+    pm_interval, pm_randomize, pm_variance, pm_worst_variance, to_unit, variance_scale,
+)
+from .multidim import (
+    DUCHI_TIES, TableReports, algorithm4_k, algorithm4_randomize, algorithm4_variance, algorithm4_worst_variance,
+    duchi_cd, duchi_md_b, duchi_md_randomize, duchi_md_variance, estimate_frequencies, oue_frequency_variance,
+    oue_probabilities, randomize_table,
+)
+from .table import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
+
+__all__ = [
+    "DUCHI_TIES", "EPS_SHARP", "EPS_STAR", "MECHANISMS", "SYNTHETIC", "Mechanism", "NumericTable", "Recommendation",
+    "TableReports", "algorithm4_k", "algorithm4_randomize", "algorithm4_variance", "algorithm4_worst_variance",
+    "duchi_b", "duchi_cd", "duchi_md_b", "duchi_md_randomize", "duchi_md_variance", "duchi_prob_plus",
+    "duchi_randomize", "duchi_variance", "duchi_worst_variance", "estimate_frequencies", "estimate_mean",
+    "expected_mse", "from_unit", "get_mechanism", "hm_alpha", "hm_randomize", "hm_variance", "hm_worst_variance",
+    "laplace_density", "laplace_randomize", "laplace_variance", "laplace_worst_variance", "load_table_csv",
+    "oue_frequency_variance", "oue_probabilities", "pm_constants", "pm_density", "pm_interval", "pm_randomize",
+    "pm_variance", "pm_worst_variance", "randomize_table", "recommend", "shuffled_eps_c", "synthetic_table",
+    "to_unit", "variance_scale",
+]
