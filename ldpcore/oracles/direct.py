@@ -1,0 +1,151 @@
+"""Generalized randomized response (GRR, k-RR, direct encoding) and its shuffle calibration.
+
+Wang et al. 2017 (direct encoding), seeds/003 Eq. (1), spec/frequency_oracles.md: a respondent
+holding v reports v w.p. p = e^eps/(e^eps+d-1) and each other value w.p. q = 1/(e^eps+d-1);
+eps-LDP under replacement (p/q = e^eps, tight). The debiased count (N_v - n q)/(p - q)
+has Var = [c_v p(1-p) + (n - c_v) q(1-q)]/(p-q)^2; the helpers for this "supports v"
+form are shared by every single-message oracle of this package.
+
+Exact aggregate (blanket decomposition, Balle et al. 2019): GRR(v) = (1-gamma) delta_v +
+gamma Uniform[d] with 1 - gamma = p - q, so kept_v ~ Bin(c_v, p-q) respondents report
+the truth and the other n - sum(kept) a uniform value: Multinomial(n - sum kept, 1/d).
+
+Shuffled GRR (seeds/003 Theorem 1, Balle et al. Theorem 3.1): eps_c =
+sqrt(14 ln(2/delta)(e^eps_l + d - 1)/(n-1)), so e^eps_l = A - d + 1 with
+A = (n-1) eps_c^2/(14 ln(2/delta)); valid for eps_c <= min(1, 14 ln(2/delta)/27).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..errors import check_delta, check_eps, require
+
+
+def check_domain(d, name: str = "d (domain size)") -> int:
+    """A domain size is a whole number >= 2."""
+    require(math.isfinite(float(d)) and float(d) == int(d) and int(d) >= 2,
+            f"{name} must be a whole number >= 2 (got {d}).")
+    return int(d)
+
+
+def check_respondents(n) -> int:
+    """The blanket bounds need n >= 2 respondents."""
+    require(math.isfinite(float(n)) and float(n) == int(n) and int(n) >= 2,
+            f"n (respondents) must be a whole number >= 2 (got {n}).")
+    return int(n)
+
+
+def support_estimate(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
+    """Unbiased counts (N_v - n q)/(p - q) from the per-value support counts N_v."""
+    return (np.asarray(support, dtype=np.float64) - n * q) / (p - q)
+
+
+def support_variance(n: int, p: float, q: float, counts: np.ndarray | None = None) -> float | np.ndarray:
+    """Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 per bin; counts=None gives the
+    c_v = 0 value n q(1-q)/(p-q)^2 (the spec table's approximation) as a scalar."""
+    if counts is None:
+        return n * q * (1 - q) / (p - q) ** 2
+    c = np.asarray(counts, dtype=np.float64)
+    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+
+
+def blanket_a(eps_c: float, n: int, delta: float) -> float:
+    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (spec)."""
+    eps_c, delta = check_eps(eps_c), check_delta(delta)
+    cap = min(1.0, 14 * math.log(2 / delta) / 27)  # Balle et al. Thm 3.1: eps_c <= 1, gamma >= 27k/((n-1) eps_c)
+    require(eps_c <= cap, f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} "
+                          f"(got {eps_c:g}).")
+    return (check_respondents(n) - 1) * eps_c ** 2 / (14 * math.log(2 / delta))
+
+
+def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
+    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (seeds/003)."""
+    d = check_domain(d)
+    a = blanket_a(eps_c, n, delta)
+    require(a - d + 1 > 1, (
+        f"shuffled GRR cannot reach eps_c={eps_c:g} with n={int(n):,}, d={d}, delta={delta:g}: it needs "
+        f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > d = {d}; raise eps_c or n, or use SOLH."))
+    return math.log(a - d + 1)
+
+
+@dataclass(frozen=True)
+class GRR:
+    """d-ary generalized randomized response: p = P[report v | v], q = P[report u | v] (u != v)."""
+
+    d: int
+    p: float
+    q: float
+
+    name: ClassVar[str] = "grr"
+    title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
+    neighbouring: ClassVar[str] = "replacement"
+    # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
+    accountants: ClassVar[tuple[str, ...]] = ("blanket-krr", "blanket-bennett", "blanket-hoeffding",
+                                              "stronger-clone", "fmt21-numeric", "fmt21-closed", "efmrtt19")
+
+    def __post_init__(self):
+        check_domain(self.d)
+        require(0 < self.q < self.p and math.isclose(self.p + (self.d - 1) * self.q, 1, rel_tol=1e-12),
+                f"GRR needs 0 < q < p with p + (d-1) q = 1 (got p={self.p:g}, q={self.q:g}, d={self.d}).")
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int) -> GRR:
+        """p = e^eps/(e^eps + d - 1) (Wang et al. 2017, Eq. (1) of seeds/003)."""
+        eps, d = check_eps(eps, "eps"), check_domain(d)
+        scale = 1 + (d - 1) * math.exp(-eps)  # (e^eps + d - 1)/e^eps, finite for any eps
+        return cls(d, 1 / scale, math.exp(-eps) / scale)
+
+    @classmethod
+    def from_shuffle(cls, eps_c: float, n: int, delta: float, d: int) -> GRR:
+        """The least noisy GRR whose n shuffled reports are (eps_c, delta)-DP (blanket bound)."""
+        return cls.from_eps(shuffled_grr_eps(eps_c, n, delta, d), d)
+
+    @property
+    def k(self) -> int:
+        """Alphabet of the randomized response: the k of the k-RR bounds."""
+        return self.d
+
+    @property
+    def eps(self) -> float:
+        return math.log(self.p / self.q)
+
+    # --- what the analyzer sees -------------------------------------------------------
+    def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact draw of the report histogram: Bin(c_v, p-q) truthful + Multinomial(rest, 1/d)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        kept = rng.binomial(counts, self.p - self.q)
+        return kept + rng.multinomial(int(counts.sum() - kept.sum()), np.full(self.d, 1 / self.d))
+
+    def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-respondent reference: keep v w.p. p, else a uniform one of the d-1 other values."""
+        values = np.asarray(values, dtype=np.int64)
+        other = (values + rng.integers(1, self.d, size=values.shape)) % self.d
+        return np.where(rng.random(values.shape) < self.p, values, other)
+
+    def aggregate(self, reports: np.ndarray) -> np.ndarray:
+        """The shuffled multiset as a histogram over [d]."""
+        return np.bincount(np.ravel(reports), minlength=self.d)
+
+    def report_log_prob(self, value: int, reports: np.ndarray) -> np.ndarray:
+        """Exact log P[GRR(value) = report]."""
+        return np.where(np.asarray(reports) == value, math.log(self.p), math.log(self.q))
+
+    # --- the analyzer -----------------------------------------------------------------
+    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        return support_estimate(aggregate, n, self.p, self.q)
+
+    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
+        """[c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2; without counts n(e^eps+d-2)/(e^eps-1)^2."""
+        return support_variance(n, self.p, self.q, counts)
+
+    # --- communication ----------------------------------------------------------------
+    def expected_messages(self) -> float:
+        return 1.0
+
+    @property
+    def bits_per_message(self) -> int:
+        return max(1, math.ceil(math.log2(self.d)))

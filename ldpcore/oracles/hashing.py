@@ -1,0 +1,176 @@
+"""Optimized local hashing (OLH, Wang et al. 2017) and its shuffled form SOLH (seeds/003 Sec. 5.2).
+
+A respondent holding v draws a hash function h: [d] -> [g] from a public family, and sends
+(h, y) with y = GRR_g(h(v)): y = h(v) w.p. p = e^eps/(e^eps+g-1), else one of the other
+g-1 buckets uniformly (eps-LDP under replacement, tight). The report supports u when
+h(u) = y; under an ideal random hash a report of another value supports u w.p. q* = 1/g,
+so c_hat_u = (N_u - n/g)/(p - 1/g) (seeds/003 Eq. (3)) and, since the support indicators
+of one report are then independent across u, the aggregate law is exactly
+N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (spec/frequency_oracles.md). OLH: g = round(e^eps)+1,
+Var ~ 4n e^eps/(e^eps-1)^2.
+
+Real-hash mode (prime=P): h(x) = ((a x + b) mod P) mod g with a in [1, P), b in [0, P)
+drawn per respondent (a 2-universal family); collisions happen w.p. 1/g - O(1/P), so the
+ideal-hash sampler and estimator are a cross-check of it to O(1/P). The analyzer's real
+cost is O(n d) hash evaluations; sample_aggregate always draws the ideal-hash law in O(d).
+
+SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
+(eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
+d' = (A+2)/3, rounded down (>= 2), and e^eps_l = A - d' + 1; Var ~ 94.5 ln(2/delta)/(n(n-1) eps_c^2)
+per frequency, independent of d.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..errors import check_eps, require
+from .direct import blanket_a, check_domain, support_estimate, support_variance
+
+MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
+
+
+def _is_prime(m: int) -> bool:
+    return m >= 2 and bool(np.all(m % np.arange(2, math.isqrt(m) + 1)))
+
+
+@dataclass(frozen=True)
+class OLH:
+    """Local hashing onto g buckets with GRR there: p = P[y = h(v) | v]; prime=None is an
+    ideal random hash (a report carries its hash table), else the universal hash mod prime."""
+
+    d: int
+    g: int
+    p: float
+    prime: int | None = None
+
+    name: ClassVar[str] = "olh"
+    title: ClassVar[str] = "Optimized local hashing"
+    neighbouring: ClassVar[str] = "replacement"
+    accountants: ClassVar[tuple[str, ...]] = ("solh", "fmt21-numeric", "fmt21-closed", "efmrtt19")  # solh: k = g
+
+    def __post_init__(self):
+        check_domain(self.d)
+        check_domain(self.g, "g (hash range)")
+        require(self.g <= MERSENNE_31, f"g (hash range) must be at most 2^31 - 1 (got {self.g:,}).")
+        require(1 / self.g < self.p < 1, f"OLH's p must lie in (1/g, 1) (got {self.p:g}, g={self.g}).")
+        if self.prime is not None:
+            require(_is_prime(self.prime) and max(self.d, self.g) <= self.prime <= MERSENNE_31,
+                    f"the hash prime must be a prime in [max(d, g), 2^31 - 1] (got {self.prime}, d={self.d}, g={self.g}).")
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> OLH:
+        """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (Wang et al. 2017)."""
+        eps = check_eps(eps, "eps")
+        if g is None:
+            require(eps <= 21, f"OLH's hash range round(e^eps) + 1 must stay below 2^31: eps <= 21 (got {eps:g}).")
+            g = round(math.exp(eps)) + 1
+        g = check_domain(g, "g (hash range)")
+        return cls(check_domain(d), g, 1 / (1 + (g - 1) * math.exp(-eps)), prime)
+
+    @property
+    def q(self) -> float:
+        """P[a report of another value supports v] = 1/g under an ideal hash."""
+        return 1 / self.g
+
+    @property
+    def q_bucket(self) -> float:
+        """GRR on [g]: P[y = b | h(v)] for each bucket b != h(v)."""
+        return (1 - self.p) / (self.g - 1)
+
+    @property
+    def k(self) -> int:
+        """Alphabet of the randomized response: the k (= d') of the blanket bounds."""
+        return self.g
+
+    @property
+    def eps(self) -> float:
+        return math.log(self.p / self.q_bucket)
+
+    # --- what the analyzer sees -------------------------------------------------------
+    def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact support counts under an ideal hash: Bin(c_v, p) + Bin(n - c_v, 1/g)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        return rng.binomial(counts, self.p) + rng.binomial(counts.sum() - counts, self.q)
+
+    def _table(self, seeds: np.ndarray) -> np.ndarray:
+        """h(0..d-1) for hash seeds (..., d) (ideal: the table itself) or (..., 2) pairs (a, b)."""
+        if self.prime is None:
+            return seeds
+        return ((seeds[..., :1] * np.arange(self.d) + seeds[..., 1:]) % self.prime) % self.g
+
+    def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-respondent reference: int64 rows (hash seed..., y); the seed is the hash table
+        h(0..d-1) under an ideal hash, else (a, b)."""
+        values = np.asarray(values, dtype=np.int64)
+        n = values.size
+        if self.prime is None:
+            seeds = rng.integers(self.g, size=(n, self.d))
+        else:
+            seeds = np.column_stack([rng.integers(1, self.prime, n), rng.integers(self.prime, size=n)])
+        hashed = self._table(seeds)[np.arange(n), values]
+        other = (hashed + rng.integers(1, self.g, size=n)) % self.g
+        return np.column_stack([seeds, np.where(rng.random(n) < self.p, hashed, other)])
+
+    def aggregate(self, reports: np.ndarray) -> np.ndarray:
+        """Support counts N_v = #{reports (h, y): h(v) = y}: O(n d) hash evaluations."""
+        reports = np.asarray(reports, dtype=np.int64)
+        return (self._table(reports[:, :-1]) == reports[:, -1:]).sum(axis=0)
+
+    def report_log_prob(self, value: int, reports: np.ndarray) -> np.ndarray:
+        """Exact log P[OLH(value) = (seed, y)]: the seed is uniform on the hash family
+        (g^d tables, or (prime-1) prime pairs), then GRR on [g]."""
+        reports = np.asarray(reports, dtype=np.int64)
+        family = self.d * math.log(self.g) if self.prime is None else math.log(self.prime * (self.prime - 1))
+        hit = self._table(reports[..., :-1])[..., value] == reports[..., -1]
+        return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
+
+    # --- the analyzer -----------------------------------------------------------------
+    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        """(N_v - n/g)/(p - 1/g) (seeds/003 Eq. (3))."""
+        return support_estimate(aggregate, n, self.p, self.q)
+
+    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
+        """[c_v p(1-p) + (n-c_v) q*(1-q*)]/(p-q*)^2 with q* = 1/g (without counts: c_v = 0)."""
+        return support_variance(n, self.p, self.q, counts)
+
+    # --- communication ----------------------------------------------------------------
+    def expected_messages(self) -> float:
+        return 1.0
+
+    @property
+    def bits_per_message(self) -> int:
+        """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""
+        return 2 * math.ceil(math.log2(self.prime or MERSENNE_31)) + math.ceil(math.log2(self.g))
+
+
+def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
+    """(d', eps_l) of SOLH at central (eps_c, delta): d' = floor((A+2)/3) >= 2, e^eps_l = A - d' + 1."""
+    a = blanket_a(eps_c, n, delta)
+    g = max(2, math.floor((a + 2) / 3))
+    require(a - g + 1 > 1, (
+        f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
+        f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."))
+    return g, math.log(a - g + 1)
+
+
+@dataclass(frozen=True)
+class SOLH(OLH):
+    """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (seeds/003)."""
+
+    name: ClassVar[str] = "solh"
+    title: ClassVar[str] = "Shuffled optimized local hashing (SOLH)"
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int, g: int, prime: int | None = None) -> SOLH:
+        """SOLH at local eps on the hash range g (from solh_parameters or an accountant's hash_range)."""
+        return super().from_eps(eps, d, g, prime)
+
+    @classmethod
+    def from_shuffle(cls, eps_c: float, n: int, delta: float, d: int, prime: int | None = None) -> SOLH:
+        """SOLH whose n shuffled reports are (eps_c, delta)-DP against the server (Theorem 3)."""
+        g, eps_l = solh_parameters(eps_c, n, delta)
+        return cls.from_eps(eps_l, d, g, prime)
