@@ -9,7 +9,8 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py"]
+PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py",
+         "pages/accountant.py"]
 
 
 def open_page(page: str, **query) -> AppTest:
@@ -134,3 +135,37 @@ def test_report_table_exports_hold_the_displayed_numbers():
     # Horse look-alike at eps_c = 1: the attribute column is Table IV's eps_l_inf = 8.55
     attr = next(r for r in rows if r["eps_c"] == "1" and r["method"] == "Attribute fragments")
     assert attr["eps_l_inf"] == "8.55" and attr["eps_l_1"] == "8.55"
+
+
+def test_reconstruct_shows_what_the_tight_accountant_buys():
+    at = open_page("pages/reconstruct.py")
+    text = " ".join(m.value for m in at.markdown)
+    # spec/amplification.md, Horse: eps_c = 1 -> eps_l 10.68; eps_l = 8.547 -> eps_c ~ 0.252
+    assert "eps_l_inf = **10.68** instead of 8.55" in text and "eps_c = **0.252**, not 1" in text
+    at.selectbox(key="accountant").set_value("tight-binary-rr").run()
+    assert_clean(at)
+    assert metric(at, "eps_l_inf") == "10.68"
+
+
+def test_accountant_page_table_follows_the_inputs():
+    at = open_page("pages/accountant.py")
+    table = at.dataframe[0].value
+    row = table[table["bound"] == "cheu19"].iloc[0]
+    assert round(row["eps0"], 2) == 8.55  # Table IV: Horse, eps_c = 1
+    tight = table[table["bound"] == "tight-binary-rr"].iloc[0]
+    assert round(tight["eps0"], 2) == 10.68
+    at.number_input(key="acc_value").set_value(0.05).run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert round(table[table["bound"] == "cheu19"].iloc[0]["eps0"], 2) == 2.94
+    assert round(table[table["bound"] == "tight-binary-rr"].iloc[0]["eps0"], 2) == 5.61
+    assert len(at.get("plotly_chart")) == 2 and len(at.expander) == len(table)
+
+
+def test_accountant_page_bad_delta_and_invalid_bounds():
+    at = open_page("pages/accountant.py", acc_delta="2")
+    assert not at.exception and "delta must be a number strictly between 0 and 1" in at.error[0].value
+    at = open_page("pages/accountant.py", acc_n="500", acc_delta="1e-6")
+    assert_clean(at)
+    notes = at.dataframe[0].value.set_index("bound")["note"]
+    assert "too few respondents" in notes["efmrtt19"]  # n >= 1000 needed

@@ -16,7 +16,8 @@ from e2e_support import CHROMIUM_ARGS, OUTPUT, chromium_path, metric_value, stre
 if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
     raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
-PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report-table"}
+PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report-table",
+         "accountant": "accountant"}
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +143,18 @@ def test_report_table_csv_download_matches_the_page(app_url, page):
         if not r["note"]:
             label = f"sigma={r['sigma']}" if r["sigma"] else f"eps_inf={r['eps_l_inf']}, eps_1={r['eps_l_1']}"
             assert label in text and f"RMSE={r['rmse']}" in text, r
+
+
+def test_accountant_page_reacts_to_its_inputs(app_url, page):
+    page.goto(f"{app_url}/accountant")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 3")
+    assert metric_value(page, "eps0: exact binary RR") == "10.68"  # Horse, eps_c = 1 (spec)
+    box = page.locator('.st-key-acc_value input')
+    box.fill("0.05")
+    box.press("Enter")
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+                           ".some(e => e.innerText.trim().startsWith('5.61'))", timeout=60_000)
+    wait_idle(page)
+    assert metric_value(page, "eps0: Lemma II.6") == "2.943"
+    page.screenshot(path=str(OUTPUT / "accountant-eps-0.05.png"), full_page=True)
