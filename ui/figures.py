@@ -73,3 +73,12 @@ def histogram_figure(truth: np.ndarray, series: dict[str, np.ndarray], labels=No
     if log_y:
         fig.update_yaxes(type="log", range=[0, math.log10(max(float(truth.max()), 1.0)) + 0.3])
     return fig
+
+
+def bound_curves(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bool = True) -> go.Figure:
+    """One line per amplification bound (NaN where a bound is not valid), log axes."""
+    fig = go.Figure()
+    for i, (name, y) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=list(x), y=list(y), mode="lines+markers", name=name,
+                                 line=dict(color=COLORS[i % len(COLORS)]), marker=dict(size=4)))
+    return _layout(fig, title, x_title, y_title, log_y)
