@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from .errors import check_delta, check_eps
@@ -32,6 +31,8 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     eps, delta = check_eps(eps), check_delta(delta)
     f = lambda log_s: gaussian_delta(math.exp(log_s), eps, sensitivity) - delta  # noqa: E731
     lo, hi = math.log(sensitivity) - 20, math.log(sensitivity) + 20
+    from scipy.optimize import brentq  # imported on first use: it costs about a second
+
     sigma = math.exp(brentq(f, lo, hi, xtol=1e-13))
     while gaussian_delta(sigma, eps, sensitivity) > delta:
         sigma = math.nextafter(sigma, math.inf)

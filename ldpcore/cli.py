@@ -8,7 +8,7 @@ import argparse
 import sys
 import time
 
-from .amplification import ALIASES, BOUNDS
+from .amplification import ALIASES, BOUNDS, get_bound
 from .data import DATASETS, load_dataset, load_path
 from .errors import InputError, require
 from .experiment import run, run_central
@@ -75,6 +75,26 @@ def cmd_run(a) -> None:
     _print(record, a.json)
 
 
+def cmd_amplify(a) -> None:
+    """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0)."""
+    if a.list:
+        print(to_json(list(BOUNDS)) if a.json else "\n".join(BOUNDS))
+        return
+    require(a.bound is not None, "--bound is required (see --list).")
+    require((a.eps0 is None) != (a.eps_c is None), "give exactly one of --eps0 and --eps-c.")
+    require(a.n is not None, "--n is required.")
+    require(a.delta is not None, "--delta is required.")
+    bound = get_bound(a.bound)
+    if a.eps0 is not None:
+        amp = bound.forward(a.eps0, a.n, a.delta, a.domain)
+    else:
+        amp = bound.inverse(a.eps_c, a.n, a.delta, a.domain)
+    record = amp.as_dict()
+    record.update(record.pop("extra"))
+    record["domain"] = a.domain
+    _print(record, a.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -95,6 +115,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
     _protocol_args(r)
     r.set_defaults(func=cmd_run)
+    m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
+    m.add_argument("--list", action="store_true", help="print the bound names and exit")
+    m.add_argument("--bound", help="bound name or alias (see --list)")
+    direction = m.add_mutually_exclusive_group()
+    direction.add_argument("--eps0", type=float, help="local epsilon (nats); prints the eps_c it certifies")
+    direction.add_argument("--eps-c", type=float, help="central epsilon (nats); prints the largest eps0")
+    m.add_argument("--n", type=float, help="number of respondents (1e9 is fine)")
+    m.add_argument("--delta", type=float)
+    m.add_argument("--domain", type=int, help="domain size k for k-RR bounds; for solh a fixed hash range")
+    m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.set_defaults(func=cmd_amplify)
     return parser
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import brentq
 
 from .errors import InputError, check_eps, require
 
@@ -35,6 +34,8 @@ def equal_variance_eps_f(eps_b: float, tau: int) -> float:
     target = tau * math.exp(eps_b - 2 * _logaddexp(eps_b, 0.0))
     # ln g(e^u) = u - 2 ln(e^u - 1) = -u - 2 ln(1 - e^-u) decreases on u > 0 from +inf to -inf.
     g = lambda u: -u - 2 * math.log(-math.expm1(-u)) - math.log(target)  # noqa: E731
+    from scipy.optimize import brentq  # imported on first use: it costs about a second
+
     return brentq(g, 1e-12, 800.0, xtol=1e-14)
 
 

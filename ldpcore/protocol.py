@@ -45,8 +45,11 @@ class ProtocolSpec:
         require(self.tau is None or (int(self.tau) == self.tau and self.tau >= 1),
                 f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
-        get_encoding(self.encoding)
-        get_bound(self.accountant)
+        encoding = get_encoding(self.encoding)
+        bound = get_bound(self.accountant)
+        require(bound.name in encoding.accountants,
+                f"the accountant {bound.name} does not hold for the {self.encoding} encoding; choose one of "
+                f"{', '.join(encoding.accountants)}.")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -110,15 +113,16 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     """Privacy numbers for n respondents; raises InputError where the accountant is not valid."""
     require(d is None or d >= 2, f"the domain needs at least 2 bins (got d={d}).")
     bound = get_bound(spec.accountant)
+    k = get_encoding(spec.encoding).channel_k(d)  # the alphabet of one shuffled channel
     notes = []
     if spec.eps_c is not None:
-        amp = bound.inverse(spec.eps_c, n, spec.delta, d)
+        amp = bound.inverse(spec.eps_c, n, spec.delta, k)
         require(amp.valid, amp.reason)
         if amp.capped:
             notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
                          f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
     else:
-        amp = bound.forward(spec.eps_l, n, spec.delta, d)
+        amp = bound.forward(spec.eps_l, n, spec.delta, k)
         require(amp.valid, amp.reason)
     eps_b = amp.eps0
     p_b = flip_probability(eps_b)

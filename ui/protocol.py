@@ -50,7 +50,8 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             if rule == "manual":
                 eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
                                               key="eps_f", bind="query-params"))
-        accountant = st.selectbox("Accountant", list(BOUNDS), index=list(BOUNDS).index(DEFAULT_ACCOUNTANT),
+        choices = list(ENCODINGS[encoding].accountants)
+        accountant = st.selectbox("Accountant", choices, index=choices.index(DEFAULT_ACCOUNTANT),
                                   key="accountant", bind="query-params")
         st.caption(BOUNDS[accountant].title)
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",

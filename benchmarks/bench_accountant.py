@@ -1,0 +1,65 @@
+"""Benchmark of the amplification bounds: one inverse (eps_c -> eps0) per bound and n.
+
+Prints, for every registered bound, the median time of one inverse at n = 1e4, 1e6 and
+1e9 (where the bound is valid) for each target eps_c, and flags any median over 1 s.
+blanket-krr, which needs a domain, runs with k = 2 (binary randomized response); the
+others use their defaults (generic blanket, SOLH choosing its hash range). Nothing is
+cached between calls, so each timing is a cold inverse; * marks an inverse capped at
+the top of the bound's validity region.
+Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...]
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from ldpcore.amplification import BOUNDS  # noqa: E402
+
+LIMIT = 1.0  # seconds per inverse
+DOMAIN = {"blanket-krr": 2}  # bounds that require k
+
+
+def median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--delta", type=float, default=1e-8)
+    parser.add_argument("--eps-c", type=float, nargs="+", default=[1e-4, 0.01, 1.0])
+    args = parser.parse_args()
+    sizes = (10**4, 10**6, 10**9)
+    print(f"median of {args.repeats} inverses, delta = {args.delta:g}; cell = seconds (eps0 found)")
+    print(f"{'bound':18} {'eps_c':>6} " + " ".join(f"{f'n = {n:.0e}':>23}" for n in sizes))
+    slow = []
+    for name, bound in BOUNDS.items():
+        for eps_c in args.eps_c:
+            cells = []
+            for n in sizes:
+                secs, amp = median_seconds(lambda: bound.inverse(eps_c, n, args.delta, DOMAIN.get(name)),
+                                           args.repeats)
+                if not amp.valid:
+                    cells.append(f"{'not valid':>23}")
+                    continue
+                flag = " SLOW" if secs > LIMIT else ""
+                cells.append(f"{secs:9.4f} ({amp.eps0:7.3f}{'*' if amp.capped else ' '}){flag:5}")
+                if secs > LIMIT:
+                    slow.append((name, eps_c, n, secs))
+            print(f"{name:18} {eps_c:6g} " + " ".join(cells))
+    if slow:
+        print(f"{len(slow)} inverse(s) over {LIMIT} s: " + "; ".join(f"{b} eps_c={e:g} n={n:.0e} {s:.2f} s"
+                                                                for b, e, n, s in slow))
+    else:
+        print(f"every inverse took <= {LIMIT} s")
+
+
+if __name__ == "__main__":
+    main()
