@@ -6,15 +6,23 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import warm_up
+
 # a local icon: Material icons as page icons are fetched from a font CDN
 st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent / "assets" / "icon.png"),
                    layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/reconstruct.py", title="Reconstruct", icon=":material/image:", url_path="reconstruct"),
-    st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/show_chart:", url_path="tradeoffs"),
-    st.Page("pages/report_table.py", title="Report table", icon=":material/table:", url_path="report-table"),
+    st.Page("pages/reconstruct.py", title="Reconstruct", icon=":material/image:"),
+    st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/show_chart:"),
+    st.Page("pages/report_table.py", title="Report table", icon=":material/table:"),
+    st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:"),
+    st.Page("pages/numeric.py", title="Numeric", icon=":material/functions:"),
+    st.Page("pages/longitudinal.py", title="Longitudinal", icon=":material/timeline:"),
+    st.Page("pages/sgd.py", title="LDP-SGD", icon=":material/model_training:"),
+    st.Page("pages/crowds.py", title="Crowd IDs", icon=":material/groups:"),
 ]
 
+warm_up()  # heavy imports in the background while the first page renders
 st.navigation(PAGES).run()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import check_delta, check_eps, require
+from .errors import InputError, check_delta, check_eps, require
 from .oracles.onehot import flip_probability
 
 
@@ -58,6 +58,21 @@ class Deletion:
     def dropped(self) -> np.ndarray:
         """n_i - n_hat_i reports dropped per crowd (0 where the crowd aborts)."""
         return np.where(self.aborts, 0, self.n - self.n_hat)
+
+
+def parse_sizes(text: str) -> np.ndarray:
+    """Crowd sizes from text such as "120000, 4500 800": whole numbers >= 0, separated by commas,
+    semicolons or spaces (underscores allowed as digit separators)."""
+    tokens = [t for t in str(text).replace(",", " ").replace(";", " ").split() if t]
+    require(len(tokens) >= 1, "crowd sizes: give at least one whole number, e.g. 120000, 4500, 800.")
+    sizes = []
+    for t in tokens:
+        try:
+            sizes.append(int(t))
+        except ValueError:
+            raise InputError(f"crowd sizes must be whole numbers >= 0 ({t!r} is not).") from None
+    require(min(sizes) >= 0, f"crowd sizes must be whole numbers >= 0 (got {min(sizes)}).")
+    return np.array(sizes, dtype=np.int64)
 
 
 def sample_deletion(counts, eps_cr: float, delta_cr: float, rng: np.random.Generator) -> Deletion:
@@ -124,6 +139,37 @@ def expected_drops(n: int, eps_cr: float, delta_cr: float) -> float:
     return below + above
 
 
+@dataclass(frozen=True)
+class DeletionGuarantees:
+    """What Algorithm 3 promises for these crowd sizes at (eps_cr, delta_cr), exactly.
+
+    bound: Theorem V.2's (4/eps_cr) ln(2P/delta_cr) for P crowds. expected_drops[i]: E[dropped]
+    in crowd i. p_abort: P[one crowd aborts]; p_run_abort: P[some crowd aborts, so nothing is
+    released]. p_exceed: P[some crowd loses more than the bound] (<= delta_cr whenever
+    eps_cr <= 2 ln(4P), see drop_tail).
+    """
+
+    eps_cr: float
+    delta_cr: float
+    bound: float
+    expected_drops: np.ndarray
+    p_abort: float
+    p_run_abort: float
+    p_exceed: float
+
+
+def deletion_guarantees(counts, eps_cr: float, delta_cr: float) -> DeletionGuarantees:
+    """Theorems V.1-V.2 and the exact drop and abort probabilities for crowds of these sizes."""
+    n = _check_counts(counts)
+    crowds = n.size
+    bound = drop_bound(eps_cr, delta_cr, crowds)
+    p_abort = abort_probability(eps_cr, delta_cr)
+    tail = drop_tail(bound, eps_cr, delta_cr)  # only crowds larger than the bound can lose more than it
+    p_exceed = -math.expm1(np.count_nonzero(n > bound) * math.log1p(-tail))
+    return DeletionGuarantees(eps_cr, delta_cr, bound, np.array([expected_drops(int(x), eps_cr, delta_cr) for x in n]),
+                              p_abort, -math.expm1(crowds * math.log1p(-p_abort)), p_exceed)
+
+
 # --- the cost of partitions ------------------------------------------------------------
 
 def count_std(n, eps_l: float) -> np.ndarray:
@@ -154,6 +200,19 @@ class SplitComparison:
     def best_ratio(self) -> float:
         """The smallest split / whole over all splits and values (> 1: splitting never pays)."""
         return float(self.split.min() / self.whole)
+
+    @property
+    def ratios(self) -> np.ndarray:
+        """split / whole per (eps_hat, value): above 1 wherever splitting costs accuracy."""
+        return self.split / self.whole
+
+
+def data_derived_ids(values: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """A data-derived crowd ID h(v) for each of ``values`` values: a uniformly random hash onto
+    m >= 2 IDs (each value's ID independent and uniform), as ESA's hashing of the data."""
+    require(float(values) == int(values) and int(values) >= 1, f"values must be a whole number >= 1 (got {values}).")
+    require(float(m) == int(m) and int(m) >= 2, f"m (crowd IDs) must be a whole number >= 2 (got {m}).")
+    return rng.integers(0, int(m), int(values))
 
 
 def crowd_id_split(counts, crowd_of, eps_l: float, eps_hat, m: int | None = None) -> SplitComparison:

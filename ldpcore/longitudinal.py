@@ -161,6 +161,26 @@ class ShuffledCentral:
     reason: str = ""
 
 
+@dataclass(frozen=True, eq=False)
+class Tracking:
+    """One simulated run: the true running counts F_t, the estimates F_hat_t and the exact std
+    of each estimate (TreeProtocol.variance), t = 1..d."""
+
+    truth: np.ndarray
+    estimate: np.ndarray
+    std: np.ndarray
+
+    @property
+    def rmse(self) -> float:
+        """Measured root mean squared error over the d periods."""
+        return float(np.sqrt(np.mean((self.estimate - self.truth) ** 2)))
+
+    @property
+    def analytic_rmse(self) -> float:
+        """The root of its expected square: sqrt(mean_t Var(F_hat_t)) (the estimates are unbiased)."""
+        return float(np.sqrt(np.mean(self.std**2)))
+
+
 @dataclass(frozen=True)
 class TreeProtocol:
     """The tree protocol for d periods (a power of two), at most k changes, budget eps."""
@@ -296,6 +316,13 @@ class TreeProtocol:
         q = self.keep_probability
         mix = self.k - used.sum() + 2 * np.where(agree, q, 1 - q).sum(axis=-1)
         return np.log(mix / self.k) - u.shape[-1] * math.log(2) - math.log(self.levels)
+
+    def track(self, traj: Trajectories, rng: np.random.Generator) -> Tracking:
+        """Run the protocol on the trajectories (exact aggregate simulation, sample_tree) and
+        estimate every F_t, with the exact std of each estimate."""
+        truth = traj.running_counts()
+        estimate = self.estimate(self.sample_tree(traj, rng))
+        return Tracking(truth, estimate, np.sqrt(self.variance(traj.n, truth)))
 
     # --- cost and central privacy -----------------------------------------------------
     def expected_messages(self) -> float:

@@ -7,6 +7,7 @@ the accountant, and the expected messages per respondent.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from .amplification import Amplification, get_bound
@@ -16,6 +17,14 @@ from .oracles import get_encoding
 from .oracles.onehot import flip_probability
 
 NEIGHBOURING = "removal"
+
+
+def default_delta(n: int) -> float:
+    """A delta for data without one of its own: about 1/(10 n), rounded down to one
+    significant digit (the paper's datasets use 5e-8 at n = 1.9 million)."""
+    x = 0.1 / n
+    mag = 10.0 ** math.floor(math.log10(x))
+    return float(int(x / mag) * mag)
 
 
 @dataclass(frozen=True)

@@ -587,6 +587,16 @@ class SGDAccounting:
         d["advanced"] = asdict(self.advanced) if self.advanced else None
         return d
 
+    def by_epoch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(e, basic eps_c, advanced eps_c) after e = 1..epochs epochs: the per-epoch guarantee
+        composed e times (deltas e delta_epoch and delta' + e delta_epoch; advanced is NaN where
+        Theorem II.7 is undefined). Requires a valid accounting."""
+        require(self.valid, f"no central guarantee to compose: {self.reason}")
+        e = np.arange(1, self.epochs + 1)
+        step, d = self.per_epoch.eps_c, self.delta_epoch
+        advanced = [advanced_composition(step, d, int(k), self.delta_prime) for k in e]
+        return e, e * step, np.array([a.eps if a.valid else np.nan for a in advanced])
+
     def summary(self) -> str:
         if math.isnan(self.eps_l):
             return f"no eps_l certifies eps_c = {self.target_eps_c:g} over {self.epochs} epoch(s): {self.reason}"
@@ -667,6 +677,29 @@ def sgd_eps_l_for(eps_c: float, batch_size: int, epochs: int, delta: float, boun
         result = sgd_accounting(eps0, batch_size, epochs, delta, bound, delta_split)
     require(result.valid and result.eps_c <= eps_c, f"could not certify eps_c={eps_c:g} (accountant rounding).")
     return replace(result, target_eps_c=eps_c, capped=amp.capped)
+
+
+def smallest_batch(n: int, batch_size: int | None) -> int:
+    """The smallest of the n // batch_size disjoint batches train() forms (sizes differ by at
+    most one): n // (n // batch_size) >= batch_size; n for a full batch (None). The accounting
+    amplifies at this size."""
+    n = _check_int(n, "n (respondents)")
+    if batch_size is None:
+        return n
+    batch_size = _check_int(batch_size, "batch_size")
+    require(batch_size <= n, f"batch_size must be at most n={n:,} (got {batch_size:,}).")
+    return n // (n // batch_size)
+
+
+def calibrate(config: "SGDConfig", n: int, eps_c: float) -> tuple["SGDConfig", SGDAccounting]:
+    """config with eps = the largest eps_l per report whose accounting over config.epochs epochs
+    of n respondents in config.batch_size batches certifies eps_c (sgd_eps_l_for at the
+    smallest batch), and that accounting; InputError with the bound's reason if none does."""
+    require(config.mechanism not in NONPRIVATE_MECHANISMS, "a non-private baseline has no eps to calibrate.")
+    acc = sgd_eps_l_for(eps_c, smallest_batch(n, config.batch_size), config.epochs, config.delta, config.bound,
+                        config.delta_split)
+    require(acc.valid, acc.summary() + ".")
+    return replace(config, eps=acc.eps_l), acc
 
 
 # --- training ---------------------------------------------------------------------------
@@ -836,8 +869,9 @@ __all__ = [
     "DEFAULT_BOUND", "ELEMENTWISE_MECHANISMS", "GRADIENT_MECHANISMS", "LAMBDA", "LOSSES", "NONPRIVATE",
     "NONPRIVATE_ELEMENTWISE", "NONPRIVATE_MECHANISMS",
     "REPORT_BITS_SPHERE", "SPHERE", "Composition", "Dataset", "Loss", "SGDAccounting", "SGDConfig", "TrainResult",
-    "advanced_composition", "basic_composition", "clip_elementwise", "clip_l2", "elementwise_randomize",
-    "elementwise_variance", "get_loss", "make_classification", "min_batch_size", "private_mean_gradient",
-    "sample_size_warning", "sgd_accounting", "sgd_eps_l_for", "sphere_decode", "sphere_direction", "sphere_encode",
-    "sphere_estimate", "sphere_randomize", "sphere_scale", "sphere_variance", "train", "train_nonprivate",
+    "advanced_composition", "basic_composition", "calibrate", "clip_elementwise", "clip_l2",
+    "elementwise_randomize", "elementwise_variance", "get_loss", "make_classification", "min_batch_size",
+    "private_mean_gradient", "sample_size_warning", "sgd_accounting", "sgd_eps_l_for", "smallest_batch",
+    "sphere_decode", "sphere_direction", "sphere_encode", "sphere_estimate", "sphere_randomize", "sphere_scale",
+    "sphere_variance", "train", "train_nonprivate",
 ]

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.crowds import (abort_probability, count_std, crowd_id_split, delete_reports, drop_bound, drop_tail,
-                            expected_drops, partition_errors, sample_deletion)
+from ldpcore.crowds import (abort_probability, count_std, crowd_id_split, data_derived_ids, delete_reports,
+                            deletion_guarantees, drop_bound, drop_tail, expected_drops, parse_sizes,
+                            partition_errors, sample_deletion)
 from ldpcore.errors import InputError
 
 
@@ -91,6 +92,32 @@ def test_abort_frequency(eps_cr, delta_cr):
     assert deletion.aborted and np.all(deletion.dropped[deletion.aborts] == 0)
 
 
+def test_deletion_guarantees_match_runs_of_algorithm_3():
+    """Exact run-level abort and exceed probabilities against 20,000 runs over three crowds
+    (a large delta_cr makes both events common), 4 standard errors."""
+    sizes, eps_cr, delta_cr = np.array([5, 50, 500, 5000]), 0.5, 0.5
+    g = deletion_guarantees(sizes, eps_cr, delta_cr)
+    assert g.bound == drop_bound(eps_cr, delta_cr, 4) and 5 < g.bound < 50
+    assert g.expected_drops.tolist() == [expected_drops(x, eps_cr, delta_cr) for x in sizes]
+    assert g.p_abort == abort_probability(eps_cr, delta_cr)
+    assert g.p_run_abort == pytest.approx(1 - (1 - g.p_abort) ** 4, rel=1e-12)
+    assert g.p_exceed == pytest.approx(1 - (1 - drop_tail(g.bound, eps_cr, delta_cr)) ** 3, rel=1e-12)
+    assert g.p_exceed <= delta_cr
+    runs = 20_000
+    deletion = sample_deletion(np.tile(sizes, runs), eps_cr, delta_cr, np.random.default_rng(4))
+    aborted = deletion.aborts.reshape(runs, 4).any(axis=1).mean()
+    exceeded = (deletion.dropped > g.bound).reshape(runs, 4).any(axis=1).mean()
+    for frac, p in ((aborted, g.p_run_abort), (exceeded, g.p_exceed)):
+        assert abs(frac - p) < 4 * math.sqrt(p * (1 - p) / runs)
+
+
+def test_parse_sizes():
+    assert parse_sizes("120000, 4_500;800  0").tolist() == [120000, 4500, 800, 0]
+    for text, message in (("", "at least one"), ("12, x", "'x' is not"), ("3 -4", "got -4"), ("2.5", "'2.5'")):
+        with pytest.raises(InputError, match=message):
+            parse_sizes(text)
+
+
 def test_delete_reports_keeps_uniform_subsets():
     rng = np.random.default_rng(8)
     crowds = [np.arange(20) + 100 * i for i in range(3)]
@@ -136,7 +163,7 @@ def test_splitting_the_budget_never_pays(eps_l, m):
         result = crowd_id_split(counts, crowd_of, eps_l, grid)
         assert result.split.shape == (grid.size, counts.size)
         assert result.whole == pytest.approx(float(count_std(counts.sum(), eps_l)))
-        assert result.best_ratio > 1
+        assert result.best_ratio > 1 and result.ratios.min() == pytest.approx(result.best_ratio)
         # the worst case for the split, an empty crowd with m = 2, gives the closed form
         E, H = math.exp(eps_l), np.exp(grid)
         assert result.best_ratio >= np.sqrt((H + 1) * (E - 1) ** 2 / (H * (E - H) ** 2)).min() * (1 - 1e-12)
@@ -168,6 +195,14 @@ def test_split_variance_matches_simulation():
     lo, hi = stats.chi2.ppf([alpha / 2, 1 - alpha / 2], reps - 1) / (reps - 1)
     ratio = est.var(axis=0, ddof=1) / sd ** 2
     assert np.all((ratio > lo) & (ratio < hi)), ratio
+
+
+def test_data_derived_ids():
+    ids = data_derived_ids(20_000, 4, np.random.default_rng(0))
+    assert ids.shape == (20_000,) and set(ids.tolist()) == {0, 1, 2, 3}
+    assert np.all(np.abs(np.bincount(ids) / 20_000 - 0.25) < 4 * math.sqrt(0.25 * 0.75 / 20_000))
+    with pytest.raises(InputError, match="m \\(crowd IDs\\)"):
+        data_derived_ids(10, 1, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("call, field", [

@@ -16,7 +16,7 @@ from e2e_support import CHROMIUM_ARGS, OUTPUT, chromium_path, metric_value, stre
 if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
     raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
-PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report-table",
+PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
          "accountant": "accountant"}
 
 
@@ -129,7 +129,7 @@ def test_corrupt_upload_shows_one_error(app_url, page, tmp_path):
 
 
 def test_report_table_csv_download_matches_the_page(app_url, page):
-    page.goto(f"{app_url}/report-table")
+    page.goto(f"{app_url}/report_table")
     wait_idle(page)
     page.get_by_role("button", name="CSV").wait_for(timeout=60_000)
     with page.expect_download() as info:

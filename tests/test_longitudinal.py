@@ -114,6 +114,24 @@ def test_unbiased_with_the_exact_variance(mode):
     assert np.all((ratio > lo) & (ratio < hi)), ratio
 
 
+def test_track_reports_the_estimate_and_its_exact_std():
+    rng = np.random.default_rng(12)
+    traj = synthetic_trajectories(20_000, 32, 2, rng, initial=0.3, rate=0.1)
+    protocol = TreeProtocol(32, 2, 2.0)
+    runs = [protocol.track(traj, rng) for _ in range(400)]
+    first = runs[0]
+    assert np.array_equal(first.truth, traj.running_counts())
+    assert np.allclose(first.std ** 2, protocol.variance(traj.n, first.truth))
+    assert first.analytic_rmse == pytest.approx(math.sqrt(np.mean(first.std ** 2)))
+    assert first.rmse == pytest.approx(math.sqrt(np.mean((first.estimate - first.truth) ** 2)))
+    # the mean squared error over runs matches the analytic one: the sd of one run's mean over t
+    # of the squared errors is at most mean_t sd(e_t^2) = sqrt(2) mean_t Var (normal errors)
+    mse = np.mean([r.rmse ** 2 for r in runs])
+    assert abs(mse / first.analytic_rmse ** 2 - 1) < 4 * math.sqrt(2 / len(runs))
+    same = protocol.track(traj, np.random.default_rng(5)).estimate
+    assert np.array_equal(same, protocol.track(traj, np.random.default_rng(5)).estimate)
+
+
 def test_trajectories_round_trip_and_counts():
     rng = np.random.default_rng(3)
     traj = synthetic_trajectories(5000, 32, 4, rng, initial=0.4, rate=0.1)

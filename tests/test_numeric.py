@@ -26,6 +26,7 @@ from ldpcore.numeric import (
     oue_frequency_variance, pm_constants, pm_density, pm_interval, pm_randomize, pm_variance, pm_worst_variance,
     randomize_table, recommend, shuffled_eps_c, synthetic_table, to_unit, variance_scale,
 )
+from ldpcore.numeric.analysis import TABLE_MECHANISMS, check_size, compare_mechanisms, estimate_table, table_columns
 
 ALPHA = 1e-3
 
@@ -503,6 +504,87 @@ def test_shuffled_central_eps(monkeypatch):
     assert shuffled_eps_c(0.4, 10**6, 1e-6).bound == "efmrtt19"
     with pytest.raises(InputError, match="unknown accountant"):
         shuffled_eps_c(0.4, 10**6, 1e-6, bound="no-such-bound")
+
+
+# --- whole tables (the Numeric page) --------------------------------------------------------
+
+@pytest.mark.parametrize("mechanism", TABLE_MECHANISMS)
+def test_estimate_table_is_unbiased_with_the_analytic_mse(mixed_table, mechanism):
+    """R runs of every table mechanism on a mixed table: means and frequencies unbiased, their
+    spread the analytic variance that estimate_table reports."""
+    rng, runs = np.random.default_rng(11), 300
+    results = [estimate_table(mixed_table, mechanism, 6.0, rng) for _ in range(runs)]
+    first = results[0]
+    assert first.k == (algorithm4_k(6.0, 4) if mechanism.startswith("alg4") else 4)
+    for est, truth, var in ((np.array([r.means for r in results]), first.true_means, first.mean_mse),
+                            (np.array([np.concatenate(r.frequencies) for r in results]),
+                             np.concatenate(first.true_frequencies), np.concatenate(first.frequency_var))):
+        _assert_mean(est, truth, var, runs)
+        _assert_variance(est, truth, var, family=len(TABLE_MECHANISMS) * 2 * (2 + 7))
+    empirical, analytic = first.numeric_mse
+    assert analytic == pytest.approx(np.mean(first.mean_mse)) and empirical >= 0
+    assert first.frequency_mse[1] == pytest.approx(np.mean(np.concatenate(first.frequency_var)))
+
+
+def test_compare_mechanisms_agrees_with_recommend_and_prefers_algorithm_4():
+    rng = np.random.default_rng(2)
+    tab = synthetic_table("gauss-1/3", 5000, 16, rng)
+    cmp = compare_mechanisms(tab, 1.0)
+    assert cmp.categorical is None and cmp.best.startswith("alg4-")  # seeds/002 Figs. 5-6
+    per_attribute = [recommend(1.0 / 16, tab.numeric[:, j]).mse for j in range(16)]
+    for name in MECHANISMS:
+        assert cmp.numeric[name] == pytest.approx(np.mean([r[name] for r in per_attribute]), rel=1e-12)
+    assert cmp.numeric["duchi-md"] == pytest.approx(np.mean(duchi_md_variance(tab.numeric, 1.0, 16)) / tab.n)
+    # one attribute: the 1-D ranking is recommend's, and Duchi's d-dim mechanism is Duchi's 1-D one
+    one = NumericTable(numeric=tab.numeric[:, :1])
+    rec, cmp1 = recommend(2.0, one.numeric[:, 0]), compare_mechanisms(one, 2.0)
+    assert {m: cmp1.numeric[m] for m in MECHANISMS} == pytest.approx(rec.mse, rel=1e-12)
+    assert cmp1.numeric["duchi-md"] == pytest.approx(cmp1.numeric["duchi"], rel=1e-12)
+    # categorical only: ranked on the frequencies, where Algorithm 4 sends k < d attributes
+    cat = NumericTable(categorical=rng.integers(0, 3, (4000, 8)))
+    cmp2 = compare_mechanisms(cat, 5.0)
+    assert cmp2.numeric is None and cmp2.best.startswith("alg4-")
+    assert cmp2.categorical["pm"] == pytest.approx(float(np.mean(oue_frequency_variance(
+        np.concatenate([np.bincount(c, minlength=3) / 4000 for c in cat.categorical.T]), 5.0, 4000, 8, 8))))
+
+
+def test_table_rows_are_in_the_data_units():
+    text = b"age,income,sex\n" + b"".join(f"{20 + i % 50},{1000 + 10 * i},{'MF'[i % 2]}\n".encode()
+                                           for i in range(400))
+    header, text_columns = table_columns(text)
+    assert header == ("age", "income", "sex") and text_columns == ("sex",)
+    tab = load_table_csv(text, categorical=text_columns)
+    est = estimate_table(tab, "alg4-hm", 2.0, np.random.default_rng(0))
+    rows = est.rows()
+    assert [(r["attribute"], r["quantity"]) for r in rows] == [
+        ("age", "mean"), ("income", "mean"), ("sex", "share of F"), ("sex", "share of M")]
+    assert rows[0]["truth"] == pytest.approx(np.mean([20 + i % 50 for i in range(400)]))
+    assert rows[1]["std"] == pytest.approx(math.sqrt(est.mean_mse[1]) * (4990 - 1000) / 2)
+    assert rows[2]["truth"] == 0.5 and rows[3]["error"] == pytest.approx(rows[3]["estimate"] - 0.5)
+    assert "k = 1 of d = 3 attributes" in est.budget
+
+
+def test_table_errors(monkeypatch):
+    import ldpcore.numeric.analysis as analysis
+
+    tab = synthetic_table("uniform", 10, 2, np.random.default_rng(0))
+    with pytest.raises(InputError, match="unknown mechanism 'gauss'"):
+        estimate_table(tab, "gauss", 1.0, np.random.default_rng(0))
+    with pytest.raises(InputError, match="eps must be a finite number > 0"):
+        compare_mechanisms(tab, 0.0)
+    check_size(1000, 5000)
+    with pytest.raises(InputError, match="n x attributes = 5,000,001 exceeds the 5,000,000 values"):
+        check_size(1, 5_000_001)
+    monkeypatch.setattr(analysis, "MAX_SIMULATED_CELLS", 19)
+    with pytest.raises(InputError, match="n x numeric attributes = 20 exceeds the 19 values simulated at once"):
+        estimate_table(tab, "pm", 1.0, np.random.default_rng(0))
+    mixed = NumericTable(numeric=np.zeros((4, 1)), categorical=[[0], [1], [2], [0]])
+    estimate_table(mixed, "pm", 1.0, np.random.default_rng(0))  # OUE bits as aggregates: 4 x 1 values
+    monkeypatch.setattr(analysis, "MAX_SIMULATED_CELLS", 15)  # Algorithm 4 draws them per respondent: 4 x (1 + 3)
+    with pytest.raises(InputError, match=r"n x \(numeric attributes \+ categories\) = 16 exceeds"):
+        estimate_table(mixed, "alg4-pm", 1.0, np.random.default_rng(0))
+    with pytest.raises(InputError, match="holds no rows"):
+        table_columns(b"# only a comment\n")
 
 
 def test_the_library_imports_no_ui():

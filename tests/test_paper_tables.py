@@ -87,3 +87,9 @@ def test_gaussian_baseline_is_the_analytic_calibration(eps_c):
     sigma = analytic_gaussian_sigma(eps_c, HORSE["delta"])
     assert round(sigma, 2) == analytic[eps_c]
     assert sigma > PAPER_SIGMA_HORSE[eps_c]  # the paper's column is not this calibration
+
+
+def test_default_delta_for_uploads_matches_the_papers_choice():
+    from ldpcore.protocol import default_delta
+    assert default_delta(HORSE["n"]) == 5e-8  # Table II: Horse
+    assert default_delta(50_409_435) == 1e-9 and default_delta(500) == 2e-4

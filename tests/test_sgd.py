@@ -13,10 +13,11 @@ import pytest
 
 from ldpcore.errors import InputError
 from ldpcore.sgd import (
-    ELEMENTWISE_MECHANISMS, REPORT_BITS_SPHERE, SGDConfig, advanced_composition, basic_composition, clip_elementwise,
-    clip_l2, elementwise_randomize, elementwise_variance, get_loss, make_classification, min_batch_size,
-    private_mean_gradient, sample_size_warning, sgd_accounting, sgd_eps_l_for, sphere_decode, sphere_direction,
-    sphere_encode, sphere_estimate, sphere_randomize, sphere_scale, sphere_variance, train, train_nonprivate,
+    ELEMENTWISE_MECHANISMS, REPORT_BITS_SPHERE, SGDConfig, advanced_composition, basic_composition, calibrate,
+    clip_elementwise, clip_l2, elementwise_randomize, elementwise_variance, get_loss, make_classification,
+    min_batch_size, private_mean_gradient, sample_size_warning, sgd_accounting, sgd_eps_l_for, smallest_batch,
+    sphere_decode, sphere_direction, sphere_encode, sphere_estimate, sphere_randomize, sphere_scale, sphere_variance,
+    train, train_nonprivate,
 )
 
 Z = 5.0  # standard errors allowed for a mean (fixed seeds; Bonferroni-safe over the coordinates here)
@@ -173,6 +174,32 @@ def test_accounting_invalid_and_capped():
     assert not inv.valid and "no eps_l certifies" in inv.summary()
     capped = sgd_eps_l_for(1.0, 20_000, 1, 1e-6, bound="efmrtt19")  # eps0 < 1/2 caps it
     assert capped.capped and capped.eps_l < 0.5 and capped.eps_c < 1.0
+
+
+def test_accounting_by_epoch():
+    a = sgd_accounting(2.0, 1000, 5, 1e-6)
+    e, basic, adv = a.by_epoch()
+    assert e.tolist() == [1, 2, 3, 4, 5] and basic[-1] == pytest.approx(a.basic.eps)
+    assert adv[-1] == pytest.approx(a.advanced.eps) and adv[0] > basic[0]  # one epoch: nothing to gain
+    assert adv[2] == pytest.approx(advanced_composition(a.per_epoch.eps_c, a.delta_epoch, 3, a.delta_prime).eps)
+    with pytest.raises(InputError, match="no central guarantee"):
+        sgd_accounting(1.0, 500, 1, 1e-6, bound="efmrtt19").by_epoch()
+
+
+def test_calibrate_targets_eps_c_at_the_smallest_batch():
+    assert smallest_batch(20_500, 1000) == 1025 and smallest_batch(20_000, None) == 20_000
+    cfg, acc = calibrate(SGDConfig(mechanism="pm", epochs=3, batch_size=1000), 20_500, 0.5)
+    assert acc.batch_size == 1025 and acc.eps_c <= 0.5 and cfg.eps == acc.eps_l and cfg.mechanism == "pm"
+    assert acc.eps_l == sgd_eps_l_for(0.5, 1025, 3, cfg.delta).eps_l
+    # the trained run's own accounting is the calibrated one
+    data = make_classification(20_500, 4, np.random.default_rng(0))
+    assert train(data, cfg, np.random.default_rng(0)).accounting.eps_c == acc.eps_c
+    with pytest.raises(InputError, match="no eps_l certifies eps_c = 1"):
+        calibrate(SGDConfig(bound="efmrtt19", batch_size=500), 20_000, 1.0)
+    with pytest.raises(InputError, match="batch_size must be at most"):
+        smallest_batch(10, 11)
+    with pytest.raises(InputError, match="non-private"):
+        calibrate(SGDConfig(mechanism="none"), 100, 1.0)
 
 
 def test_sample_size_warning():

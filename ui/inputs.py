@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass
 
 import streamlit as st
 
 from ldpcore.data import DATASETS, Histogram, load_csv, load_dataset, load_image
 from ldpcore.errors import InputError
+from ldpcore.protocol import default_delta
 
 UPLOAD = "upload"
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
@@ -34,13 +34,6 @@ def _load_upload(name: str, data: bytes, scale: float, max_side: int) -> Histogr
     if name.lower().rsplit(".", 1)[-1] in CSV_TYPES:
         return load_csv(data, name=name)
     return load_image(data, scale=scale, max_side=max_side or None, name=name)
-
-
-def default_delta(n: int) -> float:
-    """For uploads: delta about 1/(10 n), rounded down to one significant digit."""
-    x = 0.1 / n
-    mag = 10.0 ** math.floor(math.log10(x))
-    return float(int(x / mag) * mag)
 
 
 def data_sidebar() -> Input:

@@ -1,14 +1,22 @@
 """The analyzer's side for numeric data: mean estimates, their expected MSE, which mechanism
-to use for given data, and the central eps of shuffled reports (seeds/002 Secs. III-IV;
+to use for given data, whole tables of numeric and categorical attributes under each
+mechanism, and the central eps of shuffled reports (seeds/002 Secs. III-IV, VI;
 spec/numeric.md)."""
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError, check_eps, require
-from .mechanisms import MECHANISMS, get_mechanism, unit_values
+from .mechanisms import MECHANISMS, from_unit, get_mechanism, unit_values
+from .multidim import (
+    algorithm4_k, algorithm4_variance, duchi_md_randomize, duchi_md_variance, estimate_frequencies,
+    oue_frequency_variance, oue_probabilities, randomize_table,
+)
+from .table import NumericTable, _is_number, _read_text
 
 
 def estimate_mean(reports) -> np.ndarray:
@@ -79,3 +87,203 @@ def shuffled_eps_c(eps: float, n: int, delta: float, bound: str | None = None):
     else:
         chosen = get_bound(bound)
     return chosen.forward(eps, n, delta)
+
+
+# --- whole tables: every attribute of every respondent under one mechanism ----------------
+
+# How a respondent reports a tuple of d attributes (d_num numeric, the rest categorical) at eps.
+TABLE_MECHANISMS = {
+    "laplace": "Laplace on every attribute at eps/d (categorical attributes through OUE at eps/d)",
+    "duchi": "Duchi et al.'s 1-D mechanism on every attribute at eps/d (categorical: OUE at eps/d)",
+    "pm": "Piecewise Mechanism on every attribute at eps/d (categorical: OUE at eps/d)",
+    "hm": "Hybrid Mechanism on every attribute at eps/d (categorical: OUE at eps/d)",
+    "alg4-pm": "Algorithm 4: k = max(1, min(d, floor(eps/2.5))) sampled attributes, each through PM at eps/k "
+               "and scaled by d/k (categorical: OUE at eps/k)",
+    "alg4-hm": "Algorithm 4 with the Hybrid Mechanism",
+    "duchi-md": "Duchi et al.'s d-dimensional mechanism (Algorithm 3) on the numeric attributes at eps d_num/d, "
+                "categorical attributes through OUE at eps/d (seeds/002 Sec. VI's budget split)",
+}
+MAX_SIMULATED_CELLS = 5_000_000  # respondents x values per respondent drawn at once (synthetic data, reports)
+
+
+def check_size(n: int, columns: int, what: str = "attributes") -> None:
+    """Refuse to draw n x columns values at once beyond MAX_SIMULATED_CELLS (the synthetic
+    data and the per-respondent reports are held in memory)."""
+    cells = int(n) * int(columns)
+    require(cells <= MAX_SIMULATED_CELLS, f"n x {what} = {cells:,} exceeds the {MAX_SIMULATED_CELLS:,} values "
+            "simulated at once; use fewer respondents or attributes.")
+
+
+def _check_table_mechanism(mechanism: str) -> str:
+    require(mechanism in TABLE_MECHANISMS,
+            f"unknown mechanism {mechanism!r}; choose one of {', '.join(TABLE_MECHANISMS)}.")
+    return mechanism
+
+
+def _budget(table: NumericTable, mechanism: str, eps: float) -> tuple[int, float]:
+    """(k attributes sent, each categorical one through OUE at eps/k; the eps of the numeric part):
+    the 1-D mechanisms send every attribute at eps/d, Algorithm 4 k attributes at eps/k (its own
+    split), Duchi's d-dim mechanism the numeric tuple at eps d_num/d."""
+    d = table.d
+    if mechanism.startswith("alg4-"):
+        return algorithm4_k(eps, d), eps
+    return d, eps * table.d_numeric / d if mechanism == "duchi-md" else eps / d
+
+
+def _numeric_mse(mean_square: np.ndarray, n: int, table: NumericTable, mechanism: str, eps: float) -> np.ndarray:
+    """Expected MSE of each numeric mean on [-1, 1]: every variance here is affine in t^2, so
+    (1/n^2) sum_i Var(t_i) is Var(sqrt(E[t^2])) / n."""
+    t, eps_num = np.sqrt(mean_square), _budget(table, mechanism, eps)[1]
+    if mechanism.startswith("alg4-"):
+        var = algorithm4_variance(t, eps, table.d, mechanism[5:])
+    elif mechanism == "duchi-md":
+        var = duchi_md_variance(t, eps_num, table.d_numeric) if t.size else t
+    else:
+        var = MECHANISMS[mechanism].variance(t, eps_num)
+    return np.asarray(var, dtype=np.float64) / n
+
+
+def _truth(table: NumericTable) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    means = table.numeric.mean(axis=0)
+    freqs = tuple(np.bincount(c, minlength=m) / table.n for c, m in zip(table.categorical.T, table.domains))
+    return means, freqs
+
+
+@dataclass(frozen=True, eq=False)
+class TableEstimate:
+    """One simulated collection of a table: every mean and frequency, the truth and the analytic
+    variance of each estimate. Means and their MSE are on the [-1, 1] scale (rows() maps them to
+    the data's units). k: attributes each respondent sends; budget: how eps is spent, in words."""
+
+    table: NumericTable
+    mechanism: str
+    eps: float
+    k: int
+    budget: str
+    means: np.ndarray
+    true_means: np.ndarray
+    mean_mse: np.ndarray
+    frequencies: tuple[np.ndarray, ...]
+    true_frequencies: tuple[np.ndarray, ...]
+    frequency_var: tuple[np.ndarray, ...]
+
+    @property
+    def numeric_mse(self) -> tuple[float, float] | None:
+        """(empirical, analytic) MSE of the numeric means on [-1, 1], averaged over the
+        attributes; None without numeric attributes."""
+        if not self.means.size:
+            return None
+        return float(np.mean((self.means - self.true_means) ** 2)), float(np.mean(self.mean_mse))
+
+    @property
+    def frequency_mse(self) -> tuple[float, float] | None:
+        """(empirical, analytic) MSE of the category frequencies, averaged over every category
+        of every categorical attribute; None without categorical attributes."""
+        if not self.frequencies:
+            return None
+        est, truth, var = (np.concatenate(x) for x in (self.frequencies, self.true_frequencies, self.frequency_var))
+        return float(np.mean((est - truth) ** 2)), float(np.mean(var))
+
+    def rows(self) -> list[dict]:
+        """One row per numeric attribute (its mean in the data's units) and per category (its
+        frequency): attribute, quantity, truth, estimate, error and the analytic std."""
+        tab, rows = self.table, []
+        for j, name in enumerate(tab.numeric_names):
+            lo, hi = tab.ranges[j]
+            truth, est = from_unit(self.true_means[j], lo, hi), from_unit(self.means[j], lo, hi)
+            rows.append(dict(attribute=name, quantity="mean", truth=truth, estimate=est, error=est - truth,
+                             std=float(np.sqrt(self.mean_mse[j])) * (hi - lo) / 2))
+        for j, name in enumerate(tab.categorical_names):
+            for v, label in enumerate(tab.labels[j]):
+                truth, est = self.true_frequencies[j][v], self.frequencies[j][v]
+                rows.append(dict(attribute=name, quantity=f"share of {label}", truth=float(truth),
+                                 estimate=float(est), error=float(est - truth),
+                                 std=float(np.sqrt(self.frequency_var[j][v]))))
+        return rows
+
+
+def _oue_aggregate(codes: np.ndarray, m: int, eps: float, rng: np.random.Generator) -> np.ndarray:
+    """Frequencies from n OUE reports at eps, sampled exactly from the per-category counts: the
+    bit of category v is set in Bin(c_v, p) + Bin(n - c_v, q) reports."""
+    n = codes.size
+    p, q = oue_probabilities(eps)
+    c = np.bincount(codes, minlength=m)
+    ones = rng.binomial(c, p) + rng.binomial(n - c, q)
+    return (ones - n * q) / ((p - q) * n)
+
+
+def estimate_table(table: NumericTable, mechanism: str, eps: float, rng: np.random.Generator) -> TableEstimate:
+    """Every respondent reports its tuple at eps (eps-LDP per respondent) with ``mechanism`` (a key of
+    TABLE_MECHANISMS); the analyzer averages the reports (means) and debiases OUE bits
+    (frequencies). Numeric reports are drawn per respondent; OUE bits of the budget-split
+    mechanisms as exact aggregates, Algorithm 4's per respondent (randomize_table)."""
+    mechanism, eps = _check_table_mechanism(mechanism), check_eps(eps, "eps")
+    n, d, d_num = table.n, table.d, table.d_numeric
+    alg4 = mechanism.startswith("alg4-")
+    check_size(n, d_num + sum(table.domains) if alg4 else d_num,
+               "(numeric attributes + categories)" if alg4 else "numeric attributes")
+    k, eps_num = _budget(table, mechanism, eps)
+    if alg4:
+        reports = randomize_table(table, eps, rng, mechanism[5:])
+        means, freqs = reports.numeric.mean(axis=0), estimate_frequencies(reports)
+        budget = f"k = {k} of d = {d} attributes per respondent, each at eps/k = {eps / k:.4g}"
+    else:
+        if mechanism == "duchi-md":
+            means = duchi_md_randomize(table.numeric, eps_num, rng).mean(axis=0) if d_num else np.zeros(0)
+            budget = (f"the {d_num} numeric attributes together at eps d_num/d = {eps_num:.4g}"
+                      + (f", each categorical attribute at eps/d = {eps / d:.4g}" if table.d_categorical else ""))
+        else:
+            means = MECHANISMS[mechanism].randomize(table.numeric, eps_num, rng).mean(axis=0)
+            budget = f"each of the d = {d} attributes at eps/d = {eps / d:.4g}"
+        freqs = tuple(_oue_aggregate(c, m, eps / d, rng) for c, m in zip(table.categorical.T, table.domains))
+    true_means, true_freqs = _truth(table)
+    mse = _numeric_mse(np.mean(table.numeric**2, axis=0), n, table, mechanism, eps)
+    freq_var = tuple(np.asarray(oue_frequency_variance(f, eps, n, d, k)) for f in true_freqs)
+    return TableEstimate(table, mechanism, eps, k, budget, means, true_means, mse, tuple(freqs), true_freqs,
+                         freq_var)
+
+
+@dataclass(frozen=True)
+class MechanismComparison:
+    """Analytic expected MSE on one table at eps for every mechanism of TABLE_MECHANISMS:
+    numeric (mean over the numeric attributes, [-1, 1] scale) and categorical (mean over all
+    categories; None without categorical attributes). best: the least numeric MSE (categorical
+    if there are no numeric attributes); ties go to the first in TABLE_MECHANISMS."""
+
+    eps: float
+    numeric: dict[str, float] | None
+    categorical: dict[str, float] | None
+    best: str
+
+
+def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
+    """Rank every table mechanism on this data (the data enter only through each attribute's
+    E[t^2] and the category frequencies). The 1-D rows are recommend(eps/d, ...) per attribute."""
+    eps = check_eps(eps, "eps")
+    mean_square = np.mean(table.numeric**2, axis=0)
+    _, freqs = _truth(table)
+    numeric = categorical = None
+    if table.d_numeric:
+        numeric = {m: float(np.mean(_numeric_mse(mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
+    if freqs:
+        f = np.concatenate(freqs)
+        categorical = {m: float(np.mean(oue_frequency_variance(f, eps, table.n, table.d, _budget(table, m, eps)[0])))
+                       for m in TABLE_MECHANISMS}
+    ranking = numeric if numeric is not None else categorical
+    return MechanismComparison(eps, numeric, categorical, min(ranking, key=ranking.get))
+
+
+def table_columns(source) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(column names, the columns holding a non-number) of a table CSV, for choosing the
+    ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines)."""
+    text, name = _read_text(source)
+    try:
+        rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text))
+                if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    except csv.Error as exc:
+        raise InputError(f"{name} is not a valid CSV file ({exc}).") from None
+    require(len(rows) > 0, f"{name} holds no rows.")
+    header = tuple(rows[0])
+    text_columns = tuple(h for j, h in enumerate(header)
+                         if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for r in rows[1:]))
+    return header, text_columns

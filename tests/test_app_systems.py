@@ -1,0 +1,128 @@
+"""AppTest for the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages: each renders by default, reacts to its
+eps control, shows bad input with st.error, and the Numeric page takes a table CSV upload."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ["pages/numeric.py", "pages/longitudinal.py", "pages/sgd.py", "pages/crowds.py"]
+TABLE_CSV = b"age,income,region\n" + b"".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode()
+                                                for i in range(2000))
+
+
+def open_page(page: str, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(page)
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def captions(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def assert_clean(at: AppTest):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def assert_one_error(at: AppTest, message: str):
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1 and message in at.error[0].value, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_by_default(page):
+    at = open_page(page)
+    assert_clean(at)
+    assert at.title[0].value and len(at.metric) >= 4 and at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("page, control, value, shown", [
+    ("pages/numeric.py", "num_eps", 2.0, ["MSE of the means", "eps_c (shuffled)"]),
+    ("pages/longitudinal.py", "lng_eps", 2.0, ["client LDP (exact)", "eps_c (batches shuffled)", "RMSE of F_hat"]),
+    ("pages/sgd.py", "sgd_eps_c", 2.0, ["eps_l per report", "eps_c per epoch"]),
+    ("pages/crowds.py", "crowd_eps_cr", 2.0, ["Theorem V.2 bound"]),
+])
+def test_the_eps_control_changes_the_numbers(page, control, value, shown):
+    at = open_page(page)
+    before = {label: metric(at, label) for label in shown}
+    at.select_slider(key=control).set_value(value).run()
+    assert_clean(at)
+    assert all(metric(at, label) != before[label] for label in shown), before
+
+
+def test_numeric_upload_csv():
+    at = open_page("pages/numeric.py")
+    at.selectbox(key="num_data").set_value("upload").run()
+    assert not at.error and "Upload a table CSV" in at.info[0].value
+    at.file_uploader[0].set_value(("people.csv", TABLE_CSV, "text/csv"))
+    at.run()
+    assert_clean(at)
+    assert at.multiselect(key="num_categorical").value == ["region"]  # guessed: it holds text
+    assert "people.csv: n = 2,000 respondents, d = 3 attributes (2 numeric, 1 categorical)" in captions(at)
+    assert metric(at, "MSE of the frequencies") and metric(at, "MSE of the means")
+    assert any("taken from the data" in i.value for i in at.info)  # the loader's note on the ranges
+    assert len(at.get("plotly_chart")) == 5  # means, frequencies, MSE against eps, two theory charts
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"a,b\n1,2\n3\n", "line 3: expected 2 columns"),
+    (b"a\n\xff\xfe\n", "not a UTF-8 text file"),
+    (b"a,b\n1,x\n1,y\n", "column 'a' holds the single value 1"),
+])
+def test_numeric_bad_upload_shows_an_error(data, message):
+    at = open_page("pages/numeric.py")
+    at.selectbox(key="num_data").set_value("upload").run()
+    at.file_uploader[0].set_value(("bad.csv", data, "text/csv"))
+    assert_one_error(at.run(), message)
+
+
+def test_numeric_too_large_a_simulation_shows_an_error():
+    at = open_page("pages/numeric.py", num_n="1000000", num_d="16")  # refused before any data are drawn
+    assert_one_error(at, "n x attributes = 16,000,000 exceeds the 5,000,000 values simulated at once")
+
+
+def test_numeric_url_reproduces_the_view_and_notes_duchi_ties():
+    query = dict(num_data="gauss-2/3", num_n="20000", num_d="4", num_mech="duchi-md", num_eps="2", num_seed="3")
+    at = open_page("pages/numeric.py", **query)
+    assert_clean(at)
+    assert "gauss-2/3: n = 20,000 respondents, d = 4 attributes" in captions(at)
+    assert "duchi-md: the 4 numeric attributes together at eps d_num/d = 2; seed 3" in captions(at)
+    assert any("ln(1 + e^eps)-LDP" in i.value for i in at.info)
+    again = open_page("pages/numeric.py", **query)
+    assert metric(again, "MSE of the means") == metric(at, "MSE of the means")
+
+
+def test_longitudinal_modes_and_bad_horizon():
+    at = open_page("pages/longitudinal.py")
+    assert metric(at, "client LDP (exact)") == "1" and metric(at, "messages / respondent") == "18.14"  # 127/7
+    at.radio(key="lng_mode").set_value("paper").run()
+    assert_clean(at)
+    assert metric(at, "client LDP (exact)") == "0.5"  # the seed's a = eps/2
+    at.number_input(key="lng_d").set_value(100).run()
+    assert_one_error(at, "d (periods) must be a power of two")
+
+
+def test_sgd_targets_eps_l_warns_on_small_samples_and_refuses_bad_batches():
+    at = open_page("pages/sgd.py", sgd_target="eps_l", sgd_eps_l="4")
+    assert_clean(at)
+    assert metric(at, "eps_l per report") == "4" and not at.warning
+    at.select_slider(key="sgd_eps_l").set_value(0.05).run()
+    assert_clean(at)
+    assert "too few for LDP learning" in at.warning[0].value  # the library's sample-size warning
+    at.number_input(key="sgd_batch").set_value(50_000).run()
+    assert_one_error(at, "batch_size must be at most n=20,000")
+
+
+def test_crowds_split_never_pays_and_bad_sizes():
+    at = open_page("pages/crowds.py")
+    assert float(metric(at, "best ratio over all splits")) > 1
+    at.text_input(key="crowd_sizes").set_value("1200, x").run()
+    assert_one_error(at, "'x' is not")

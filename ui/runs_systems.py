@@ -1,0 +1,55 @@
+"""Cached calls into ldpcore for the Numeric, Longitudinal and LDP-SGD pages, keyed on plain values."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.longitudinal import Tracking, TreeProtocol, synthetic_trajectories
+from ldpcore.numeric import NumericTable
+from ldpcore.numeric.analysis import MechanismComparison, TableEstimate, compare_mechanisms, estimate_table
+from ldpcore.sgd import Dataset, SGDConfig, TrainResult, make_classification, train, train_nonprivate
+
+PROGRESS_STEPS = 50  # progress-bar updates per training run
+
+
+@st.cache_data(max_entries=64, show_spinner="Simulating the reports...")
+def table_estimate(table_key: str, _table: NumericTable, mechanism: str, eps: float, seed: int) -> TableEstimate:
+    """One collection of the table (reports from stream [seed, 1])."""
+    return estimate_table(_table, mechanism, eps, np.random.default_rng([seed, 1]))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def comparisons(table_key: str, _table: NumericTable, eps_grid: tuple[float, ...]) -> list[MechanismComparison]:
+    """Every mechanism's analytic MSE on the table at each eps of the grid."""
+    return [compare_mechanisms(_table, e) for e in eps_grid]
+
+
+@st.cache_data(max_entries=64, show_spinner="Simulating the reports...")
+def tracking(n: int, d: int, k: int, eps: float, mode: str, initial: float, rate: float, seed: int) -> Tracking:
+    """Trajectories, then the protocol's reports, from one stream of the seed (the data do not depend on eps)."""
+    rng = np.random.default_rng(seed)
+    trajectories = synthetic_trajectories(n, d, k, rng, initial=initial, rate=rate)
+    return TreeProtocol(d, k, eps, mode).track(trajectories, rng)
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing the data...")
+def dataset(n: int, p: int, classes: int, separation: float, seed: int) -> Dataset:
+    """Synthetic classification data from stream [seed, 0]."""
+    return make_classification(n, p, np.random.default_rng([seed, 0]), classes=classes, separation=separation)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def training(data_key: str, _data: Dataset, config: dict, seed: int, baseline: bool) -> TrainResult:
+    """One training run (stream [seed, 1]) or its non-private baseline, with a progress bar while it runs
+    (made inside: a cached function replays only the elements it creates)."""
+    label = "Training the non-private baseline" if baseline else "Training with LDP reports"
+    bar = st.progress(0.0, text=label)
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // PROGRESS_STEPS) == 0:
+            bar.progress(done / total, text=f"{label}: iteration {done:,} of {total:,}")
+
+    run = train_nonprivate if baseline else train
+    result = run(_data, SGDConfig(**config), np.random.default_rng([seed, 1]), progress=progress)
+    bar.empty()
+    return result

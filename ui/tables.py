@@ -1,0 +1,94 @@
+"""The Numeric page's data section: the paper's synthetic data or an uploaded table CSV -> a cached NumericTable."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.errors import InputError
+from ldpcore.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
+from ldpcore.numeric.analysis import check_size, table_columns
+from ui.controls import seed_input
+
+UPLOAD = "upload"
+SYNTHETIC_HELP = {
+    "gauss-0": "N(0, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
+    "gauss-1/3": "N(1/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
+    "gauss-2/3": "N(2/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
+    "gauss-1": "N(1, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
+    "uniform": "uniform on [-1, 1] (seeds/002 Fig. 6)",
+    "power-law": "density proportional to (x + 2)^-10 on [-1, 1] (seeds/002 Fig. 6)",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    """The chosen table, a cache key naming it and the seed (data: stream [seed, 0], reports: [seed, 1])."""
+
+    table: NumericTable
+    key: str
+    seed: int
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing the synthetic data...")
+def _synthetic(name: str, n: int, d: int, seed: int) -> NumericTable:
+    return synthetic_table(name, n, d, np.random.default_rng([seed, 0]))  # the reports use stream [seed, 1]
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
+def _columns(name: str, data: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return table_columns(data)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
+def _upload(name: str, data: bytes, categorical: tuple[str, ...]) -> NumericTable:
+    return load_table_csv(data, categorical=categorical, name=name)
+
+
+def table_sidebar() -> Table:
+    """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
+    upload, error = None, None
+    with st.sidebar:
+        st.header("Data")
+        source = st.selectbox("Data", list(SYNTHETIC) + [UPLOAD], key="num_data", bind="query-params",
+                              help="upload: your own table CSV")
+        st.caption(SYNTHETIC_HELP.get(source, "A CSV with a header naming the columns, one row per respondent; "
+                                              "numeric columns are mapped to [-1, 1] over their range."))
+        if source != UPLOAD:
+            n = int(st.number_input("n (respondents)", min_value=100, max_value=1_000_000, value=100_000, step=10_000,
+                                    key="num_n", bind="query-params"))
+            d = int(st.number_input("d (attributes)", min_value=1, max_value=64, value=16, key="num_d",
+                                    bind="query-params", help="The paper uses d = 16."))
+        else:
+            f = st.file_uploader("Table CSV", type=["csv", "txt"],
+                                 help="Numeric and categorical columns under a header; one row per respondent.")
+            if f is not None:
+                st.session_state["num_upload"] = (f.name, f.getvalue())
+            upload = st.session_state.get("num_upload")
+            if upload is not None:
+                try:
+                    header, text_columns = _columns(*upload)
+                    categorical = st.multiselect(
+                        "Categorical columns", header, default=text_columns, key="num_categorical",
+                        bind="query-params", help="Columns holding categories (estimated as frequencies through "
+                                                  "OUE); the others must hold numbers.")
+                except InputError as exc:
+                    error = str(exc)
+        seed = seed_input("num_seed")
+    try:
+        if error:
+            raise InputError(error)
+        if source != UPLOAD:
+            check_size(n, d)
+            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed)
+        if upload is None:
+            st.info("Upload a table CSV in the sidebar to begin.")
+            st.stop()
+        name, data = upload
+        key = f"upload:{hashlib.sha256(data).hexdigest()[:16]}:{','.join(categorical)}"
+        return Table(_upload(name, data, tuple(categorical)), key, seed)
+    except InputError as exc:
+        st.error(str(exc))
+        st.stop()
