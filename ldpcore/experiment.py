@@ -15,7 +15,7 @@ import numpy as np
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
 from .errors import InputError, require
-from .metrics import clip_estimate, error_metrics
+from .metrics import error_metrics
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
 
 PER_RESPONDENT_LIMIT = 50_000_000  # n * d * (tau or 1) cells
@@ -36,10 +36,6 @@ class Result:
     def analytic_std(self) -> float:
         """Std of every bin's raw estimate (the analytic rmse_raw)."""
         return math.sqrt(self.plan.oracle().variance(self.plan.n))
-
-    @property
-    def clipped(self) -> np.ndarray:
-        return clip_estimate(self.estimate, self.histogram.max_count)
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""

@@ -11,6 +11,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .data import Histogram
+from .metrics import clip_estimate
 
 
 def to_gray(values: np.ndarray, shape: tuple[int, int], vmax: float) -> Image.Image:
@@ -49,7 +50,7 @@ def png_bytes(img: Image.Image) -> bytes:
 def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
     """value,true,estimate,clipped rows (value = label, pixel index or bin index)."""
     labels = hist.labels or range(hist.d)
-    clipped = np.clip(estimate, 0, hist.max_count)
+    clipped = clip_estimate(estimate, hist.max_count)
     lines = ["value,true,estimate,clipped"]
     lines += [f"{v},{t},{e:.6g},{c:.6g}" for v, t, e, c in zip(labels, hist.counts, estimate, clipped)]
     return "\n".join(lines) + "\n"
@@ -208,7 +209,7 @@ def _wrap(text: str, width: int) -> list[str]:
 
 def error_map(hist: Histogram, estimate: np.ndarray) -> Image.Image:
     """Signed error of the clipped estimate: red over, blue under, white exact (scale +-input max)."""
-    err = np.clip(estimate, 0, hist.max_count) - hist.counts
+    err = clip_estimate(estimate, hist.max_count) - hist.counts
     t = np.clip(err / max(hist.max_count, 1), -1, 1)
     rgb = np.stack([1 - np.maximum(-t, 0), 1 - np.abs(t), 1 - np.maximum(t, 0)], axis=-1)
     return Image.fromarray(np.rint(rgb * 255).astype(np.uint8).reshape(hist.shape + (3,)), mode="RGB")
