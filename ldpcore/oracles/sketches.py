@@ -1,0 +1,588 @@
+"""Sketch-based frequency oracles: Apple's count-mean sketch (CMS) and Hadamard CMS, a
+signed count sketch, and the attribute-fragmented sketch of seeds/000 (Tables I, III, V,
+VII; spec/frequency_oracles.md "Sketches", spec/esa.md "Sketch-based reports").
+
+k seeded hash functions h_j: [d] -> [m] (paper and Apple: k = 1024, m = 65,536). Every
+respondent picks ONE row j uniformly and reports on h_j(x) only:
+- CountMeanSketch: the +-1 one-hot of h_j(x), each entry flipped w.p. 1/(1+e^(eps/2)).
+- FragmentedSketch: that one-hot as m binary-RR bits flipped w.p. 1/(1+e^eps); only set
+  bits are sent, each its own message (removal LDP, like one-hot over [m] in row j).
+- HadamardCountMeanSketch: one uniform Hadamard coefficient l of the one-hot,
+  H[l, h_j(x)] = (-1)^popcount(l & h_j(x)), flipped w.p. 1/(1+e^eps): 1 bit + indices.
+- CountSketch: the same 1-bit report of the signed one-hot s_j(x) e_{h_j(x)} (the frequency
+  oracle of Bassily et al. 2017, after Charikar et al.), median or mean over rows.
+
+The analyzer debiases every cell into T[j, b], an unbiased estimate of X[j, b] = the number
+of row-j respondents whose value hashes to b (Apple's M[j, b] is k T[j, b]), and reads x
+from T[j, h_j(x)] over the rows. With no privacy noise and every respondent in every row
+(the paper's non-private baseline, Table V, eps_c = infinity) the estimate is
+`noiseless_estimate(counts)`; for the mean readouts it is also E[estimate | hashes], so
+`noiseless_estimate(counts) - counts` is the sketch's own (collision) error.
+
+Exact aggregate simulation: each value's respondents pick rows uniformly (a row per
+respondent below 2k respondents, else one Multinomial(c_v, 1/k)), giving the true row
+counts X at cost O(sum_v min(c_v, 2k) + k m); the reported 1s of a bit sketch are then
+Bin(X, 1-f) + Bin(n_j - X, f) per cell, and a Hadamard report is drawn per respondent
+kept unflipped (cost O(n + k m), as the spec notes).
+
+No amplification bound covers sketch reports, so `accountants` is empty (PRIVACY_NOTE).
+"""
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import bdtr
+
+from ..errors import check_eps, require
+from .onehot import eps_of_flip, flip_probability
+
+PRIVACY_NOTE = ("No amplification-by-shuffling bound is known for sketch reports: a row's crowd is only n/k, "
+                "so known analyses imply only 1 <= eps_c <= eps_l_inf (seeds/000 Table III), i.e. between "
+                "the one-hot eps_c at the same eps_l and eps_l_inf itself.")
+
+_THREADS = 2          # fixed, so a seed gives the same draw on every machine
+_BLOCK = 1 << 22      # respondents or cells per vectorised step
+_CHUNK = 1 << 16      # values per step of a readout (keeps the work arrays in cache)
+
+
+def _threaded(fn, parts, size: int, rng=None) -> list:
+    """fn(part), or fn(generator, part) with generators spawned from rng, on _THREADS threads when
+    the work (size, in cells) is large; the result never depends on the threading."""
+    args = [parts] if rng is None else [rng.spawn(len(parts)), parts]
+    if size < _BLOCK:
+        return list(map(fn, *args))
+    with ThreadPoolExecutor(_THREADS) as pool:
+        return list(pool.map(fn, *args))
+
+
+def _halves(k: int) -> list[range]:
+    return [range(k * i // _THREADS, k * (i + 1) // _THREADS) for i in range(_THREADS)]
+
+
+def _repeat_blocks(keys: np.ndarray, reps: np.ndarray):
+    """np.repeat(keys, reps) in blocks of about _BLOCK entries (one key may exceed it)."""
+    cum = np.cumsum(reps)
+    start = 0
+    while start < keys.size:
+        base = cum[start - 1] if start else 0
+        stop = max(int(np.searchsorted(cum, base + _BLOCK, side="right")), start + 1)
+        yield np.repeat(keys[start:stop], reps[start:stop])
+        start = stop
+
+
+def _key_bytes(d: int) -> int:
+    """Bytes needed by the keys 0..d-1."""
+    return max(1, -(-(d - 1).bit_length() // 8))
+
+
+def _count_dtype(n: int):
+    """Cell counts never exceed n: int32 halves the k x m tables whenever that is safe."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def binomial_window(n: int, p: float, tail: float = 1e-18) -> np.ndarray:
+    """Values of Bin(n, p) outside of which each side holds at most `tail`, by Bernstein's
+    inequality P(|N - np| >= t) <= 2 exp(-t^2/(2(np(1-p) + t/3))) (scipy's isf fails so far out)."""
+    log_tail = math.log(1 / tail)
+    t = log_tail / 3 + math.sqrt(log_tail ** 2 / 9 + 2 * log_tail * n * p * (1 - p))
+    return np.arange(max(math.floor(n * p - t), 0), min(math.ceil(n * p + t), n) + 1)
+
+
+def _iid_binomial(n: int, p: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """size iid Bin(n, p) draws by inversion with a guide table (Chen and Asau 1974) on the
+    binomial_window cdf (its end points absorb the <= 1e-18 tails): a bucket of the uniform gives
+    a start, two steps settle nearly every draw, a binary search the rest. The law of numpy's
+    sampler up to floating point, several times faster for many draws with the same (n, p)."""
+    z = binomial_window(n, p)
+    cdf = bdtr(z, n, p)
+    cdf[-1] = np.inf
+    buckets = 4 * z.size
+    guide = np.searchsorted(cdf, np.arange(buckets) / buckets, side="right")
+    u = rng.random(size)
+    idx = guide[(u * buckets).astype(np.intp)]
+    for _ in range(2):
+        idx += cdf[idx] <= u
+    rest = np.flatnonzero(cdf[idx] <= u)
+    idx[rest] = np.searchsorted(cdf, u[rest], side="right")
+    return z[idx]
+
+
+@dataclass(frozen=True)
+class HashFamily:
+    """k seeded hash functions [2^32] -> [m] with signs [2^32] -> {-1, +1}, by simple tabulation
+    (Carter and Wegman 1979; Patrascu and Thorup 2012): a key is cut into four bytes and
+    u_j(x) = T_j0[x_0] ^ T_j1[x_1] ^ T_j2[x_2] ^ T_j3[x_3] with uniform 64-bit table entries. The
+    family is 3-independent, so every collision moment the variances use (pairs and triples of
+    keys) is that of a fully random hash. h_j(x) = ((u >> 32) m) >> 32, exactly uniform when m is
+    a power of two (the top log2 m bits), within 2^-32 otherwise; s_j(x) = 1 - 2 (u & 1). The
+    tables (8 KiB per row) stay in cache. Same seed, same functions.
+    """
+
+    k: int
+    m: int
+    seed: int
+
+    @cached_property
+    def _tables(self) -> np.ndarray:
+        """(k, 4, 256) uint64."""
+        return np.random.default_rng(self.seed).integers(0, 2**64, size=(self.k, 4, 256), dtype=np.uint64)
+
+    @staticmethod
+    def chars(x, count: int = 4) -> np.ndarray:
+        """(count, ...) intp: the low `count` bytes of the keys x (the others must be 0)."""
+        x = np.asarray(x, dtype=np.int64)
+        return np.stack([(x >> 8 * c) & 255 for c in range(count)]).astype(np.intp)
+
+    def mix(self, x, rows) -> np.ndarray:
+        """u_j(x) (uint64) for j in rows, broadcasting keys x against rows."""
+        x, flat = np.asarray(x, dtype=np.int64), self._tables.reshape(-1)
+        base = np.asarray(rows, dtype=np.int64) * 1024
+        u = flat[base + (x & 255)]
+        for c in range(1, 4):
+            u ^= flat[base + (256 * c + ((x >> 8 * c) & 255))]
+        return u
+
+    def reduce(self, u: np.ndarray) -> np.ndarray:
+        """h = (u >> 32) m >> 32 in place (u >> (64 - log2 m) when m is a power of two), as int64."""
+        if self.m & (self.m - 1) == 0:
+            u >>= np.uint64(65 - self.m.bit_length())
+        else:
+            u >>= np.uint64(32)
+            u *= np.uint64(self.m)
+            u >>= np.uint64(32)
+        return u.view(np.int64)
+
+    def cells(self, x, rows) -> np.ndarray:
+        """h_j(x) for j in rows, broadcasting keys x against rows (int64)."""
+        return self.reduce(np.asarray(self.mix(x, rows)))
+
+    def signs(self, x, rows) -> np.ndarray:
+        """s_j(x) in {-1, +1} (int64), broadcasting like cells."""
+        return 1 - 2 * (self.mix(x, rows) & np.uint64(1)).astype(np.int64)
+
+    def row_into(self, j: int, chars: np.ndarray, buf: np.ndarray, tmp: np.ndarray, signs: bool = False):
+        """cells(x, j) for keys given by chars(x, count), computed in the uint64 buffers buf and tmp
+        (the readout's hot loop; the bytes beyond count are 0, so their entries are a constant,
+        folded into the first table). With signs, also the mask s_j(x) < 0, as (cells, mask)."""
+        t = self._tables[j]
+        first = t[0] ^ np.bitwise_xor.reduce(t[len(chars):, 0]) if len(chars) < 4 else t[0]
+        np.take(first, chars[0], out=buf)
+        for c in range(1, len(chars)):
+            np.bitwise_xor(buf, np.take(t[c], chars[c], out=tmp), out=buf)
+        if not signs:
+            return self.reduce(buf)
+        negative = np.bitwise_and(buf, np.uint64(1), out=tmp).astype(bool)
+        return self.reduce(buf), negative
+
+
+@dataclass(frozen=True)
+class SketchReports:
+    """What a sketch's analyzer sees: loads[j] reports in row j, and per cell either the reported
+    1s, cells[j, b] (bit sketches), or cells[j, l, w] the reports of coefficient l with bit w
+    (w = 1 for +1; Hadamard sketches)."""
+
+    loads: np.ndarray
+    cells: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Sketch:
+    """Common shape of the sketches: d values, k rows of width m, flip probability, hash seed."""
+
+    d: int
+    flip: float
+    k: int = 1024
+    m: int = 65_536
+    seed: int = 0
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    neighbouring: ClassVar[str]
+    accountants: ClassVar[tuple[str, ...]] = ()
+    privacy_note: ClassVar[str] = PRIVACY_NOTE
+    _signed: ClassVar[bool] = False
+
+    def __post_init__(self):
+        require(1 <= self.d <= 2**32, f"the domain size d must lie in [1, 2^32] (got {self.d}).")
+        require(self.k >= 1, f"the number of hash functions k must be >= 1 (got {self.k}).")
+        require(2 <= self.m <= 2**32, f"the sketch width m must lie in [2, 2^32] (got {self.m}).")
+        require(0 < self.flip < 0.5, f"flip probability must lie in (0, 1/2) (got {self.flip:g}).")
+
+    @cached_property
+    def hashes(self) -> HashFamily:
+        return HashFamily(self.k, self.m, self.seed)
+
+    def _counts(self, counts) -> np.ndarray:
+        counts = np.asarray(counts, dtype=np.int64)
+        require(counts.shape == (self.d,),
+                f"counts must hold one entry per value (d={self.d}); got shape {counts.shape}.")
+        require(bool((counts >= 0).all()), "counts must be >= 0.")
+        return counts
+
+    def _values(self, values) -> np.ndarray:
+        values = np.asarray(values, dtype=np.int64)
+        require(bool(((values >= 0) & (values < self.d)).all()), f"values must lie in [0, {self.d}).")
+        return values
+
+    def _columns(self, x, rows) -> np.ndarray:
+        """Column of X for key x in a row: h_j(x), or 2 h_j(x) + [s_j(x) = +1] for a signed sketch."""
+        u = np.asarray(self.hashes.mix(x, rows))
+        if not self._signed:
+            return self.hashes.reduce(u)
+        positive = (u & np.uint64(1)) == 0
+        return 2 * self.hashes.reduce(u) + positive
+
+    def _table(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact true row counts X (k, m or 2m): each respondent picks a row uniformly. Values with
+        under 2k respondents draw a row per respondent, larger ones one Multinomial(c_v, 1/k)."""
+        width = self.m * (1 + self._signed)
+        table = np.zeros(self.k * width, dtype=_count_dtype(int(counts.sum())))
+        small = np.flatnonzero((counts > 0) & (counts < 2 * self.k))
+        for values in _repeat_blocks(small, counts[small]):
+            rows = rng.integers(self.k, size=values.size, dtype=np.int32)
+            np.add.at(table, rows * np.int64(width) + self._columns(values, rows), table.dtype.type(1))
+        big, every_row = np.flatnonzero(counts >= 2 * self.k), np.arange(self.k)
+        step = max(1, _BLOCK // self.k)
+        for start in range(0, big.size, step):
+            values = big[start:start + step, None]
+            loads = rng.multinomial(counts[values[:, 0]], np.full(self.k, 1 / self.k))
+            np.add.at(table, every_row * width + self._columns(values, every_row), loads.astype(table.dtype))
+        return table.reshape(self.k, width)
+
+    def _rowsum(self, table: np.ndarray, signed: bool = False) -> np.ndarray:
+        """sum_j [s_j(x)] table[j, h_j(x)] for every x in [d]; the rows are split over threads."""
+        chars = self.hashes.chars(np.arange(self.d), _key_bytes(self.d))
+
+        def part(rows):
+            acc, size = np.zeros(self.d), min(self.d, _CHUNK)
+            buf, tmp, got = np.empty(size, np.uint64), np.empty(size, np.uint64), np.empty(size, table.dtype)
+            for s in range(0, self.d, _CHUNK):
+                c, size = chars[:, s:s + _CHUNK], min(_CHUNK, self.d - s)
+                for j in rows:
+                    if signed:
+                        cells, negative = self.hashes.row_into(j, c, buf[:size], tmp[:size], signs=True)
+                        np.negative(np.take(table[j], cells, out=got[:size]), out=got[:size], where=negative)
+                    else:
+                        np.take(table[j], self.hashes.row_into(j, c, buf[:size], tmp[:size]), out=got[:size])
+                    acc[s:s + size] += got[:size]
+            return acc
+        return sum(_threaded(part, _halves(self.k), self.k * self.d))
+
+    def _read(self, table: np.ndarray, n: int, scale: float) -> np.ndarray:
+        """CMS readout (spec) of T = scale * table, an estimate of X: m/(m-1) (sum_j T[j, h_j(x)]
+        - n/m), unbiased over the hash family."""
+        return self.m / (self.m - 1) * (scale * self._rowsum(table) - n / self.m)
+
+    def noiseless_estimate(self, counts) -> np.ndarray:
+        """The estimate without privacy noise and with every respondent in every row (Table V,
+        eps_c = infinity): the readout of T = F/k, F[j, b] = sum_v c_v [s_j(v)] [h_j(v) = b]. O(d k)."""
+        counts = self._counts(counts)
+        v = np.flatnonzero(counts)
+        F = np.empty((self.k, self.m))
+        for j in range(self.k):
+            weights = counts[v] * self.hashes.signs(v, j) if self._signed else counts[v]
+            F[j] = np.bincount(self.hashes.cells(v, j), weights=weights, minlength=self.m)
+        return self._read(F, int(counts.sum()), 1 / self.k)
+
+
+@dataclass(frozen=True)
+class CountMeanSketch(_Sketch):
+    """Apple's count-mean sketch: row j, the +-1 one-hot of h_j(x), each entry flipped w.p.
+    f = 1/(1+e^(eps/2)) (replacement eps: two entries differ). Server (spec): x~ = k (c/2 v + 1/2),
+    c = (e^(eps/2)+1)/(e^(eps/2)-1), M[j] += x~; here T = M/k = (S - n_j f)/(1-2f) for S the 1s."""
+
+    name = "cms"
+    title = "Count-mean sketch (Apple CMS)"
+    neighbouring = "replacement"
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0):
+        """Local eps (replacement) -> flip probability 1/(1+e^(eps/2)) per entry."""
+        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l") / 2), k=k, m=m, seed=seed)
+
+    @property
+    def eps_l(self) -> float:
+        return 2 * eps_of_flip(self.flip)
+
+    def sample_aggregate(self, counts, rng: np.random.Generator) -> SketchReports:
+        """Exact draw of the reported 1s, Bin(X, 1-f) + Bin(n_j - X, f) per cell given the true
+        row counts X: the cells no row-j respondent holds are iid Bin(n_j, f) (drawn per row on
+        threads), the occupied ones by numpy's binomial. O(sum_v min(c_v, 2k) + k m)."""
+        X = self._table(self._counts(counts), rng)
+        loads = X.sum(axis=1, dtype=np.int64)
+        occupied = np.flatnonzero(X)
+        held = X.ravel()[occupied].astype(np.int64)
+
+        def draw(gen, rows):
+            for j in rows:
+                X[j] = _iid_binomial(int(loads[j]), self.flip, self.m, gen)
+        _threaded(draw, _halves(self.k), X.size, rng)
+        X.ravel()[occupied] = (held - rng.binomial(held, self.flip)
+                               + rng.binomial(loads[occupied // self.m] - held, self.flip))
+        return SketchReports(loads, X)
+
+    def randomize(self, values, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Per-respondent reference: (rows (n,), bits (n, m) bool, True for +1)."""
+        values = self._values(values)
+        rows = rng.integers(self.k, size=values.size)
+        bits = np.zeros((values.size, self.m), dtype=bool)
+        bits[np.arange(values.size), self.hashes.cells(values, rows)] = True
+        return rows, bits ^ (rng.random(bits.shape) < self.flip)
+
+    def aggregate(self, reports) -> SketchReports:
+        rows, bits = reports
+        cells = np.zeros((self.k, self.m), dtype=np.int64)
+        np.add.at(cells, rows, bits)
+        return SketchReports(np.bincount(rows, minlength=self.k), cells)
+
+    def report_log_prob(self, value: int | None, reports) -> np.ndarray:
+        """Exact log P[R(value) = (row, bits)]; value=None is the all-(-1) vector (absent respondent)."""
+        rows, bits = reports
+        truth = np.zeros(bits.shape, dtype=bool)
+        if value is not None:
+            truth[np.arange(rows.size), self.hashes.cells(value, rows)] = True
+        same = np.where(bits == truth, math.log1p(-self.flip), math.log(self.flip)).sum(axis=-1)
+        return same - math.log(self.k)
+
+    def estimate(self, aggregate: SketchReports, n: int) -> np.ndarray:
+        """Counts of all d values. The debiasing T = (S - n_j f)/(1-2f) is linear, so the readout
+        sums the raw counts: sum_j T[j, h_j(x)] = (sum_j S[j, h_j(x)] - f n)/(1-2f)."""
+        summed = (self._rowsum(aggregate.cells) - self.flip * aggregate.loads.sum()) / (1 - 2 * self.flip)
+        return self.m / (self.m - 1) * (summed - n / self.m)
+
+    def variance(self, n: int, counts=None):
+        """Per-bin MSE over the hash family (fully random hash model), exact in that model:
+        (m/(m-1))^2 n f(1-f)/(1-2f)^2 [noise] + (n - c_x)(1-1/k)/(m-1) [row sampling]
+        + (sum_v c_v^2 - c_x^2)/(k(m-1)) [collisions, data dependent]. counts=None: the first
+        two terms at c_x = 0. For fixed hashes the collision term is a fixed bias per value."""
+        f, m, k = self.flip, self.m, self.k
+        var = (m / (m - 1)) ** 2 * n * f * (1 - f) / (1 - 2 * f) ** 2
+        if counts is None:
+            return var + n * (1 - 1 / k) / (m - 1)
+        c = self._counts(counts).astype(np.float64)
+        return var + (n - c) * (1 - 1 / k) / (m - 1) + ((c ** 2).sum() - c ** 2) / (k * (m - 1))
+
+    def expected_messages(self) -> float:
+        """One message per respondent: the row index and the m-entry vector."""
+        return 1.0
+
+    @property
+    def bits_per_message(self) -> int:
+        return max(1, math.ceil(math.log2(self.k))) + self.m
+
+
+@dataclass(frozen=True)
+class FragmentedSketch(CountMeanSketch):
+    """The attribute-fragmented sketch of seeds/000: the row's m-bit one-hot as m binary-RR bits,
+    each flipped w.p. p = 1/(1+e^eps); only set bits are sent, each as its own message naming
+    (row, cell). Removal LDP like one-hot (reference: the randomized all-zeros row). Same aggregate
+    law and estimator as CMS with f = p (Tables I, III: #bits = (1-p) + (m-1) p)."""
+
+    name = "sketch-fragments"
+    title = "Sketch with attribute fragments (seeds/000)"
+    neighbouring = "removal"
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0):
+        """Local removal eps -> flip probability 1/(1+e^eps) per bit."""
+        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l")), k=k, m=m, seed=seed)
+
+    @property
+    def eps_l(self) -> float:
+        return eps_of_flip(self.flip)
+
+    def expected_messages(self) -> float:
+        """Expected set bits sent per respondent (paper "#bits_sketch")."""
+        return (1 - self.flip) + (self.m - 1) * self.flip
+
+    @property
+    def bits_per_message(self) -> int:
+        """A message names its row and cell: ceil(log2(k m)) bits."""
+        return max(1, math.ceil(math.log2(self.k * self.m)))
+
+
+def _fwht_rows(a: np.ndarray) -> np.ndarray:
+    """In place: the unnormalised Walsh-Hadamard transform of every row, a[j] <- H a[j] with
+    H[l, b] = (-1)^popcount(l & b) (Sylvester order); row blocks split over threads."""
+    k, m = a.shape
+    step = max(1, (1 << 20) // m)  # rows per block, transformed while in cache
+
+    def transform(rows):
+        for lo in range(rows.start, rows.stop, step):
+            block = a[lo:min(lo + step, rows.stop)]
+            h = 1
+            while h < m:
+                v = block.reshape(block.shape[0], m // (2 * h), 2, h)
+                top = v[:, :, 0].copy()
+                v[:, :, 0] += v[:, :, 1]
+                np.subtract(top, v[:, :, 1], out=v[:, :, 1])
+                h *= 2
+    _threaded(transform, _halves(k), a.size)
+    return a
+
+
+@dataclass(frozen=True)
+class HadamardCountMeanSketch(_Sketch):
+    """Apple's Hadamard count-mean sketch: row j, coefficient l uniform in [m], the bit
+    H[l, h_j(x)] flipped w.p. f = 1/(1+e^eps) (replacement eps). With B[j, l] = (#+1) - (#-1),
+    T[j] = c H B[j], c = (e^eps+1)/(e^eps-1) (Apple: x~ = k c w, M <- M H^T; T = M/k). m must be
+    a power of two."""
+
+    name = "hcms"
+    title = "Hadamard count-mean sketch (Apple HCMS)"
+    neighbouring = "replacement"
+
+    def __post_init__(self):
+        super().__post_init__()
+        require(self.m & (self.m - 1) == 0, f"a Hadamard sketch needs a power-of-two width m (got {self.m}).")
+
+    @classmethod
+    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0, **kw):
+        """Local eps (replacement) -> flip probability 1/(1+e^eps) of the one bit."""
+        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l")), k=k, m=m, seed=seed, **kw)
+
+    @property
+    def eps_l(self) -> float:
+        return eps_of_flip(self.flip)
+
+    def _plus(self, values, rows, coefs) -> np.ndarray:
+        """The unflipped bit, True for +1: s_j(x) H[l, h_j(x)] = +1."""
+        odd = np.bitwise_count(coefs & self.hashes.cells(values, rows)) & 1
+        negative = self.hashes.signs(values, rows) < 0 if self._signed else False
+        return (odd == 1) == negative
+
+    def sample_aggregate(self, counts, rng: np.random.Generator) -> SketchReports:
+        """Exact draw. A flip w.p. f is a uniform bit w.p. 2f, so of the X[j, col] respondents of a
+        cell Bin(X, 1-2f) report their true bit on a uniform coefficient (drawn one by one) and the
+        rest of row j report a uniform (coefficient, bit): cost O(n + k m)."""
+        X = self._table(self._counts(counts), rng)
+        width, m2 = X.shape[1], 2 * self.m
+        loads = X.sum(axis=1, dtype=np.int64)
+        cells = np.zeros(self.k * m2, dtype=X.dtype)
+        nz = np.flatnonzero(X)
+        kept = rng.binomial(X.ravel()[nz], 1 - 2 * self.flip)
+        for col in _repeat_blocks(nz, kept):
+            rows, c = np.divmod(col, width)
+            b, positive = (c >> 1, c & 1) if self._signed else (c, 1)
+            coefs = rng.integers(self.m, size=col.size)
+            plus = (np.bitwise_count(coefs & b) & 1) ^ positive
+            np.add.at(cells, rows * m2 + 2 * coefs + plus, cells.dtype.type(1))
+        kept_rows = np.bincount(nz // width, weights=kept, minlength=self.k).astype(np.int64)
+        for rows in _repeat_blocks(np.arange(self.k), loads - kept_rows):
+            np.add.at(cells, rows * m2 + rng.integers(m2, size=rows.size), cells.dtype.type(1))
+        return SketchReports(loads, cells.reshape(self.k, self.m, 2))
+
+    def randomize(self, values, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-respondent reference: (rows, coefficients, bits True for +1), each of shape (n,)."""
+        values = self._values(values)
+        rows, coefs = rng.integers(self.k, size=values.size), rng.integers(self.m, size=values.size)
+        return rows, coefs, self._plus(values, rows, coefs) ^ (rng.random(values.size) < self.flip)
+
+    def aggregate(self, reports) -> SketchReports:
+        rows, coefs, plus = reports
+        cells = np.zeros((self.k, self.m, 2), dtype=np.int64)
+        np.add.at(cells, (rows, coefs, plus.astype(np.int64)), 1)
+        return SketchReports(np.bincount(rows, minlength=self.k), cells)
+
+    def report_log_prob(self, value: int, reports) -> np.ndarray:
+        """Exact log P[R(value) = (row, coefficient, bit)]."""
+        rows, coefs, plus = reports
+        kept = plus == self._plus(value, rows, coefs)
+        return np.where(kept, math.log1p(-self.flip), math.log(self.flip)) - math.log(self.k * self.m)
+
+    def estimate(self, aggregate: SketchReports, n: int) -> np.ndarray:
+        """Counts of all d values: the readout of T[j] = c H B[j], transformed in integers (every
+        partial sum is at most n_j in size, so the cells' dtype holds it exactly)."""
+        signed_sums = aggregate.cells[..., 1] - aggregate.cells[..., 0]
+        return self._read(_fwht_rows(signed_sums), n, 1 / (1 - 2 * self.flip))
+
+    def variance(self, n: int, counts=None):
+        """Per-bin MSE over the hash family (fully random hash model), exact in that model:
+        (m/(m-1))^2 [n c^2 - c_x - (n - c_x) E gamma^2] + (sum_v c_v^2 - c_x^2)/(k(m-1)),
+        c = 1/(1-2f), E gamma^2 = (1-1/m)/(k m) + 1/m^2 (gamma: the fraction of rows where
+        h_j(v) = h_j(x)). Each respondent adds +-c: variance c^2 - gamma^2. counts=None: c_x = 0,
+        no collision term."""
+        m, k = self.m, self.k
+        x = 0.0 if counts is None else self._counts(counts).astype(np.float64)
+        gamma2 = (1 - 1 / m) / (k * m) + 1 / m ** 2
+        var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - x - (n - x) * gamma2)
+        return var if counts is None else var + ((x ** 2).sum() - x ** 2) / (k * (m - 1))
+
+    def expected_messages(self) -> float:
+        return 1.0
+
+    @property
+    def bits_per_message(self) -> int:
+        """Row index, coefficient index and the bit."""
+        return max(1, math.ceil(math.log2(self.k))) + int(math.log2(self.m)) + 1
+
+
+@dataclass(frozen=True)
+class CountSketch(HadamardCountMeanSketch):
+    """Count sketch with signed hashes s_j: the HCMS report of s_j(x) e_{h_j(x)} (Bassily et al.
+    2017). T[j] estimates the signed row counts; row j reads k s_j(x) T[j, h_j(x)], unbiased for
+    c_x plus collisions of zero mean over the signs. combine="mean" averages the rows (unbiased
+    over the hash family, no correction needed); "median" takes their median (robust to a heavy
+    collision; approximately unbiased when the row estimates are symmetric about c_x)."""
+
+    combine: str = "median"
+
+    name = "count-sketch"
+    title = "Count sketch, signed hashes (Bassily et al. 2017)"
+    _signed = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        require(self.combine in ("median", "mean"), f"combine must be 'median' or 'mean' (got {self.combine!r}).")
+
+    def _read(self, table: np.ndarray, n: int, scale: float) -> np.ndarray:
+        if self.combine == "mean":
+            return scale * self._rowsum(table, signed=True)
+        chars, step = self.hashes.chars(np.arange(self.d), _key_bytes(self.d)), max(1, _BLOCK // self.k)
+
+        def median(start):  # k times the median over rows of s_j(x) T[j, h_j(x)], for a block of values
+            c = chars[:, start:start + step]
+            rows = np.empty((self.k, c.shape[1]), dtype=table.dtype)
+            buf, tmp = np.empty(c.shape[1], np.uint64), np.empty(c.shape[1], np.uint64)
+            for j in range(self.k):
+                cells, negative = self.hashes.row_into(j, c, buf, tmp, signs=True)
+                np.negative(np.take(table[j], cells, out=rows[j]), out=rows[j], where=negative)
+            by_value, h = np.ascontiguousarray(rows.T), self.k // 2
+            by_value.partition([h - 1, h] if self.k % 2 == 0 else h, axis=1)
+            return scale * self.k * (by_value[:, h] if self.k % 2 else by_value[:, h - 1] / 2 + by_value[:, h] / 2)
+        return np.concatenate(_threaded(median, range(0, self.d, step), self.k * self.d))
+
+    def variance(self, n: int, counts=None):
+        """Mean over rows, exact in the fully random hash model: n c^2 - c_x - (n - c_x)/(k m)
+        + (sum_v c_v^2 - c_x^2)/(k m), c = 1/(1-2f) (signed gamma has mean 0, second moment
+        1/(k m)). Median: pi/2 times that, the asymptotic variance of the median of k normal row
+        estimates (an approximation; counts=None: c_x = 0, no collision term)."""
+        m, k = self.m, self.k
+        x = 0.0 if counts is None else self._counts(counts).astype(np.float64)
+        var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
+        if counts is not None:
+            var = var + ((x ** 2).sum() - x ** 2) / (k * m)
+        return var * (math.pi / 2 if self.combine == "median" else 1.0)
+
+
+def split_budget_rmse(counts, eps: float, rng: np.random.Generator, reports=(1, 2, 5),
+                      k: int = 1024, m: int = 65_536, seed: int = 0) -> dict[int, float]:
+    """seeds/000 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
+    row drawn independently and at eps/r, so the r reports compose to removal eps. That is the
+    sketch of r c_v reports per value, read with n r reports and divided by r. Returns
+    {r: RMSE of the raw estimate}. One hash with the whole budget wins: the noise variance
+    n p_r(1-p_r)/(r (1-2p_r)^2) grows with r far faster than the row-sampling variance
+    (n - c_x)(1-1/k)/(r (m-1)) falls; the collision error does not depend on r."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n, out = int(counts.sum()), {}
+    for r in reports:
+        require(int(r) == r and r >= 1, f"reports per respondent must be whole numbers >= 1 (got {r}).")
+        sketch = FragmentedSketch.from_eps(eps / r, counts.size, k=k, m=m, seed=seed)
+        est = sketch.estimate(sketch.sample_aggregate(r * counts, rng), r * n) / r
+        out[int(r)] = float(np.sqrt(np.mean((est - counts) ** 2)))
+    return out
