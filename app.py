@@ -24,5 +24,5 @@ PAGES = [
     st.Page("pages/crowds.py", title="Crowd IDs", icon=":material/groups:"),
 ]
 
-warm_up()  # heavy imports in the background while the first page renders
 st.navigation(PAGES).run()
+warm_up()  # then import the heavy libraries in the background, for the next page

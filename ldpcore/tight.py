@@ -25,7 +25,6 @@ import math
 from typing import Callable
 
 import numpy as np
-from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.optimize import brentq
 from scipy.special import expit
 from scipy.stats import binom
@@ -145,6 +144,8 @@ def delta_replacement(eps: float, eps0: float, n: int, discretization: float = 1
     keep = (P > 0) | (Q > 0)
     with np.errstate(divide="ignore"):
         logP, logQ = dict(enumerate(np.log(P[keep]))), dict(enumerate(np.log(Q[keep])))
+    from dp_accounting.pld import privacy_loss_distribution as pld  # slow import; replacement only
+
     one = pld.from_two_probability_mass_functions(logQ, logP, value_discretization_interval=discretization)
     other = pld.from_two_probability_mass_functions(logP, logQ, value_discretization_interval=discretization)
     outside = float(binom.cdf(lo - 1, m, p) + binom.sf(hi - 1, m, p))
