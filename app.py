@@ -2,15 +2,11 @@
 
 Run: python -m streamlit run app.py
 """
-from pathlib import Path
-
 import streamlit as st
 
-from ui import warm_up
+from ui import page_config, warm_up
 
-# a local icon: Material icons as page icons are fetched from a font CDN
-st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent / "assets" / "icon.png"),
-                   layout="wide")
+page_config()
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

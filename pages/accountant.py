@@ -5,7 +5,10 @@ import streamlit as st
 from ldpcore.accountant import compare, eps0_curve, eps_c_curve
 from ldpcore.amplification import BOUNDS
 from ldpcore.errors import InputError, check_delta
+from ui import page_config
 from ui.figures import bound_curves
+
+page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Accountant")
 st.caption("How much a crowd of n shuffled reports amplifies a local eps0 into a central (eps_c, delta) guarantee, "

@@ -6,8 +6,11 @@ from ldpcore.crowds import (crowd_id_split, data_derived_ids, deletion_guarantee
                             sample_deletion)
 from ldpcore.data import synthetic_heavy_hitters
 from ldpcore.errors import InputError
+from ui import page_config
 from ui.controls import delta_slider, eps_slider, seed_input
 from ui.figures_systems import drops_figure, partition_figure, split_figure
+
+page_config()  # also when this page is a fresh server's first deep link
 
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 

@@ -3,6 +3,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import page_config
+
+page_config()  # also when this page is a fresh server's first deep link
+
 st.title("What anonymous local differential privacy costs and buys")
 st.markdown(
     "**Encode, Shuffle, Analyze (ESA).** Each respondent's phone *encodes* its value and randomizes it "

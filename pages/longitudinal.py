@@ -3,9 +3,12 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.longitudinal import MODES, TreeProtocol
+from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
 from ui.figures_systems import running_counts_figure
+
+page_config()  # also when this page is a fresh server's first deep link
 
 MODE_HELP = ("tight: node parameter a = eps, exactly eps-LDP. paper: a = eps/2 as in seeds/004, which claims "
              "eps-LDP, but the client is exactly eps/2-LDP: it spends half the budget and has about twice the error.")

@@ -6,10 +6,13 @@ from ldpcore.errors import InputError
 from ldpcore.numeric import (EPS_SHARP, EPS_STAR, MECHANISMS, duchi_worst_variance, pm_constants, pm_density,
                              shuffled_eps_c)
 from ldpcore.numeric.analysis import TABLE_MECHANISMS
+from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import EPS_GRID, delta_slider, eps_slider
 from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
 from ui.tables import table_sidebar
+
+page_config()  # also when this page is a fresh server's first deep link
 
 EPS_LO = 0.05
 MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the slider's values among them

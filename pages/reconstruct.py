@@ -6,10 +6,12 @@ import streamlit as st
 from ldpcore.accountant import evaluate_bound
 from ldpcore.experiment import Method
 from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, render, to_json
-from ui import runs
+from ui import page_config, runs
 from ui.figures import histogram_figure
 from ui.inputs import data_sidebar
 from ui.protocol import protocol_sidebar
+
+page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Reconstruct")
 inp = data_sidebar()

@@ -3,9 +3,11 @@ import streamlit as st
 
 from ldpcore.experiment import paper_methods
 from ldpcore.export import cell_caption, png_bytes, render, table_csv, table_latex, table_markdown, table_png, table_rows
-from ui import runs
+from ui import page_config, runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, protocol_sidebar
+
+page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Report table")
 st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "

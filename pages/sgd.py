@@ -4,9 +4,12 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.sgd import DEFAULT_BOUND, GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate
+from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
 from ui.figures_systems import accuracy_figure, composition_figure
+
+page_config()  # also when this page is a fresh server's first deep link
 
 MECHANISM_HELP = {
     "sphere": "seeds/000 Algorithms 4-5: the gradient clipped to L2 norm 1 and sent as one sign bit on a random "

@@ -3,10 +3,12 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.experiment import analytic, paper_methods
-from ui import runs
+from ui import page_config, runs
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, protocol_sidebar
+
+page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Trade-offs")
 st.caption("Lines are analytic (the std of every bin's raw estimate, exact for these unbiased estimators); "

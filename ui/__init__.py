@@ -3,6 +3,9 @@
 No privacy or estimation logic lives here; everything is computed by ldpcore.
 """
 import threading
+from pathlib import Path
+
+import streamlit as st
 
 _warming = threading.Lock()
 _started = False
@@ -25,3 +28,12 @@ def _import_heavy() -> None:
 
     import ldpcore.experiment  # noqa: F401
     import ldpcore.export  # noqa: F401
+
+
+def page_config() -> None:
+    """The app's page settings, applied by app.py and again by every page: on a freshly
+    started server the first deep link runs its page without app.py (Streamlit's legacy
+    pages/ mode) until a visit to / has run st.navigation."""
+    # a local icon: Material icons as page icons are fetched from a font CDN
+    st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent.parent / "assets" / "icon.png"),
+                       layout="wide")
