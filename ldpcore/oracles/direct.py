@@ -39,18 +39,30 @@ def check_respondents(n) -> int:
     return int(n)
 
 
-def support_estimate(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
-    """Unbiased counts (N_v - n q)/(p - q) from the per-value support counts N_v."""
-    return (np.asarray(support, dtype=np.float64) - n * q) / (p - q)
+class SupportAnalyzer:
+    """The analyzer of the single-message oracles whose report "supports" the true value
+    w.p. p and any other value w.p. q (spec/frequency_oracles.md): one message per respondent,
+    c_hat_v = (N_v - n q)/(p - q) from the support counts N_v, and
+    Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
 
+    def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        """N_v from what the analyzer sees (the report histogram itself, by default)."""
+        return aggregate
 
-def support_variance(n: int, p: float, q: float, counts: np.ndarray | None = None) -> float | np.ndarray:
-    """Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 per bin; counts=None gives the
-    c_v = 0 value n q(1-q)/(p-q)^2 (the spec table's approximation) as a scalar."""
-    if counts is None:
-        return n * q * (1 - q) / (p - q) ** 2
-    c = np.asarray(counts, dtype=np.float64)
-    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        support = np.asarray(self.support_counts(aggregate, n), dtype=np.float64)
+        return (support - n * self.q) / (self.p - self.q)
+
+    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
+        """Per bin; counts=None gives the c_v = 0 value n q(1-q)/(p-q)^2 (the spec table's) as a scalar."""
+        p, q = self.p, self.q
+        if counts is None:
+            return n * q * (1 - q) / (p - q) ** 2
+        c = np.asarray(counts, dtype=np.float64)
+        return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+
+    def expected_messages(self) -> float:
+        return 1.0
 
 
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
@@ -73,7 +85,7 @@ def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
 
 
 @dataclass(frozen=True)
-class GRR:
+class GRR(SupportAnalyzer):
     """d-ary generalized randomized response: p = P[report v | v], q = P[report u | v] (u != v)."""
 
     d: int
@@ -134,18 +146,7 @@ class GRR:
         """Exact log P[GRR(value) = report]."""
         return np.where(np.asarray(reports) == value, math.log(self.p), math.log(self.q))
 
-    # --- the analyzer -----------------------------------------------------------------
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        return support_estimate(aggregate, n, self.p, self.q)
-
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
-        """[c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2; without counts n(e^eps+d-2)/(e^eps-1)^2."""
-        return support_variance(n, self.p, self.q, counts)
-
-    # --- communication ----------------------------------------------------------------
-    def expected_messages(self) -> float:
-        return 1.0
-
+    # --- communication (the analyzer: SupportAnalyzer) --------------------------------
     @property
     def bits_per_message(self) -> int:
         return max(1, math.ceil(math.log2(self.d)))

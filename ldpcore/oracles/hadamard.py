@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..errors import check_eps, require
-from .direct import check_domain, support_estimate, support_variance
+from .direct import SupportAnalyzer, check_domain
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -46,7 +46,7 @@ def _parity(x: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Hadamard:
+class Hadamard(SupportAnalyzer):
     """Hadamard response over d values: p = P[report in C_v | v]."""
 
     d: int
@@ -116,20 +116,12 @@ class Hadamard:
         inside = _parity((value + 1) & np.asarray(reports, dtype=np.int64)) == 0
         return np.where(inside, math.log(self.p), math.log1p(-self.p)) - math.log(self.K / 2)
 
-    # --- the analyzer -----------------------------------------------------------------
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        """(N_v - n/2)/(p - 1/2) with N_v = (n + (H Y)_{v+1})/2."""
-        support = (n + fwht(aggregate)[1:self.d + 1]) / 2
-        return support_estimate(support, n, self.p, self.q)
-
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
-        """[c_v p(1-p) + (n-c_v)/4]/(p-1/2)^2 (without counts: c_v = 0)."""
-        return support_variance(n, self.p, self.q, counts)
+    # --- the analyzer (SupportAnalyzer with q = 1/2) ------------------------------------
+    def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        """N_v = (n + (H Y)_{v+1})/2: reports inside C_v, from one fast Walsh-Hadamard transform."""
+        return (n + fwht(aggregate)[1:self.d + 1]) / 2
 
     # --- communication ----------------------------------------------------------------
-    def expected_messages(self) -> float:
-        return 1.0
-
     @property
     def bits_per_message(self) -> int:
         """log2 K."""

@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import check_eps, require
-from .direct import blanket_a, check_domain, support_estimate, support_variance
+from .direct import SupportAnalyzer, blanket_a, check_domain
 
 MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 
@@ -38,7 +38,7 @@ def _is_prime(m: int) -> bool:
 
 
 @dataclass(frozen=True)
-class OLH:
+class OLH(SupportAnalyzer):
     """Local hashing onto g buckets with GRR there: p = P[y = h(v) | v]; prime=None is an
     ideal random hash (a report carries its hash table), else the universal hash mod prime."""
 
@@ -128,19 +128,7 @@ class OLH:
         hit = self._table(reports[..., :-1])[..., value] == reports[..., -1]
         return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
 
-    # --- the analyzer -----------------------------------------------------------------
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        """(N_v - n/g)/(p - 1/g) (seeds/003 Eq. (3))."""
-        return support_estimate(aggregate, n, self.p, self.q)
-
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
-        """[c_v p(1-p) + (n-c_v) q*(1-q*)]/(p-q*)^2 with q* = 1/g (without counts: c_v = 0)."""
-        return support_variance(n, self.p, self.q, counts)
-
-    # --- communication ----------------------------------------------------------------
-    def expected_messages(self) -> float:
-        return 1.0
-
+    # --- communication (the analyzer: SupportAnalyzer with q* = 1/g, seeds/003 Eq. (3)) ---
     @property
     def bits_per_message(self) -> int:
         """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""

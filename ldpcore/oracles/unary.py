@@ -17,11 +17,11 @@ import numpy as np
 from scipy.special import expit
 
 from ..errors import check_eps, require
-from .direct import check_domain, support_estimate, support_variance
+from .direct import SupportAnalyzer, check_domain
 
 
 @dataclass(frozen=True)
-class UnaryEncoding:
+class UnaryEncoding(SupportAnalyzer):
     """d-bit unary encoding: P[bit v = 1 | v] = p, P[bit u = 1 | v] = q (u != v)."""
 
     d: int
@@ -67,18 +67,7 @@ class UnaryEncoding:
         zero = np.where(truth, math.log1p(-self.p), math.log1p(-self.q))
         return np.where(reports, one, zero).sum(axis=-1)
 
-    # --- the analyzer -----------------------------------------------------------------
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        return support_estimate(aggregate, n, self.p, self.q)
-
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
-        """[c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (without counts: its c_v = 0 value)."""
-        return support_variance(n, self.p, self.q, counts)
-
-    # --- communication ----------------------------------------------------------------
-    def expected_messages(self) -> float:
-        return 1.0
-
+    # --- communication (the analyzer: SupportAnalyzer) --------------------------------
     @property
     def bits_per_message(self) -> int:
         return self.d
