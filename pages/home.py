@@ -42,10 +42,16 @@ st.markdown("""
    Turn on **report fragments** to split each report into tau fragments with a backstop.
 2. **Trade-offs**: sweep eps_c for several methods: error, eps_l and messages against eps_c.
 3. **Report table**: the paper's Table IV for your data, exported as PNG, CSV, Markdown or LaTeX.
+4. **Accountant**: every known amplification bound side by side, local <-> central epsilon, with the
+   tight accountant that buys about 2 nats of eps_l at the same eps_c.
+5. The other systems of the source papers: **Numeric** attributes, **Longitudinal** collection of a
+   changing value, **LDP-SGD**, and **Crowd IDs**.
 
 Every view's settings live in its URL: copy it to share or reproduce a result (same seed, same numbers).
 """)
-c1, c2, c3 = st.columns(3)
-c1.page_link("pages/reconstruct.py", label="Reconstruct", icon=":material/image:")
-c2.page_link("pages/tradeoffs.py", label="Trade-offs", icon=":material/show_chart:")
-c3.page_link("pages/report_table.py", label="Report table", icon=":material/table:")
+links = [("reconstruct", "Reconstruct", "image"), ("tradeoffs", "Trade-offs", "show_chart"),
+         ("report_table", "Report table", "table"), ("accountant", "Accountant", "calculate"),
+         ("numeric", "Numeric", "functions"), ("longitudinal", "Longitudinal", "timeline"),
+         ("sgd", "LDP-SGD", "model_training"), ("crowds", "Crowd IDs", "groups")]
+for col, (page, label, icon) in zip(st.columns(4) * 2, links):
+    col.page_link(f"pages/{page}.py", label=label, icon=f":material/{icon}:")
