@@ -1,4 +1,4 @@
-"""Command line: ``python -m ldpcore privacy|run ...`` (stable; see README).
+"""Command line: ``python -m ldpcore privacy|run|amplify|oracles ...`` (stable; see README).
 
 Invalid input exits with status 2 and one line on stderr naming the problem.
 """
@@ -14,6 +14,7 @@ from .errors import InputError, require
 from .experiment import run, run_central
 from .export import to_json, write_run
 from .fragments import EPS_F_RULES
+from .oracles import ENCODINGS
 from .protocol import ProtocolSpec, plan
 
 
@@ -29,14 +30,15 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=int, help="report fragments with a backstop (Algorithm 2); omit for attribute fragments only")
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
-    p.add_argument("--accountant", default="cheu19", choices=sorted(set(BOUNDS) | set(ALIASES)),
-                   help="amplification bound (default cheu19 = Lemma II.6)")
+    p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
+    p.add_argument("--accountant", choices=sorted(set(BOUNDS) | set(ALIASES)),
+                   help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _spec(a, delta: float) -> ProtocolSpec:
     return ProtocolSpec(eps_c=a.eps_c, eps_l=a.eps_l, delta=delta, tau=a.tau, eps_f_rule=a.eps_f_rule,
-                        eps_f=a.eps_f, accountant=a.accountant)
+                        eps_f=a.eps_f, accountant=a.accountant, encoding=a.encoding)
 
 
 def _print(record: dict, as_json: bool) -> None:
@@ -95,6 +97,17 @@ def cmd_amplify(a) -> None:
     _print(record, a.json)
 
 
+def cmd_oracles(a) -> None:
+    """The encodings: name, title, neighbouring notion, accountants (first = default), report fragments."""
+    rows = [{"name": e.name, "title": e.title, "neighbouring": e.neighbouring, "accountants": list(e.accountants),
+             "default_accountant": e.accountants[0], "report_fragments": e.fragments} for e in ENCODINGS.values()]
+    if a.json:
+        print(to_json({"encodings": rows}))
+    else:
+        for r in rows:
+            print(f"{r['name']:>10}  {r['title']}  (accountants: {', '.join(r['accountants'])})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -126,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--domain", type=int, help="domain size k for k-RR bounds; for solh a fixed hash range")
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
+    o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.set_defaults(func=cmd_oracles)
     return parser
 
 

@@ -16,6 +16,7 @@ from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
 from .errors import InputError, require
 from .metrics import error_metrics
+from .oracles import get_encoding
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
 
 PER_RESPONDENT_LIMIT = 50_000_000  # n * d * (tau or 1) cells
@@ -34,8 +35,8 @@ class Result:
 
     @property
     def analytic_std(self) -> float:
-        """Std of every bin's raw estimate (the analytic rmse_raw)."""
-        return math.sqrt(self.plan.oracle().variance(self.plan.n))
+        """The analytic rmse_raw: root of the mean over bins of each estimate's variance."""
+        return math.sqrt(float(np.mean(self.plan.oracle().variance(self.plan.n, self.histogram.counts))))
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""
@@ -106,10 +107,13 @@ class Method:
 
 
 def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True) -> list[Method]:
-    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256."""
+    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
+    (for another encoding: the central baseline and that encoding; taus apply to one-hot only)."""
+    encoding = get_encoding(base.encoding)
     methods = [Method("Central Gaussian (no LDP)", base, central=True)] if central else []
-    methods.append(Method("Attribute fragments", replace(base, tau=None)))
-    methods += [Method(f"Report fragments, tau={t}", replace(base, tau=t)) for t in taus]
+    methods.append(Method("Attribute fragments" if encoding.fragments else encoding.title, replace(base, tau=None)))
+    if encoding.fragments:
+        methods += [Method(f"Report fragments, tau={t}", replace(base, tau=t)) for t in taus]
     return methods
 
 
@@ -155,16 +159,17 @@ def sweep(methods: list[Method], eps_cs, hist: Histogram, seed: int = 0, progres
     return cells
 
 
-def analytic(method: Method, eps_c: float, n: int, d: int) -> dict | None:
-    """The analytic curves of a method at eps_c (no simulation): eps_l_inf, eps_l_1, the std
-    of every bin's raw estimate, messages; None where the method is undefined."""
+def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
+    """The analytic curves of a method at eps_c (no simulation): eps_l_inf, eps_l_1, the root
+    mean variance of the bins' raw estimates, messages; None where the method is undefined."""
     try:
         if method.central:
             sigma = analytic_gaussian_sigma(eps_c, method.spec.delta)
             return {"eps_c": eps_c, "eps_l_inf": math.inf, "eps_l_1": math.inf, "rmse_raw": sigma,
                     "expected_messages": 1.0}
-        p = plan(method.at(eps_c), n, d)
+        p = plan(method.at(eps_c), hist.n, hist.d)
+        variance = p.oracle().variance(hist.n, hist.counts)
         return {"eps_c": p.eps_c, "eps_l_inf": p.eps_l_inf, "eps_l_1": p.eps_l_1,
-                "rmse_raw": math.sqrt(p.oracle().variance(n)), "expected_messages": p.expected_messages}
+                "rmse_raw": math.sqrt(float(np.mean(variance))), "expected_messages": p.expected_messages}
     except InputError:
         return None

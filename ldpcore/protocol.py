@@ -40,7 +40,7 @@ class ProtocolSpec:
     tau: int | None = None
     eps_f_rule: str = "paper"
     eps_f: float | None = None
-    accountant: str = "cheu19"
+    accountant: str | None = None  # None: the encoding's default (one-hot: cheu19, the paper's)
     encoding: str = "onehot"
     eps_l: float | None = None
 
@@ -55,6 +55,10 @@ class ProtocolSpec:
                 f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
         encoding = get_encoding(self.encoding)
+        if self.accountant is None:
+            object.__setattr__(self, "accountant", encoding.accountants[0])
+        require(self.tau is None or encoding.fragments,
+                f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.")
         bound = get_bound(self.accountant)
         require(bound.name in encoding.accountants,
                 f"the accountant {bound.name} does not hold for the {self.encoding} encoding; choose one of "
@@ -109,7 +113,7 @@ class Plan:
             "eps_l_inf": self.eps_l_inf, "eps_l_1": self.eps_l_1,
             "p_b": self.p_b, "p_f": self.p_f,
             "accountant": self.amplification.bound, "citation": self.amplification.citation,
-            "neighbouring": NEIGHBOURING, "encoding": self.spec.encoding,
+            "neighbouring": get_encoding(self.spec.encoding).neighbouring, "encoding": self.spec.encoding,
             "target_eps_c": self.spec.eps_c, "capped": self.amplification.capped,
             "notes": list(self.notes),
         }

@@ -30,7 +30,7 @@ central = st.checkbox("Include the central Gaussian baseline (no LDP)", value=Tr
 methods = paper_methods(spec, taus=sorted(taus), central=central)
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
-curves = {m.label: [analytic(m, e, hist.n, hist.d) for e in eps_fine] for m in methods}
+curves = {m.label: [analytic(m, e, hist) for e in eps_fine] for m in methods}
 measured = runs.grid(inp, methods, eps_measured, seed, "Sweeping")
 
 undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})

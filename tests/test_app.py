@@ -169,3 +169,17 @@ def test_accountant_page_bad_delta_and_invalid_bounds():
     assert_clean(at)
     notes = at.dataframe[0].value.set_index("bound")["note"]
     assert "too few respondents" in notes["efmrtt19"]  # n >= 1000 needed
+
+
+def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
+    from ldpcore.oracles import ENCODINGS
+    at = open_page("pages/reconstruct.py")
+    for name in ENCODINGS:
+        at.selectbox(key="encoding").set_value(name).run()
+        assert_clean(at)
+        assert at.selectbox(key="accountant").value == ENCODINGS[name].accountants[0]
+        messages = float(metric(at, "messages / respondent").replace(",", ""))
+        assert messages == 1.0 if name != "onehot" else messages > 1
+    table = open_page("pages/report_table.py", encoding="grr")
+    assert_clean(table)
+    assert any(m.value == f"**{ENCODINGS['grr'].title}**" for m in table.markdown)

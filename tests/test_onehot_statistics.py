@@ -134,3 +134,18 @@ def test_threaded_sampler_on_a_large_domain_is_exact_and_seeded():
     mean_err = (a.estimate - child.counts).mean()
     assert abs(mean_err) < 4 * a.analytic_std / math.sqrt(child.d)
     assert abs(a.metrics["rmse_raw"] / a.analytic_std - 1) < 0.01
+
+
+@pytest.mark.parametrize("eps_l", [2.94, 5.96, 8.55])  # Table VI's rows (Horse at eps_c 0.05, 0.25, 1)
+def test_table_vi_a_single_full_budget_run_wins(horse, eps_l):
+    from ldpcore.oracles.onehot import split_runs_estimate
+    rng = np.random.default_rng(6)
+    rmse = {r: math.sqrt(np.mean((np.clip(split_runs_estimate(horse.counts, eps_l, r, rng), 0, horse.max_count)
+                                  - horse.counts) ** 2)) for r in (1, 2, 5)}
+    assert rmse[1] < rmse[2] < rmse[5], rmse
+    # and the raw variance follows n p(1-p)/((1-2p)^2 runs) with p at eps/runs
+    for r in (1, 2, 5):
+        p = flip_probability(eps_l / r)
+        est = split_runs_estimate(horse.counts, eps_l, r, rng)
+        analytic = math.sqrt(horse.n * p * (1 - p) / ((1 - 2 * p) ** 2 * r))
+        assert abs(math.sqrt(np.mean((est - horse.counts) ** 2)) / analytic - 1) < 0.02

@@ -13,8 +13,6 @@ from ldpcore.fragments import EPS_F_RULES
 from ldpcore.oracles import ENCODINGS
 from ldpcore.protocol import ProtocolSpec
 
-DEFAULT_ACCOUNTANT = ProtocolSpec.accountant  # the paper's Lemma II.6
-
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
 # eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
 EPS_GRID = sorted({float(f"{x:.3g}") for x in np.logspace(-3, 1, 81)} | set(PAPER_EPS))
@@ -39,8 +37,8 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
                                    placeholder=f"{default_delta:g} (default for this data)",
                                    help="Leave empty for the paper's delta of the bundled dataset "
                                         "(uploads: about 1/(10 n)).")
-        fragments = st.toggle("Report fragments with a backstop (Algorithm 2)", key="fragments",
-                              bind="query-params")
+        fragments = ENCODINGS[encoding].fragments and st.toggle(
+            "Report fragments with a backstop (Algorithm 2)", key="fragments", bind="query-params")
         tau, rule, eps_f = None, "paper", None
         if fragments:
             tau = int(st.number_input("tau: report fragments per respondent", min_value=1, max_value=4096,
@@ -50,9 +48,9 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             if rule == "manual":
                 eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
                                               key="eps_f", bind="query-params"))
-        choices = list(ENCODINGS[encoding].accountants)
-        accountant = st.selectbox("Accountant", choices, index=choices.index(DEFAULT_ACCOUNTANT),
-                                  key="accountant", bind="query-params")
+        accountant = st.selectbox("Accountant", ENCODINGS[encoding].accountants, key="accountant",
+                                  bind="query-params", help="Only the bounds that hold for this encoding's reports; "
+                                  "the first is the default.")
         st.caption(BOUNDS[accountant].title)
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
                                    bind="query-params"))

@@ -120,9 +120,10 @@ class OneHot:
             x = (x / self.tau - n * self.p_f) / (1 - 2 * self.p_f)
         return (x - n * self.p_b) / (1 - 2 * self.p_b)
 
-    def variance(self, n: int) -> float:
-        """Var of every bin's estimate (data-independent): n p(1-p)/(1-2p)^2, plus the
-        fragment layer n p_f(1-p_f)/(tau (1-2p_f)^2) inside the backstop debiasing."""
+    def variance(self, n: int, counts: np.ndarray | None = None) -> float:
+        """Var of every bin's estimate (data-independent, so counts are not needed):
+        n p(1-p)/(1-2p)^2, plus the fragment layer n p_f(1-p_f)/(tau (1-2p_f)^2) inside the
+        backstop debiasing."""
         var = n * self.p_b * (1 - self.p_b)
         if self.tau is not None:
             var += n * self.p_f * (1 - self.p_f) / (self.tau * (1 - 2 * self.p_f) ** 2)
@@ -143,3 +144,14 @@ class OneHot:
     def bits_per_message(self) -> int:
         """A message names its bin (its shuffler): ceil(log2 d) bits."""
         return max(1, math.ceil(math.log2(self.d)))
+
+
+def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.random.Generator) -> np.ndarray:
+    """seeds/000 Table VI: every respondent runs the attribute-fragmented protocol `runs`
+    times with eps/runs each (basic composition keeps the total at eps); the analyzer
+    averages the runs' unbiased estimates. Var = n p(1-p)/((1-2p)^2 runs), p at eps/runs."""
+    require(int(runs) == runs and runs >= 1, f"runs must be a whole number >= 1 (got {runs}).")
+    counts = np.asarray(counts, dtype=np.int64)
+    oracle = OneHot(d=counts.size, p_b=flip_probability(eps / runs))
+    n = int(counts.sum())
+    return np.mean([oracle.estimate(oracle.sample_aggregate(counts, rng), n) for _ in range(int(runs))], axis=0)
