@@ -14,6 +14,7 @@ PAGES = [
     st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/show_chart:"),
     st.Page("pages/report_table.py", title="Report table", icon=":material/table:"),
     st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:"),
+    st.Page("pages/multimessage.py", title="Multi-message", icon=":material/forum:"),
     st.Page("pages/numeric.py", title="Numeric", icon=":material/functions:"),
     st.Page("pages/longitudinal.py", title="Longitudinal", icon=":material/timeline:"),
     st.Page("pages/sgd.py", title="LDP-SGD", icon=":material/model_training:"),

@@ -119,6 +119,7 @@ class Plan:
         }
         if self.d is not None:
             out["expected_messages"] = self.expected_messages
+            out["bits_per_message"] = self.oracle().bits_per_message
         return out
 
 

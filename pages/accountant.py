@@ -6,7 +6,7 @@ from ldpcore.accountant import compare, eps0_curve, eps_c_curve
 from ldpcore.amplification import BOUNDS
 from ldpcore.errors import InputError, check_delta
 from ui import page_config
-from ui.figures import bound_curves
+from ui.figures import log_lines
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -73,9 +73,9 @@ for i, name in enumerate(names):
     bar.progress((i + 1) / len(names), text=f"Evaluating the bounds {i + 1}/{len(names)}")
 bar.empty()
 left, right = st.columns(2)
-left.plotly_chart(bound_curves(eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})",
+left.plotly_chart(log_lines(eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})",
                                "local eps0", "central eps_c"), width="stretch")
-right.plotly_chart(bound_curves(n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n",
+right.plotly_chart(log_lines(n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n",
                                 "respondents n", "local eps0", log_y=False), width="stretch")
 
 st.subheader("The bounds")

@@ -37,7 +37,8 @@ cols[1].metric("eps_l_1", fmt(p["eps_l_1"]), help="Local DP of one report fragme
 cols[2].metric("eps_b / eps_f", fmt(p["eps_b"]) + (f" / {fmt(p['eps_f'])}" if p["eps_f"] is not None else ""),
                help="Backstop and fragment epsilons (Algorithm 2); without report fragments eps_b is the only one.")
 cols[3].metric("messages / respondent", f"{m['expected_messages']:,.2f}",
-               help="Expected set bits sent, each its own anonymous message.")
+               delta=f"{p['bits_per_message']} bits each", delta_color="off", delta_arrow="off",
+               help="Expected anonymous messages per respondent (one-hot: one per set bit) and the bits of one.")
 cols[4].metric("RMSE", fmt(m["rmse"]), delta=f"central: {fmt(central.metrics['rmse'])}", delta_color="off",
                delta_arrow="off",
                help="Per-bin RMSE after clipping the estimate to [0, input maximum].")

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py",
-         "pages/accountant.py"]
+         "pages/accountant.py", "pages/multimessage.py"]
 
 
 def open_page(page: str, **query) -> AppTest:
@@ -183,3 +183,15 @@ def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
     table = open_page("pages/report_table.py", encoding="grr")
     assert_clean(table)
     assert any(m.value == f"**{ENCODINGS['grr'].title}**" for m in table.markdown)
+
+
+def test_multimessage_page_follows_its_controls():
+    at = open_page("pages/multimessage.py")
+    first = at.dataframe[0].value
+    at.select_slider(key="mm_eps").set_value(0.25).run()
+    assert_clean(at)
+    assert not first["RMSE"].equals(at.dataframe[0].value["RMSE"])
+    at.number_input(key="mp_colluding").set_value(3).run()  # all 3 shufflers collude
+    assert not at.exception and "colluding shufflers must lie in [0, 2]" in at.error[0].value
+    bad = open_page("pages/multimessage.py", mm_delta="7")
+    assert not bad.exception and "delta must be a number strictly between 0 and 1" in bad.error[0].value

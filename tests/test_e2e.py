@@ -17,7 +17,7 @@ if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
     raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
 PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
-         "accountant": "accountant"}
+         "accountant": "accountant", "multimessage": "multimessage"}
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +158,14 @@ def test_accountant_page_reacts_to_its_inputs(app_url, page):
     wait_idle(page)
     assert metric_value(page, "eps0: Lemma II.6") == "2.943"
     page.screenshot(path=str(OUTPUT / "accountant-eps-0.05.png"), full_page=True)
+
+
+def test_multimessage_page_reacts_to_its_controls(app_url, page):
+    page.goto(f"{app_url}/multimessage")
+    wait_idle(page)
+    box = page.locator('.st-key-mp_colluding input')
+    box.fill("5")
+    box.press("Enter")
+    page.locator('[data-testid="stAlertContentError"]').wait_for(timeout=30_000)
+    assert "colluding shufflers must lie in [0, 2]" in page.locator('[data-testid="stAlertContentError"]').inner_text()
+    page.screenshot(path=str(OUTPUT / "multimessage-colluding.png"), full_page=True)

@@ -75,8 +75,8 @@ def histogram_figure(truth: np.ndarray, series: dict[str, np.ndarray], labels=No
     return fig
 
 
-def bound_curves(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bool = True) -> go.Figure:
-    """One line per amplification bound (NaN where a bound is not valid), log axes."""
+def log_lines(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bool = True) -> go.Figure:
+    """One line per series (NaN where a series is undefined), log x (and y) axes."""
     fig = go.Figure()
     for i, (name, y) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=list(x), y=list(y), mode="lines+markers", name=name,
