@@ -73,7 +73,7 @@ class Histogram:
         return int(self.counts.max())
 
 
-def _read_bytes(source) -> tuple[bytes, str]:
+def read_source(source) -> tuple[bytes, str]:
     """Bytes and a display name from a path, bytes, or a file-like object (uploads)."""
     if isinstance(source, (bytes, bytearray)):
         data, name = bytes(source), "upload"
@@ -90,6 +90,17 @@ def _read_bytes(source) -> tuple[bytes, str]:
     return data, str(name)
 
 
+def read_text(source) -> tuple[str, str]:
+    """UTF-8 text (a BOM allowed) and a display name, for the CSV loaders."""
+    data, name = read_source(source)
+    if isinstance(data, str):
+        return data, name
+    try:
+        return data.decode("utf-8-sig"), name
+    except UnicodeDecodeError:
+        raise InputError(f"{name} is not a UTF-8 text file.") from None
+
+
 def load_image(source, scale: float = 1.0, max_side: int | None = None, name: str | None = None) -> Histogram:
     """Grayscale luminance per pixel = respondents (seeds/000 Sec. VII).
 
@@ -99,7 +110,7 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
     """
     require(scale > 0 and math.isfinite(scale), f"scale must be a finite number > 0 (got {scale:g}).")
     require(max_side is None or max_side >= 1, f"max_side must be >= 1 pixel (got {max_side}).")
-    data, fname = _read_bytes(source)
+    data, fname = read_source(source)
     name = name or fname
     try:
         with warnings.catch_warnings():
@@ -160,12 +171,8 @@ def load_csv(source, name: str | None = None) -> Histogram:
 
     Blank lines and lines starting with '#' are skipped. Counts must be whole numbers >= 0.
     """
-    data, fname = _read_bytes(source)
+    text, fname = read_text(source)
     name = name or fname
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{name} is not a UTF-8 text file.") from None
     rows = [(i, r) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
             if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
     require(len(rows) > 0, f"{name} holds no rows.")
