@@ -73,8 +73,9 @@ class Histogram:
         return int(self.counts.max())
 
 
-def read_source(source) -> tuple[bytes, str]:
-    """Bytes and a display name from a path, bytes, or a file-like object (uploads)."""
+def read_source(source, allow_empty: bool = False) -> tuple[bytes, str]:
+    """Bytes and a display name from a path, bytes, or a file-like object (uploads);
+    allow_empty leaves an empty input to the caller's own message."""
     if isinstance(source, (bytes, bytearray)):
         data, name = bytes(source), "upload"
     elif isinstance(source, (str, Path)):
@@ -85,14 +86,14 @@ def read_source(source) -> tuple[bytes, str]:
         data, name = path.read_bytes(), path.name
     else:
         data, name = source.read(), getattr(source, "name", "upload")
-    require(len(data) > 0, f"{name} is empty.")
+    require(allow_empty or len(data) > 0, f"{name} is empty.")
     require(len(data) <= MAX_FILE_BYTES, f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB.")
     return data, str(name)
 
 
-def read_text(source) -> tuple[str, str]:
+def read_text(source, allow_empty: bool = False) -> tuple[str, str]:
     """UTF-8 text (a BOM allowed) and a display name, for the CSV loaders."""
-    data, name = read_source(source)
+    data, name = read_source(source, allow_empty)
     if isinstance(data, str):
         return data, name
     try:

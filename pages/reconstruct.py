@@ -66,7 +66,7 @@ if spec.accountant != TIGHT and spec.encoding == "onehot":
 
 if hist.is_image:
     a, b, c = st.columns(3)
-    a.image(png_bytes(render(hist)), caption="Original", width="stretch")
+    a.image(runs.original_png(inp), caption="Original", width="stretch")
     b.image(png_bytes(render(hist, esa.estimate)), width="stretch",
             caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
     c.image(png_bytes(render(hist, central.estimate)), width="stretch",

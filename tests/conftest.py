@@ -26,3 +26,15 @@ def small_png(tmp_path):
     path = tmp_path / "small.png"
     Image.fromarray(arr, mode="L").save(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright, shared by the browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    from e2e_support import CHROMIUM_ARGS, chromium_path
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from e2e_support import CHROMIUM_ARGS, OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
+from e2e_support import OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
 
 if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
     raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
@@ -24,15 +24,6 @@ PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "re
 def app_url():
     with streamlit_app() as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

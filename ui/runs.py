@@ -5,6 +5,7 @@ import streamlit as st
 
 from ldpcore.data import Histogram
 from ldpcore.experiment import Cell, Method, evaluate, sweep
+from ldpcore.export import png_bytes, render
 from ldpcore.protocol import ProtocolSpec
 
 
@@ -16,6 +17,16 @@ def _cell(input_key: str, _hist: Histogram, label: str, spec: dict, central: boo
 def cell(inp, method: Method, eps_c: float, seed: int) -> Cell:
     """One cached evaluation of method at eps_c on the input."""
     return _cell(inp.key, inp.hist, method.label, method.spec.as_dict(), method.central, float(eps_c), int(seed))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _original_png(input_key: str, _hist: Histogram) -> bytes:
+    return png_bytes(render(_hist))
+
+
+def original_png(inp) -> bytes:
+    """The input rendered once per data set (it does not change with eps_c)."""
+    return _original_png(inp.key, inp.hist)
 
 
 def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:

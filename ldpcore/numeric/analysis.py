@@ -16,7 +16,8 @@ from .multidim import (
     algorithm4_k, algorithm4_variance, duchi_md_randomize, duchi_md_variance, estimate_frequencies,
     oue_frequency_variance, oue_probabilities, randomize_table,
 )
-from .table import NumericTable, _is_number, _read_text
+from ..data import read_text
+from .table import NumericTable, _is_number
 
 
 def estimate_mean(reports) -> np.ndarray:
@@ -276,7 +277,7 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
 def table_columns(source) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(column names, the columns holding a non-number) of a table CSV, for choosing the
     ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines)."""
-    text, name = _read_text(source)
+    text, name = read_text(source, allow_empty=True)
     try:
         rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text))
                 if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]

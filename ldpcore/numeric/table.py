@@ -6,15 +6,14 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
+from ..data import read_text
 from ..errors import InputError, require
 from .mechanisms import to_unit, unit_values
 
-MAX_FILE_BYTES = 200 * 2**20
 MAX_ROWS = 10_000_000
 MAX_COLUMNS = 256
 MAX_CATEGORIES = 1000
@@ -124,26 +123,6 @@ def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> Nume
 
 # --- CSV --------------------------------------------------------------------------------
 
-def _read_text(source) -> tuple[str, str]:
-    """Text and a display name from a path, bytes, or a file-like object (uploads)."""
-    if isinstance(source, (bytes, bytearray)):
-        data, name = bytes(source), "upload"
-    elif isinstance(source, (str, Path)):
-        path = Path(source)
-        require(path.is_file(), f"no such file: {path}")
-        require(path.stat().st_size <= MAX_FILE_BYTES, f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB.")
-        data, name = path.read_bytes(), path.name
-    else:
-        data, name = source.read(), str(getattr(source, "name", "upload"))
-    require(len(data) <= MAX_FILE_BYTES, f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB.")
-    if isinstance(data, str):
-        return data, name
-    try:
-        return data.decode("utf-8-sig"), name
-    except UnicodeDecodeError:
-        raise InputError(f"{name} is not a UTF-8 text file.") from None
-
-
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -184,7 +163,7 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     uses its observed min and max, which is fine for exploring but leaks the extremes:
     a deployment fixes ranges in advance. Blank lines and lines starting with '#' are skipped.
     """
-    text, fname = _read_text(source)
+    text, fname = read_text(source, allow_empty=True)
     name = name or fname
     try:
         rows = [(i, [c.strip() for c in r]) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
