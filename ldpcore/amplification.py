@@ -247,7 +247,7 @@ def _krr_region(n, delta, k):
     return 0.0, _krr_inverse(_blanket_cap(delta), n, delta, k), ""
 
 
-def _solh_range(x: float, k: int | None) -> int:
+def solh_hash_range(x: float, k: int | None) -> int:
     """Hash range d' at e^eps0 = x: k if fixed, else ceil((x-1)/2) >= 2.
 
     At fixed eps_c the variance-optimal range is d' = (A+2)/3 with e^eps0 = A - d' + 1
@@ -259,7 +259,7 @@ def _solh_range(x: float, k: int | None) -> int:
 
 def _solh_forward(eps0, n, delta, k):
     x = math.exp(eps0)
-    return math.sqrt(14 * math.log(2 / delta) * (x + _solh_range(x, k) - 1) / (n - 1))
+    return math.sqrt(14 * math.log(2 / delta) * (x + solh_hash_range(x, k) - 1) / (n - 1))
 
 
 def _solh_inverse(eps_c, n, delta, k):
@@ -279,7 +279,7 @@ def _solh_region(n, delta, k):
 
 
 def _solh_extra(eps0, n, delta, k):
-    return {"hash_range": _solh_range(math.exp(eps0), k)}
+    return {"hash_range": solh_hash_range(math.exp(eps0), k)}
 
 
 # --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.clones, ldpcore.tight ---

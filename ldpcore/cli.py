@@ -31,14 +31,22 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)")
     p.add_argument("--accountant", choices=sorted(set(BOUNDS) | set(ALIASES)),
                    help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _params(pairs: list[str]) -> dict:
+    for pair in pairs:
+        require("=" in pair, f"--param takes NAME=VALUE (got {pair!r}).")
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
 def _spec(a, delta: float) -> ProtocolSpec:
     return ProtocolSpec(eps_c=a.eps_c, eps_l=a.eps_l, delta=delta, tau=a.tau, eps_f_rule=a.eps_f_rule,
-                        eps_f=a.eps_f, accountant=a.accountant, encoding=a.encoding)
+                        eps_f=a.eps_f, accountant=a.accountant, encoding=a.encoding, params=_params(a.param))
 
 
 def _print(record: dict, as_json: bool) -> None:
@@ -98,14 +106,21 @@ def cmd_amplify(a) -> None:
 
 
 def cmd_oracles(a) -> None:
-    """The encodings: name, title, neighbouring notion, accountants (first = default), report fragments."""
+    """The encodings: name, title, neighbouring notion, accountants (first = default), whether eps_c is
+    certified, report fragments, and the parameters (default, range or choices, meaning)."""
     rows = [{"name": e.name, "title": e.title, "neighbouring": e.neighbouring, "accountants": list(e.accountants),
-             "default_accountant": e.accountants[0], "report_fragments": e.fragments} for e in ENCODINGS.values()]
+             "default_accountant": e.accountants[0], "certified": e.certified, "report_fragments": e.fragments,
+             "privacy_note": e.privacy_note,
+             "params": [{"name": p.name, "label": p.label, "default": p.default, "help": p.help,
+                         **({"choices": list(p.choices)} if p.choices else {"min": p.low, "max": p.high})}
+                        for p in e.params]} for e in ENCODINGS.values()]
     if a.json:
         print(to_json({"encodings": rows}))
     else:
         for r in rows:
-            print(f"{r['name']:>10}  {r['title']}  (accountants: {', '.join(r['accountants'])})")
+            params = ", ".join(f"{p['name']}={p['default']}" for p in r["params"])
+            print(f"{r['name']:>16}  {r['title']}  (accountants: {', '.join(r['accountants'])}"
+                  f"{'; eps_c NOT certified' if not r['certified'] else ''}{'; params: ' + params if params else ''})")
 
 
 def build_parser() -> argparse.ArgumentParser:

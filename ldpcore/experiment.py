@@ -61,9 +61,10 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
     if per_respondent:
-        cells = hist.n * hist.d * (spec.tau or 1)
-        require(cells <= PER_RESPONDENT_LIMIT,
-                f"the per-respondent path needs n*d*tau = {cells:,} cells; the limit is {PER_RESPONDENT_LIMIT:,}.")
+        width = max(hist.d, getattr(oracle, "m", 0))  # a sketch report holds m cells
+        cells = hist.n * width * (spec.tau or 1)
+        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs n*max(d, m)*tau = {cells:,} cells; "
+                                               f"the limit is {PER_RESPONDENT_LIMIT:,}.")
         aggregate = oracle.aggregate(oracle.randomize(respondents(hist.counts), rng))
     else:
         aggregate = oracle.sample_aggregate(hist.counts, rng)
@@ -106,15 +107,24 @@ class Method:
         return replace(self.spec, eps_c=eps_c, eps_l=None)
 
 
-def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True) -> list[Method]:
-    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
-    (for another encoding: the central baseline and that encoding; taus apply to one-hot only)."""
-    encoding = get_encoding(base.encoding)
-    methods = [Method("Central Gaussian (no LDP)", base, central=True)] if central else []
-    methods.append(Method("Attribute fragments" if encoding.fragments else encoding.title, replace(base, tau=None)))
+def method_label(spec: ProtocolSpec) -> str:
+    """A column title: the encoding (one-hot: its fragmentation) and, for sketches, that eps_c is not certified."""
+    encoding = get_encoding(spec.encoding)
     if encoding.fragments:
-        methods += [Method(f"Report fragments, tau={t}", replace(base, tau=t)) for t in taus]
-    return methods
+        return "Attribute fragments" if spec.tau is None else f"Report fragments, tau={spec.tau}"
+    return encoding.title + ("" if encoding.certified else " [eps_c not certified]")
+
+
+def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, compare=()) -> list[Method]:
+    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
+    (for another encoding: the central baseline and that encoding; taus apply to one-hot only),
+    then each encoding named in compare with its default parameters and accountant."""
+    encoding = get_encoding(base.encoding)
+    specs = [replace(base, tau=None)] + ([replace(base, tau=t) for t in taus] if encoding.fragments else [])
+    specs += [replace(base, encoding=name, tau=None, accountant=None, params=()) for name in compare
+              if name != base.encoding]
+    return ([Method("Central Gaussian (no LDP)", base, central=True)] if central else []) + [
+        Method(method_label(s), s) for s in specs]
 
 
 @dataclass(frozen=True)

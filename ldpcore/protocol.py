@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from .amplification import Amplification, get_bound
+from .amplification import Amplification, Bound, get_bound
 from .errors import check_delta, check_eps, require
 from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 from .oracles import get_encoding
@@ -43,6 +43,8 @@ class ProtocolSpec:
     accountant: str | None = None  # None: the encoding's default (one-hot: cheu19, the paper's)
     encoding: str = "onehot"
     eps_l: float | None = None
+    params: tuple = ()  # the encoding's parameters: a dict or (name, value) pairs; defaults filled in
+
 
     def __post_init__(self):
         require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
@@ -55,17 +57,28 @@ class ProtocolSpec:
                 f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
         encoding = get_encoding(self.encoding)
+        object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
         if self.accountant is None:
             object.__setattr__(self, "accountant", encoding.accountants[0])
         require(self.tau is None or encoding.fragments,
                 f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.")
-        bound = get_bound(self.accountant)
-        require(bound.name in encoding.accountants,
-                f"the accountant {bound.name} does not hold for the {self.encoding} encoding; choose one of "
+        name = self.accountant if self.accountant in encoding.accountants else get_bound(self.accountant).name
+        require(name in encoding.accountants,
+                f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
                 f"{', '.join(encoding.accountants)}.")
+        object.__setattr__(self, "accountant", name)
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    @property
+    def bound(self) -> Bound:
+        """The accountant's bound (for MURS one built for its fake reports)."""
+        return get_encoding(self.encoding).bound(self.accountant, self.param_dict)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "params": self.param_dict}
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,8 @@ class Plan:
 
     @property
     def eps_c(self) -> float:
-        """The central eps_c certified by the accountant (<= the target)."""
+        """The central eps_c certified by the accountant (<= the target); for an encoding with
+        certified=False (sketches) the one-hot eps_c at the same eps_l, only a lower end."""
         return self.amplification.eps_c
 
     def eps_l_t(self, t: int) -> float:
@@ -106,29 +120,34 @@ class Plan:
         return None if self.d is None else self.oracle().expected_messages()
 
     def as_dict(self) -> dict:
+        encoding = get_encoding(self.spec.encoding)
         out = {
-            "eps_c": self.eps_c, "delta": self.spec.delta, "n": self.n, "d": self.d,
+            "eps_c": self.eps_c, "certified": encoding.certified, "delta": self.spec.delta, "n": self.n, "d": self.d,
             "tau": self.spec.tau, "eps_b": self.eps_b, "eps_f": self.eps_f,
             "eps_f_rule": None if self.spec.tau is None else self.spec.eps_f_rule,
             "eps_l_inf": self.eps_l_inf, "eps_l_1": self.eps_l_1,
             "p_b": self.p_b, "p_f": self.p_f,
             "accountant": self.amplification.bound, "citation": self.amplification.citation,
-            "neighbouring": get_encoding(self.spec.encoding).neighbouring, "encoding": self.spec.encoding,
+            "neighbouring": encoding.neighbouring, "encoding": self.spec.encoding, "params": self.spec.param_dict,
             "target_eps_c": self.spec.eps_c, "capped": self.amplification.capped,
             "notes": list(self.notes),
         }
+        if not encoding.certified:
+            out["eps_c_range"] = [self.eps_c, self.eps_l_inf]
         if self.d is not None:
             out["expected_messages"] = self.expected_messages
             out["bits_per_message"] = self.oracle().bits_per_message
+            out.update(encoding.details(self))
         return out
 
 
 def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     """Privacy numbers for n respondents; raises InputError where the accountant is not valid."""
     require(d is None or d >= 2, f"the domain needs at least 2 bins (got d={d}).")
-    bound = get_bound(spec.accountant)
-    k = get_encoding(spec.encoding).channel_k(d)  # the alphabet of one shuffled channel
-    notes = []
+    encoding = get_encoding(spec.encoding)
+    bound = spec.bound
+    k = encoding.channel_k(d, spec.param_dict)  # the alphabet of one shuffled channel
+    notes = [] if encoding.certified else [encoding.privacy_note]
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
         require(amp.valid, amp.reason)

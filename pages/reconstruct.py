@@ -6,6 +6,7 @@ import streamlit as st
 from ldpcore.accountant import evaluate_bound
 from ldpcore.experiment import Method
 from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, render, to_json
+from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs
 from ui.figures import histogram_figure
 from ui.inputs import data_sidebar
@@ -28,7 +29,7 @@ p, m = esa.privacy, esa.metrics
 st.caption(f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
            + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
            + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours.")
-for note in list(hist.notes) + p["notes"]:
+for note in list(hist.notes) + [n for n in p["notes"] if p["certified"] or n != ENCODINGS[spec.encoding].privacy_note]:
     st.info(note)
 
 cols = st.columns(6)
@@ -43,7 +44,22 @@ cols[4].metric("RMSE", fmt(m["rmse"]), delta=f"central: {fmt(central.metrics['rm
                delta_arrow="off",
                help="Per-bin RMSE after clipping the estimate to [0, input maximum].")
 cols[5].metric("l_inf error", fmt(m["linf"]), help="Largest per-bin error of the clipped estimate.")
-st.caption(f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}. Raw RMSE {fmt(m['rmse_raw'])} "
+if p["certified"]:
+    guarantee = f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}."
+else:
+    low, high = p["eps_c_range"]
+    st.warning(f"eps_c is NOT certified for {p['encoding']} reports: no amplification bound is known for them. "
+               f"They use the one-hot eps_l of eps_c = {low:.4g}; known analyses only place the central guarantee "
+               f"between {low:.4g} and eps_l_inf = {high:.4g} (seeds/000 Table III).")
+    guarantee = f"eps_l calibrated as for one-hot reports by {p['citation']}."
+extra = []
+if "hash_range" in p:
+    extra.append(f"hash range g = {p['hash_range']:,}")
+if "fake_reports" in p:
+    extra.append(f"{p['fake_reports']:,} fake reports; eps vs the server + all other respondents = "
+                 f"{fmt(p['eps_vs_server_and_respondents'])}, vs the server + all shufflers = "
+                 f"{fmt(p['eps_vs_server_and_shufflers'])}")
+st.caption(f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt(m['rmse_raw'])} "
            f"(analytic {fmt(p['analytic_rmse_raw'])}); total variation {m['tv']:.4f}"
            + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
            + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}.")

@@ -5,7 +5,7 @@ from ldpcore.experiment import paper_methods
 from ldpcore.export import cell_caption, png_bytes, render, table_csv, table_latex, table_markdown, table_png, table_rows
 from ui import page_config, runs
 from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, PAPER_EPS, protocol_sidebar
+from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -22,11 +22,12 @@ eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key=
 taus = c2.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
                       key="table_taus", bind="query-params")
 central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
+compare = compare_control(st, spec, "table_compare")
 if not eps_rows:
     st.error("Choose at least one eps_c row.")
     st.stop()
 
-methods = paper_methods(spec, taus=sorted(taus), central=central)
+methods = paper_methods(spec, taus=sorted(taus), central=central, compare=compare)
 cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table")
 rows = table_rows(cells)
 

@@ -6,13 +6,15 @@ from ldpcore.experiment import analytic, paper_methods
 from ui import page_config, runs
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, protocol_sidebar
+from ui.protocol import EPS_GRID, compare_control, protocol_sidebar
 
 page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Trade-offs")
-st.caption("Lines are analytic (the std of every bin's raw estimate, exact for these unbiased estimators); "
-           "markers are measured on the data at each swept eps_c with the sidebar's seed.")
+st.caption("Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
+           "hash family for sketches); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+           "Sketches have no amplification bound: they are drawn at the one-hot eps_l of each eps_c, which does not "
+           "certify that eps_c.")
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 hist = inp.hist
@@ -24,10 +26,12 @@ points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, 
                          bind="query-params")
 taus = c3.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
                       key="sweep_taus", bind="query-params")
-central = st.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",
+c4, c5 = st.columns([3, 2])
+compare = compare_control(c4, spec, "sweep_compare")
+central = c5.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",
                       bind="query-params")
 
-methods = paper_methods(spec, taus=sorted(taus), central=central)
+methods = paper_methods(spec, taus=sorted(taus), central=central, compare=compare)
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
 curves = {m.label: [analytic(m, e, hist) for e in eps_fine] for m in methods}

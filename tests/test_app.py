@@ -173,16 +173,48 @@ def test_accountant_page_bad_delta_and_invalid_bounds():
 
 def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
     from ldpcore.oracles import ENCODINGS
-    at = open_page("pages/reconstruct.py")
+    at = open_page("pages/reconstruct.py", max_side="64")
     for name in ENCODINGS:
         at.selectbox(key="encoding").set_value(name).run()
         assert_clean(at)
         assert at.selectbox(key="accountant").value == ENCODINGS[name].accountants[0]
         messages = float(metric(at, "messages / respondent").replace(",", ""))
-        assert messages == 1.0 if name != "onehot" else messages > 1
+        assert messages == 1.0 if name not in ("onehot", "sketch-fragments") else messages > 1
+        assert [w.label for w in at.sidebar.number_input if w.key in ("k", "g", "r", "n_r")] == [
+            p.label for p in ENCODINGS[name].params if p.name in ("k", "g", "r", "n_r")]
+        certified = [w.value for w in at.warning if "NOT certified" in w.value]
+        assert bool(certified) != ENCODINGS[name].certified
     table = open_page("pages/report_table.py", encoding="grr")
     assert_clean(table)
     assert any(m.value == f"**{ENCODINGS['grr'].title}**" for m in table.markdown)
+
+
+def test_encoding_parameters_change_the_run_and_live_in_the_url():
+    at = open_page("pages/reconstruct.py", max_side="64", encoding="cms", k="16", m="1024")
+    assert_clean(at)
+    assert at.number_input(key="k").value == 16 and at.selectbox(key="m").value == 1024
+    bits = metric(at, "messages / respondent")
+    rmse = metric(at, "RMSE")
+    at.selectbox(key="m").set_value(4096).run()
+    assert_clean(at)
+    assert metric(at, "RMSE") != rmse
+    assert bits == "1.00" and "NOT certified" in at.warning[0].value
+    solh = open_page("pages/reconstruct.py", max_side="64", encoding="solh", eps_c="0.5")
+    assert_clean(solh)
+    assert any("hash range g = " in c.value for c in solh.caption)
+    murs = open_page("pages/reconstruct.py", encoding="murs", r="3", n_r="20000", eps_c="1.0")
+    assert_clean(murs)
+    assert any("60,000 fake reports" in c.value for c in murs.caption)
+    huge = open_page("pages/reconstruct.py", max_side="64", encoding="cms", k="4096", m="1048576")
+    assert not huge.exception and "cells exceeds" in huge.error[0].value
+
+
+def test_report_table_compares_encodings():
+    at = open_page("pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr", "olh"])
+    assert_clean(at)
+    titles = [m.value for m in at.markdown]
+    assert "**Attribute fragments**" in titles and "**Optimized local hashing**" in titles
+    assert "**Generalized randomized response (k-RR, direct encoding)**" in titles
 
 
 def test_multimessage_page_follows_its_controls():

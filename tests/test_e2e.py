@@ -160,3 +160,24 @@ def test_multimessage_page_reacts_to_its_controls(app_url, page):
     page.locator('[data-testid="stAlertContentError"]').wait_for(timeout=30_000)
     assert "colluding shufflers must lie in [0, 2]" in page.locator('[data-testid="stAlertContentError"]').inner_text()
     page.screenshot(path=str(OUTPUT / "multimessage-colluding.png"), full_page=True)
+
+
+def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
+    page.goto(f"{app_url}/reconstruct?max_side=64")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    page.locator('.st-key-encoding [data-testid="stSelectbox"]').click()
+    page.get_by_role("option", name="cms", exact=True).click()
+    page.get_by_text("eps_c is NOT certified for cms reports").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert metric_value(page, "messages / respondent") == "1.00"
+    assert page.get_by_text("65546 bits each").count() == 1  # 1,024 rows: 10 bits + 65,536 entries
+    page.wait_for_url("**encoding=cms**")
+    box = page.locator('.st-key-k input')
+    box.fill("16")
+    box.press("Enter")
+    page.wait_for_url("**k=16**", timeout=60_000)
+    wait_idle(page)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.get_by_text("65540 bits each").count() == 1  # a row index of log2(16) bits + the 65,536 entries
+    page.screenshot(path=str(OUTPUT / "reconstruct-count-mean-sketch.png"), full_page=True)

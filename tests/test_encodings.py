@@ -1,6 +1,7 @@
 """Every registered encoding runs end to end: plan (accountant), exact simulation, estimate,
 metrics; the measured raw error matches the analytic variance; the CLI and spec agree."""
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,13 @@ from ldpcore.data import load_dataset
 from ldpcore.errors import InputError
 from ldpcore.experiment import paper_methods, run
 from ldpcore.oracles import ENCODINGS
-from ldpcore.protocol import ProtocolSpec
+from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
+from ldpcore.protocol import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+SKETCHES = [name for name, e in ENCODINGS.items() if not e.certified]
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +27,14 @@ def small_horse():
     return load_dataset("horse", max_side=64)  # d = 3,520 bins, n = 76,876
 
 
+def small(encoding: str, **kw) -> dict:
+    """Sketches at 64 x 4,096 (the paper's 1,024 x 65,536 is exercised in test_oracles_sketch)."""
+    return {"k": 64, "m": 4096, **kw} if encoding in SKETCHES else kw
+
+
 @pytest.mark.parametrize("encoding", list(ENCODINGS))
-def test_runs_with_the_analytic_error_and_a_certified_eps_c(small_horse, encoding):
-    spec = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding=encoding)
+def test_runs_with_the_analytic_error_and_the_claimed_eps_c(small_horse, encoding):
+    spec = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding=encoding, params=small(encoding))
     results = [run(spec, small_horse, seed=s) for s in range(10)]
     r = results[0]
     assert r.plan.spec.accountant == ENCODINGS[encoding].accountants[0]
@@ -37,8 +47,67 @@ def test_runs_with_the_analytic_error_and_a_certified_eps_c(small_horse, encodin
 @pytest.mark.parametrize("encoding", list(ENCODINGS))
 def test_per_respondent_path_runs_for_every_encoding(encoding):
     tiny = load_dataset("horse", max_side=12)
-    r = run(ProtocolSpec(eps_c=5.0, delta=1e-3, encoding=encoding), tiny, seed=1, per_respondent=True)
+    params = {"k": 4, "m": 64} if encoding in SKETCHES else {"n_r": 100} if encoding == "murs" else {}
+    r = run(ProtocolSpec(eps_c=5.0, delta=1e-3, encoding=encoding, params=params), tiny, seed=1,
+            per_respondent=True)
     assert np.isfinite(r.metrics["rmse_raw"])
+
+
+def test_solh_picks_the_hash_range_with_eps_l_as_in_the_spec():
+    """spec/frequency_oracles.md: eps_c=0.5, n=1e6, delta=1e-9 -> A = 833.806, d' = 278, eps_l = 6.3222."""
+    p = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="solh"), 10**6, 10_000)
+    record = p.as_dict()
+    assert record["hash_range"] == 278 and round(p.eps_b, 4) == 6.3222 and p.oracle().g == 278
+    assert p.eps_c <= 0.5 and record["accountant"] == "solh"
+    fixed = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="solh", params={"g": 100}), 10**6, 10_000)
+    assert fixed.oracle().g == 100 and fixed.eps_b == pytest.approx(math.log(833.806 - 100 + 1), abs=1e-4)
+
+
+def test_murs_certifies_eps_1_against_the_server_and_reports_every_adversary():
+    n, delta, d = 10**6, 1e-9, 100
+    base = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="grr", accountant="blanket-krr"), n, d)
+    none = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "n_r": 0}), n, d)
+    assert none.eps_b == pytest.approx(base.eps_b, rel=1e-9)  # no fakes: shuffled GRR (Balle et al.)
+    solh = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"n_r": 0}), n, d)
+    assert round(solh.eps_b, 4) == 6.3222 and solh.as_dict()["alphabet"] == 278  # no fakes: SOLH
+    p = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "r": 3, "n_r": 10_000}), n, d)
+    record = p.as_dict()
+    assert p.eps_b > base.eps_b  # fakes buy local eps at the same eps_1
+    assert murs_eps_server(p.eps_b, n, delta, d, 30_000) == pytest.approx(0.5, rel=1e-9) and p.eps_c <= 0.5
+    assert record["eps_vs_server_and_respondents"] == pytest.approx(murs_eps_users(delta, d, 30_000))
+    assert record["eps_vs_server_and_shufflers"] == p.eps_b and record["fake_reports"] == 30_000
+    with pytest.raises(InputError, match="too few respondents and fakes"):
+        plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "n_r": 0}), 1000, d)
+
+
+@pytest.mark.parametrize("encoding", SKETCHES)
+def test_sketches_reuse_the_one_hot_eps_l_and_say_eps_c_is_not_certified(encoding):
+    onehot = plan(ProtocolSpec(eps_c=1.0, delta=5e-8), 1_914_606, 87_680)
+    p = plan(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding=encoding), 1_914_606, 87_680)
+    record = p.as_dict()
+    assert p.eps_b == onehot.eps_b and round(p.eps_l_inf, 2) == 8.55
+    assert record["certified"] is False and record["eps_c_range"] == [p.eps_c, p.eps_l_inf] and p.eps_c <= 1.0
+    assert any("No amplification-by-shuffling bound" in note for note in record["notes"])
+    assert p.oracle().k == 1024 and p.oracle().m == 65_536
+    if encoding == "sketch-fragments":  # seeds/000 Table III: #bits at eps_l 8.55 = 13.68 (from the rounded 8.55)
+        assert round(record["expected_messages"], 1) == 13.7
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"q": 1}, "the cms encoding has no parameter q"),
+    ({"k": 0}, "hash functions k must be a whole number in \\[1, 4,096\\]"),
+    ({"m": 1000}, "sketch width m must be one of 64, 128"),
+    ({"k": 4096, "m": 2**20}, "k x m = 4,294,967,296 cells exceeds"),
+    ({"k": 2.5}, "hash functions k must be a whole number"),
+])
+def test_bad_encoding_parameters_are_one_clear_message(params, message):
+    with pytest.raises(InputError, match=message):
+        ProtocolSpec(eps_c=1.0, encoding="cms", params=params)
+
+
+def test_hash_range_one_is_refused():
+    with pytest.raises(InputError, match="hash range g must be 0 or >= 2"):
+        ProtocolSpec(eps_c=1.0, encoding="olh", params={"g": 1})
 
 
 def test_fragments_and_accountants_are_checked_per_encoding():
@@ -53,9 +122,17 @@ def test_fragments_and_accountants_are_checked_per_encoding():
 def test_cli_oracles_and_run_encoding():
     out = subprocess.run([sys.executable, "-m", "ldpcore", "oracles", "--json"], cwd=ROOT, capture_output=True,
                          text=True)
-    names = [e["name"] for e in json.loads(out.stdout)["encodings"]]
-    assert names == list(ENCODINGS)
+    encodings = json.loads(out.stdout)["encodings"]
+    assert [e["name"] for e in encodings] == list(ENCODINGS)
+    cms = encodings[list(ENCODINGS).index("cms")]
+    assert cms["certified"] is False and [p["name"] for p in cms["params"]] == ["k", "m"]
+    assert cms["params"][0]["default"] == 1024 and cms["params"][1]["default"] == 65_536
     out = subprocess.run([sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--max-side", "64",
                           "--encoding", "oue", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
     rec = json.loads(out.stdout)
     assert rec["encoding"] == "oue" and rec["accountant"] == "fmt21-numeric" and rec["expected_messages"] == 1.0
+    out = subprocess.run([sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--max-side", "64",
+                          "--encoding", "count-sketch", "--param", "k=16", "--param", "m=1024", "--param",
+                          "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
+    rec = json.loads(out.stdout)
+    assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is False

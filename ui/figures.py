@@ -50,7 +50,7 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
     for fig in (rmse, eps, msgs):
         _mark(fig, current)
     return [_layout(rmse, "Error against eps_c", "central eps_c", "RMSE per bin"),
-            _layout(eps, "Local guarantees against eps_c (removal LDP)", "central eps_c", "local eps (nats)", False),
+            _layout(eps, "Local guarantees against eps_c (one-hot and fragmented sketch: removal LDP; others: replacement)", "central eps_c", "local eps (nats)", False),
             _layout(msgs, "Messages per respondent against eps_c", "central eps_c", "expected messages")]
 
 

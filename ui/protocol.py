@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldpcore.amplification import BOUNDS
 from ldpcore.errors import InputError
 from ldpcore.fragments import EPS_F_RULES
-from ldpcore.oracles import ENCODINGS
+from ldpcore.oracles import ENCODINGS, Param
 from ldpcore.protocol import ProtocolSpec
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
@@ -26,12 +25,22 @@ def eps_c_slider() -> float:
                                   bind="query-params", format_func=lambda e: f"{e:g}"))
 
 
+def param_control(param: Param):
+    """One encoding parameter, bound to ?<name>= (a name means the same thing in every encoding)."""
+    if param.choices:
+        return st.selectbox(param.label, param.choices, index=param.choices.index(param.default), key=param.name,
+                            bind="query-params", help=param.help)
+    return st.number_input(param.label, min_value=param.low, max_value=param.high, value=param.default,
+                           key=param.name, bind="query-params", help=param.help)
+
+
 def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
     """Draw the protocol controls; on an invalid combination show st.error and stop."""
     with st.sidebar:
         st.header("Protocol")
         encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params")
         st.caption(ENCODINGS[encoding].title)
+        params = {p.name: param_control(p) for p in ENCODINGS[encoding].params}
         eps_c = eps_c_slider()
         delta_text = st.text_input("Central delta", key="delta", bind="query-params",
                                    placeholder=f"{default_delta:g} (default for this data)",
@@ -48,10 +57,12 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             if rule == "manual":
                 eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
                                               key="eps_f", bind="query-params"))
-        accountant = st.selectbox("Accountant", ENCODINGS[encoding].accountants, key="accountant",
-                                  bind="query-params", help="Only the bounds that hold for this encoding's reports; "
-                                  "the first is the default.")
-        st.caption(BOUNDS[accountant].title)
+        chosen = ENCODINGS[encoding]
+        accountant = st.selectbox("Accountant", chosen.accountants, key="accountant", bind="query-params",
+                                  help="Only the bounds that hold for this encoding's reports; the first is the default."
+                                  if chosen.certified else "No bound holds for these reports: eps_l is calibrated as "
+                                  "for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.")
+        st.caption(chosen.bound(accountant, params).title)
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
                                    bind="query-params"))
     try:
@@ -61,8 +72,16 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         except ValueError:
             raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
         spec = ProtocolSpec(eps_c=eps_c, delta=delta, encoding=encoding, tau=tau, eps_f_rule=rule,
-                            eps_f=eps_f, accountant=accountant)
+                            eps_f=eps_f, accountant=accountant, params=params)
     except InputError as exc:
         st.error(str(exc))
         st.stop()
     return spec, seed
+
+
+def compare_control(container, spec: ProtocolSpec, key: str) -> list[str]:
+    """Other encodings to add as columns (their default parameters and accountant), bound to ?<key>=."""
+    others = [name for name in ENCODINGS if name != spec.encoding]
+    return container.multiselect("Compare with encodings", others, key=key, bind="query-params",
+                                 help="Each at its default parameters and accountant. Sketches at 1,024 x 65,536 "
+                                      "take a few seconds per point.")

@@ -3,37 +3,116 @@ object built from a Plan with sample_aggregate(counts, rng), randomize(values, r
 aggregate(reports), estimate(aggregate, n), variance(n), expected_messages() and
 bits_per_message; report_log_prob(value, reports) where an exact audit is possible.
 
-To add an encoding: write its module and register it in ENCODINGS.
-Still to register (libraries and tests exist): SOLH and MURS fake reports (their eps_l
-comes from their own shuffle formulas), the sketches (no amplification bound is known for
-them, seeds/000 Table V) and the multi-message protocols (no local eps).
+To add an encoding: write its module and register it in ENCODINGS with its parameters
+(Param), the accountants that hold for its shuffled reports and the alphabet k of one
+shuffled channel. The multi-message protocols of seeds/001 are not registered here: they
+have no local eps and are calibrated from eps_c by their own analysis (the Multi-message
+page, ldpcore.multiparty).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import InputError
+from ..amplification import Bound, get_bound
+from ..errors import InputError, require
 from .direct import GRR
+from .fake_reports import MURS, murs_bound
 from .hadamard import Hadamard
-from .hashing import OLH
+from .hashing import OLH, SOLH
 from .onehot import OneHot
+from .sketches import PRIVACY_NOTE, CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 from .unary import OUE, SUE
 
 
 @dataclass(frozen=True)
+class Param:
+    """A parameter of an encoding: a whole number in [low, high] or one of choices."""
+
+    name: str
+    label: str
+    default: int | str
+    help: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple = ()
+
+    def check(self, value):
+        """The value as the parameter's type, or InputError naming the parameter and its range."""
+        if self.choices:
+            kind = type(self.choices[0])
+            try:
+                value = kind(value)
+            except (TypeError, ValueError):
+                value = None
+            require(value in self.choices, f"{self.label} must be one of {', '.join(map(str, self.choices))}.")
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        require(number == int(number) if math.isfinite(number) else False, (
+            f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value})."))
+        require(self.low <= number <= self.high,
+                f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value}).")
+        return int(number)
+
+
+HASH_RANGE = Param("g", "hash range g", 0, "Buckets of the local hash; 0 chooses it from eps "
+                   "(OLH: round(e^eps) + 1; SOLH: the bound's variance-optimal d').", 0, 2**31 - 1)
+SKETCH_ROWS = Param("k", "hash functions k", 1024, "Rows of the sketch; each respondent reports on one "
+                    "row drawn at random (Apple and seeds/000: 1,024).", 1, 4096)
+SKETCH_WIDTH = Param("m", "sketch width m", 65_536, "Cells per row (Apple and seeds/000: 65,536).",
+                     choices=tuple(2 ** i for i in range(6, 21)))
+SKETCH_CELLS = 2 ** 27  # k m: the aggregate table of one run stays below 1 GB
+COMBINE = Param("combine", "row combination", "median", "Count sketch: median of the rows' estimates "
+                "(robust to collisions) or their mean (unbiased).", choices=("median", "mean"))
+SHUFFLERS = Param("r", "shufflers r", 3, "MURS: shufflers in the chain, each adding fake reports.", 1, 100)
+FAKES = Param("n_r", "fakes per shuffler n_r", 10_000, "MURS: fake reports each shuffler adds "
+              "(uniform inputs through the respondents' randomizer).", 0, 10**9)
+MURS_BASE = Param("base", "respondents' randomizer", "solh", "MURS: SOLH on a hash range (seeds/003's "
+                  "choice) or GRR on the whole domain.", choices=("solh", "grr"))
+
+
+@dataclass(frozen=True)
 class Encoding:
-    """A registered encoding: its title for people, how a Plan builds its oracle, the
-    amplification bounds that hold for its shuffled channels and the alphabet size k of
-    one channel (what a k-RR bound must be told)."""
+    """A registered encoding: its title for people, how a Plan builds its oracle, its
+    parameters, the amplification bounds that hold for its shuffled channels and the
+    alphabet size k of one channel (what a k-RR bound must be told, None if none).
+
+    certified=False: no bound is known for the reports; the plan then uses the one-hot
+    calibration (the paper's choice for sketches) and eps_c is only a lower end
+    (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its own).
+    """
 
     name: str
     title: str
     build: Callable  # (plan, d) -> oracle
     accountants: tuple[str, ...]  # the first is the default
-    channel_k: Callable  # d -> k
+    channel_k: Callable  # (d, params) -> k or None
     neighbouring: str = "replacement"
     fragments: bool = False  # report fragments with a backstop (Algorithm 2) apply
+    params: tuple[Param, ...] = ()
+    certified: bool = True
+    privacy_note: str = ""
+    bound: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
+    details: Callable = lambda plan: {}  # plan -> encoding-specific numbers for the record
+
+    def check_params(self, given) -> dict:
+        """Every parameter's value (given, else its default); unknown names are refused."""
+        given = dict(given or {})
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(given) - set(known))
+        require(not unknown, f"the {self.name} encoding has no parameter {', '.join(unknown)}; its parameters: "
+                             f"{', '.join(known) or 'none'}.")
+        values = {name: p.check(given.get(name, p.default)) for name, p in known.items()}
+        if "k" in values and "m" in values:
+            require(values["k"] * values["m"] <= SKETCH_CELLS,
+                    f"the sketch k x m = {values['k'] * values['m']:,} cells exceeds {SKETCH_CELLS:,}; "
+                    "lower k or m.")
+        require(values.get("g") != 1, "the hash range g must be 0 or >= 2 (got 1).")
+        return values
 
 
 # One attribute-fragment channel is binary randomized response (k = 2): the bounds
@@ -47,20 +126,69 @@ GENERIC_ACCOUNTANTS = ("fmt21-numeric", "fmt21-closed", "efmrtt19")
 GRR_ACCOUNTANTS = ("stronger-clone", "blanket-krr", "blanket-bennett", "blanket-hoeffding") + GENERIC_ACCOUNTANTS
 
 
-def _single(cls, accountants, channel_k=lambda d: None) -> Encoding:
+def _single(cls, accountants, channel_k=lambda d, params: None) -> Encoding:
     """A single-message oracle calibrated from the plan's local eps (its eps_b)."""
     return Encoding(cls.name, cls.title, lambda plan, d: cls.from_eps(plan.eps_b, d), accountants, channel_k)
+
+
+def _sketch(cls, *params: Param) -> Encoding:
+    """A sketch at the one-hot calibration (seeds/000 Tables I, III): no bound certifies its eps_c."""
+    def build(plan, d):
+        kw = plan.spec.param_dict
+        return cls.from_eps(plan.eps_b, d, k=kw["k"], m=kw["m"], **({"combine": kw["combine"]} if params else {}))
+    return Encoding(cls.name, cls.title, build, BINARY_RR_ACCOUNTANTS, lambda d, params: 2, cls.neighbouring,
+                    params=(SKETCH_ROWS, SKETCH_WIDTH, *params), certified=False, privacy_note=PRIVACY_NOTE)
+
+
+def _solh(plan, d):
+    """SOLH on the given hash range, else the one the solh bound chose with eps_l."""
+    g = plan.spec.param_dict["g"] or plan.amplification.extra["hash_range"]
+    return SOLH.from_eps(plan.eps_b, d, g)
+
+
+def _hash_range(plan) -> dict:
+    return {"hash_range": plan.oracle().g}
+
+
+def _murs_details(plan) -> dict:
+    """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)."""
+    oracle = plan.oracle()
+    privacy = oracle.epsilons(plan.n, plan.spec.delta)
+    return {"eps_vs_server_and_respondents": privacy.eps_users, "eps_vs_server_and_shufflers": privacy.eps_shufflers,
+            "fake_reports": privacy.hidden_fakes, "alphabet": oracle.oracle.k}
+
+
+def _murs(plan, d):
+    kw = plan.spec.param_dict
+    g = None if kw["base"] == "grr" else kw["g"] or plan.amplification.extra["hash_range"]
+    return MURS.from_eps(plan.eps_b, d, kw["r"], kw["n_r"], g=g)
 
 
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     Encoding("onehot", "One-hot (k-RAPPOR), attribute fragments",
              lambda plan, d: OneHot(d=d, p_b=plan.p_b, tau=plan.spec.tau, p_f=plan.p_f),
-             BINARY_RR_ACCOUNTANTS, lambda d: 2, neighbouring="removal", fragments=True),
-    _single(GRR, GRR_ACCOUNTANTS, channel_k=lambda d: d),
+             BINARY_RR_ACCOUNTANTS, lambda d, params: 2, neighbouring="removal", fragments=True),
+    _single(GRR, GRR_ACCOUNTANTS, channel_k=lambda d, params: d),
     _single(OUE, GENERIC_ACCOUNTANTS),
     _single(SUE, GENERIC_ACCOUNTANTS),
-    _single(OLH, GENERIC_ACCOUNTANTS),  # solh's bound fixes g jointly with eps: not offered here
+    Encoding(OLH.name, OLH.title, lambda plan, d: OLH.from_eps(plan.eps_b, d, plan.spec.param_dict["g"] or None),
+             GENERIC_ACCOUNTANTS, lambda d, params: None, params=(HASH_RANGE,), details=_hash_range),
+    Encoding(SOLH.name, SOLH.title, _solh, ("solh",), lambda d, params: params["g"] or None, params=(HASH_RANGE,),
+             details=_hash_range,
+             privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
+                          "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3)."),
     _single(Hadamard, GENERIC_ACCOUNTANTS),
+    Encoding(MURS.name, MURS.title, _murs, ("murs",),
+             lambda d, params: d if params["base"] == "grr" else params["g"] or None,
+             params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE),
+             privacy_note="MURS (seeds/003 Theorem 4): eps_c is eps_1 against the server, from the blanket of the "
+                          "other reports and the fakes; against the server and all other respondents only the "
+                          "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
+             bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]), details=_murs_details),
+    _sketch(FragmentedSketch),
+    _sketch(CountMeanSketch),
+    _sketch(HadamardCountMeanSketch),
+    _sketch(CountSketch, COMBINE),
 )}
 
 
@@ -68,3 +196,4 @@ def get_encoding(name: str) -> Encoding:
     if name not in ENCODINGS:
         raise InputError(f"unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}.")
     return ENCODINGS[name]
+

@@ -20,9 +20,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..amplification import EPS0_MIN, Bound, solh_hash_range
 from ..errors import check_delta, check_eps, require
 from .direct import GRR, blanket_a, check_domain, check_respondents
 from .hashing import OLH, SOLH
+
+
+MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay
+                    # this noisy (p < 1 in floating point) and the certified eps_1 is below the target
 
 
 def _check_whole(value, low: int, what: str) -> int:
@@ -170,3 +175,42 @@ class MURS:
     @property
     def bits_per_message(self) -> int:
         return self.oracle.bits_per_message
+
+
+def murs_bound(fakes: int) -> Bound:
+    """eps_1 against the server (Theorem 4) as a Bound in eps_l for n respondents, `fakes` = n_u
+    uniform fake reports and k = the randomizer's alphabet (d for GRR, g for SOLH), or k=None
+    for SOLH whose hash range follows eps_l as in the solh bound (solh_hash_range). Valid for
+    eps_1 <= min(1, 14 ln(2/delta)/27), the blanket bound's limit (Balle et al. 2019 Thm 3.1).
+    Monotone in eps_l: e^eps_l + k - 1 grows and n_u/k shrinks."""
+    n_u = _check_fakes(fakes)
+
+    def alphabet(eps0, k):
+        return solh_hash_range(math.exp(eps0), k)
+
+    def forward(eps0, n, delta, k):
+        return murs_eps_server(eps0, n, delta, alphabet(eps0, k), n_u)
+
+    def region(n, delta, k):
+        cap = min(1.0, 14 * math.log(2 / delta) / 27)
+        floor = forward(EPS0_MIN, n, delta, k) if n >= 2 else math.inf
+        if floor > cap:
+            return 0.0, 0.0, (f"too few respondents and fakes for amplification: MURS gives eps_1 >= {floor:.4g} "
+                              f"even at eps_l = 0, above the blanket bound's limit {cap:.4g} (n={n:,}, "
+                              f"{n_u:,} fakes).")
+        if k is not None:
+            return EPS0_MIN, min(MURS_EPS_MAX, murs_local_eps(cap, n, delta, k, n_u)), ""
+        lo, hi = EPS0_MIN, MURS_EPS_MAX
+        if forward(hi, n, delta, k) > cap:
+            for _ in range(100):  # bisection to the last eps0 below the cap
+                lo, hi = (lo, (lo + hi) / 2) if forward((lo + hi) / 2, n, delta, k) > cap else ((lo + hi) / 2, hi)
+            hi = lo
+        return EPS0_MIN, hi, ""
+
+    return Bound("murs", f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
+                 "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
+                 "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1", "GRR or SOLH reports with fake reports",
+                 "replacement", forward, region,
+                 extra_fn=lambda eps0, n, delta, k: {"hash_range": alphabet(eps0, k)},
+                 explanation="The server sees the n-1 other reports and n_u fake reports, all uniform on the "
+                             "alphabet: the k-RR privacy blanket with n_u/k more uniform reports.")
