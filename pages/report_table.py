@@ -3,6 +3,7 @@ import streamlit as st
 
 from ldpcore.experiment import paper_methods
 from ldpcore.export import cell_caption, png_bytes, render, table_csv, table_latex, table_markdown, table_png, table_rows
+from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar
@@ -11,7 +12,7 @@ page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Report table")
 st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
-           "(removal LDP) and the RMSE beneath, as in Table IV of Erlingsson et al. (2020).")
+           "(removal LDP for one-hot, replacement for most others) and the RMSE beneath, as in Table IV of Erlingsson et al. (2020).")
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 hist = inp.hist
@@ -20,7 +21,8 @@ c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key="table_eps", bind="query-params",
                           format_func=lambda e: f"{e:g}")
 taus = c2.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
-                      key="table_taus", bind="query-params")
+                      key="table_taus", bind="query-params",
+                      disabled=not ENCODINGS[spec.encoding].fragments, help="One-hot only (Algorithm 2).")
 central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
 compare = compare_control(st, spec, "table_compare")
 if not eps_rows:

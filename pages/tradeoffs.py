@@ -3,6 +3,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.experiment import analytic, paper_methods
+from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar
@@ -25,7 +26,8 @@ lo, hi = c1.select_slider("Sweep eps_c from / to", options=EPS_GRID, value=(0.05
 points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points",
                          bind="query-params")
 taus = c3.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
-                      key="sweep_taus", bind="query-params")
+                      key="sweep_taus", bind="query-params",
+                      disabled=not ENCODINGS[spec.encoding].fragments, help="One-hot only (Algorithm 2).")
 c4, c5 = st.columns([3, 2])
 compare = compare_control(c4, spec, "sweep_compare")
 central = c5.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",

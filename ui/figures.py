@@ -12,8 +12,9 @@ COLORS = qualitative.Plotly
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=380, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2))
+    """Log axes; the legend to the right, so many methods never squeeze the plot."""
+    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=440, margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="v", x=1.02, y=1, xanchor="left", font=dict(size=11)))
     fig.update_xaxes(type="log")
     if log_y:
         fig.update_yaxes(type="log")
@@ -33,13 +34,13 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
         ok = [c for c in measured if c.method == m.label and c.error is None]
         xs = [c["eps_c"] for c in line]
         rmse.add_trace(go.Scatter(x=xs, y=[c["rmse_raw"] for c in line], mode="lines", line=dict(color=color),
-                                  name=f"{m.label}: analytic std (raw)", legendgroup=m.label))
+                                  name=m.label, legendgroup=m.label, hovertemplate="analytic std (raw): %{y:.4g}"))
         rmse.add_trace(go.Scatter(x=[c.eps_c for c in ok], y=[c.metrics["rmse_raw"] for c in ok], mode="markers",
-                                  marker=dict(color=color, symbol="circle-open", size=9),
-                                  name=f"{m.label}: measured RMSE (raw)", legendgroup=m.label))
+                                  marker=dict(color=color, symbol="circle-open", size=9), showlegend=False,
+                                  name=m.label, legendgroup=m.label, hovertemplate="measured RMSE (raw): %{y:.4g}"))
         rmse.add_trace(go.Scatter(x=[c.eps_c for c in ok], y=[c.metrics["rmse"] for c in ok], mode="markers",
-                                  marker=dict(color=color, size=7),
-                                  name=f"{m.label}: measured RMSE (clipped)", legendgroup=m.label))
+                                  marker=dict(color=color, size=7), showlegend=False, name=m.label,
+                                  legendgroup=m.label, hovertemplate="measured RMSE (clipped): %{y:.4g}"))
         if not m.central:
             eps.add_trace(go.Scatter(x=xs, y=[c["eps_l_inf"] for c in line], mode="lines", line=dict(color=color),
                                      name=f"{m.label}: eps_l_inf"))
@@ -49,7 +50,8 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
                                       line=dict(color=color), name=m.label))
     for fig in (rmse, eps, msgs):
         _mark(fig, current)
-    return [_layout(rmse, "Error against eps_c", "central eps_c", "RMSE per bin"),
+    return [_layout(rmse, "Error against eps_c (line: analytic std; open: measured raw; filled: measured clipped)",
+                    "central eps_c", "RMSE per bin"),
             _layout(eps, "Local guarantees against eps_c (one-hot and fragmented sketch: removal LDP; others: replacement)", "central eps_c", "local eps (nats)", False),
             _layout(msgs, "Messages per respondent against eps_c", "central eps_c", "expected messages")]
 
