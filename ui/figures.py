@@ -31,14 +31,14 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
     for i, m in enumerate(methods):
         color = COLORS[i % len(COLORS)]
         line = [c for c in curves[m.label] if c is not None]
-        ok = [c for c in measured if c.method == m.label and c.error is None]
+        ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
         xs = [c["eps_c"] for c in line]
         rmse.add_trace(go.Scatter(x=xs, y=[c["rmse_raw"] for c in line], mode="lines", line=dict(color=color),
                                   name=m.label, legendgroup=m.label, hovertemplate="analytic std (raw): %{y:.4g}"))
-        rmse.add_trace(go.Scatter(x=[c.eps_c for c in ok], y=[c.metrics["rmse_raw"] for c in ok], mode="markers",
+        rmse.add_trace(go.Scatter(x=[c.privacy['eps_c'] for c in ok], y=[c.metrics["rmse_raw"] for c in ok], mode="markers",
                                   marker=dict(color=color, symbol="circle-open", size=9), showlegend=False,
                                   name=m.label, legendgroup=m.label, hovertemplate="measured RMSE (raw): %{y:.4g}"))
-        rmse.add_trace(go.Scatter(x=[c.eps_c for c in ok], y=[c.metrics["rmse"] for c in ok], mode="markers",
+        rmse.add_trace(go.Scatter(x=[c.privacy['eps_c'] for c in ok], y=[c.metrics["rmse"] for c in ok], mode="markers",
                                   marker=dict(color=color, size=7), showlegend=False, name=m.label,
                                   legendgroup=m.label, hovertemplate="measured RMSE (clipped): %{y:.4g}"))
         if not m.central:
