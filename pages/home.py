@@ -26,7 +26,7 @@ st.markdown("""
 | **eps_l_inf** | LDP of *everything* one respondent sends (removal neighbours: present vs absent) | anyone who sees all of one respondent's messages, e.g. every shuffler colluding with the analyzer |
 | **eps_l_1** | LDP of a single report fragment (Theorem IV.1) | one captured shuffler |
 | **eps_b / eps_f** | backstop and fragment epsilons of report fragmentation (Algorithm 2) | — parameters behind eps_l_inf and eps_l_1 |
-| **messages / respondent** | expected set bits sent, each as its own anonymous message | — the communication cost |
+| **messages / respondent** | expected anonymous messages per respondent (one-hot and the fragmented sketch: one per set bit; the other encodings: one report) and the bits of one message | — the communication cost |
 | **RMSE, l_inf** | per-bin error of the reconstruction (clipped to [0, input max]) | — the utility cost |
 
 All epsilons are in nats. Removal neighbours: a dataset with one respondent more or less; for one-hot
@@ -40,18 +40,24 @@ st.markdown("""
 1. **Reconstruct**: pick a bundled image (Horse, Child, Map) or upload your own image or histogram CSV,
    move **eps_c**, and watch the local guarantees, the messages per phone and the reconstruction change.
    Turn on **report fragments** to split each report into tau fragments with a backstop.
-2. **Trade-offs**: sweep eps_c for several methods: error, eps_l and messages against eps_c.
+   Switch the **encoding** to compare one-hot with direct encoding (GRR), unary encodings, local hashing
+   (OLH, SOLH), Hadamard response, fake reports from several shufflers (MURS) and Apple-style sketches
+   (whose eps_c no known bound certifies), each with its own parameters.
+2. **Trade-offs**: sweep eps_c for several methods and encodings: error, eps_l and messages against eps_c.
 3. **Report table**: the paper's Table IV for your data, exported as PNG, CSV, Markdown or LaTeX.
 4. **Accountant**: every known amplification bound side by side, local <-> central epsilon, with the
    tight accountant that buys about 2 nats of eps_l at the same eps_c.
-5. The other systems of the source papers: **Numeric** attributes, **Longitudinal** collection of a
+5. **Multi-message**: single against multiple anonymous messages as n grows, and who can see what
+   with one shuffler, HE aggregation, MURS or PEOS.
+6. The other systems of the source papers: **Numeric** attributes, **Longitudinal** collection of a
    changing value, **LDP-SGD**, and **Crowd IDs**.
 
 Every view's settings live in its URL: copy it to share or reproduce a result (same seed, same numbers).
 """)
 links = [("reconstruct", "Reconstruct", "image"), ("tradeoffs", "Trade-offs", "show_chart"),
          ("report_table", "Report table", "table"), ("accountant", "Accountant", "calculate"),
+         ("multimessage", "Multi-message", "forum"),
          ("numeric", "Numeric", "functions"), ("longitudinal", "Longitudinal", "timeline"),
          ("sgd", "LDP-SGD", "model_training"), ("crowds", "Crowd IDs", "groups")]
-for col, (page, label, icon) in zip(st.columns(4) * 2, links):
+for col, (page, label, icon) in zip(st.columns(3) * 3, links):
     col.page_link(f"pages/{page}.py", label=label, icon=f":material/{icon}:")
