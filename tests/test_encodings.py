@@ -136,3 +136,26 @@ def test_cli_oracles_and_run_encoding():
                           "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
     rec = json.loads(out.stdout)
     assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is False
+
+
+@pytest.mark.parametrize("k", [None, 50, 5000])
+@pytest.mark.parametrize("fakes", [0, 10_000, 1_000_000])
+def test_murs_bound_round_trip_and_monotone(k, fakes):
+    """The inverse gives the largest eps_l whose eps_1 <= eps_c (k=None: the hash range follows eps_l, so
+    eps_1 jumps and may land below the target); forward is increasing where valid."""
+    from ldpcore.oracles.fake_reports import murs_bound
+    bound, n, delta = murs_bound(fakes), 2_000_000, 1e-9
+    lo, hi, reason = bound.region_fn(n, delta, k)
+    assert not reason
+    values = [bound.forward(e, n, delta, k).eps_c for e in np.linspace(lo, hi, 50)]
+    assert values == sorted(values) and values[-1] <= 1.0 + 1e-12  # the blanket bound holds up to eps_c = 1
+    for eps_c in (0.2, 0.5, 0.9):
+        amp = bound.inverse(eps_c, n, delta, k)
+        if not amp.valid:
+            assert values[0] > eps_c and "smallest certified value" in amp.reason
+            continue
+        assert amp.eps_c <= eps_c
+        if not amp.capped:
+            assert bound.forward(amp.eps0 * (1 + 1e-9), n, delta, k).eps_c > eps_c
+            if k is not None:
+                assert amp.eps_c == pytest.approx(eps_c, rel=1e-9)
