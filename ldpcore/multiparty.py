@@ -39,7 +39,8 @@ def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
             OneHot(d=d, p_b=flip_probability(tight.eps0)) if tight.valid else _invalid(tight.reason)),
         "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
         "Hadamard multi-message (paper rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
-        "Count-Min multi-message": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta),
+        "Count-Min multi-message (tight q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
+        "Count-Min multi-message (paper q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
     }
 
 

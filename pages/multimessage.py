@@ -14,7 +14,9 @@ st.title("Multiple anonymous messages")
 st.caption("Ghazi et al., *On the power of multiple anonymous messages* (seeds/001): a single-message shuffled "
            "protocol must have error growing like min(n^(1/4), sqrt(d)), while sending several messages per "
            "respondent (blanket noise made of other respondents' messages) keeps it polylog(d). Lines are analytic "
-           "(the root mean variance of the count estimates, exact); reference curves are up to constants.")
+           "(the root mean variance of the count estimates, exact); reference curves are up to constants. "
+           "Tight rho / q: the smallest blanket an exact privacy accountant certifies at (eps_c, delta); paper: the "
+           "constants of seeds/001 Lemmas 4.4 and 4.10.")
 
 c1, c2, c3, c4 = st.columns(4)
 eps = float(c1.select_slider("Central eps_c", options=EPS_GRID, value=1.0, key="mm_eps", bind="query-params",

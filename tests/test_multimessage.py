@@ -1,18 +1,19 @@
 """Tests of the multi-message oracles of seeds/001 and the single-message reference
-(ldpcore.oracles.multimessage): the exact Hadamard accountant against brute force and the
-spec's rho_min numbers, exact aggregate samplers vs per-user randomizers, Count-Min's exact
-moments and one-sided guarantee, B-ary RR's blanket and audit, the reference curves."""
+(ldpcore.oracles.multimessage): the exact Hadamard and Count-Min accountants against brute
+force and the spec's rho_min numbers, exact aggregate samplers vs per-user randomizers,
+Count-Min's exact moments and one-sided guarantee, B-ary RR's blanket and audit, the
+reference curves."""
 import itertools
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import signal, stats
 
 from ldpcore.errors import InputError
 from ldpcore.oracles.multimessage import (
-    BaryRR, CountMinMultiMessage, HadamardMultiMessage, hadamard_delta, hadamard_rho_min,
-    multi_message_upper_bound, paper_rho, paper_tau, single_message_lower_bound)
+    BaryRR, CountMinMultiMessage, HadamardMultiMessage, count_min_delta, count_min_q_min, hadamard_delta,
+    hadamard_rho_min, multi_message_upper_bound, paper_q, paper_rho, paper_tau, single_message_lower_bound)
 
 
 @pytest.mark.parametrize("eps,expected", [(0.5, 137), (1.0, 43), (2.0, 19)])
@@ -92,20 +93,28 @@ def test_count_min_never_underestimates_without_noise():
     assert np.all(noisy.estimate(noisy.sample_aggregate(counts, rng), counts.sum()) >= counts)
 
 
+def assert_simulation_matches_moments(oracle, counts, seed: int, z: float, reps: int = 4000) -> np.ndarray:
+    """Seeded simulation: every bin's mean error within z standard errors of moments' exact bias, and its
+    variance inside the chi-square band (Bonferroni over bins, 1e-3). Returns the bias."""
+    rng, n = np.random.default_rng(seed), int(counts.sum())
+    err = np.array([oracle.estimate(oracle.sample_aggregate(counts, rng), n) - counts for _ in range(reps)])
+    bias, var = oracle.moments(counts)
+    assert np.all(np.abs(err.mean(axis=0) - bias) < z * np.sqrt(var / reps))
+    alpha = 1e-3 / counts.size
+    lo, hi = stats.chi2.ppf([alpha / 2, 1 - alpha / 2], reps - 1) / (reps - 1)
+    assert np.all((err.var(axis=0, ddof=1) / var > lo) & (err.var(axis=0, ddof=1) / var < hi))
+    return bias
+
+
 @pytest.mark.parametrize("one_sided", [False, True])
 def test_count_min_exact_moments_match_simulation(one_sided):
     counts = np.array([0, 3, 40, 7, 0, 12, 90, 1, 5, 0, 22, 2, 60, 0, 9, 4], dtype=np.int64)
     oracle = CountMinMultiMessage(d=16, q=0.05, tau=3, width=8, seed=2, one_sided=one_sided)  # collisions
-    rng, reps, n = np.random.default_rng(5), 4000, int(counts.sum())
-    err = np.array([oracle.estimate(oracle.sample_aggregate(counts, rng), n) - counts for _ in range(reps)])
-    bias, var = oracle.moments(counts)
-    assert np.all(np.abs(err.mean(axis=0) - bias) < 4 * np.sqrt(var / reps))
-    alpha = 1e-3 / counts.size
-    lo, hi = stats.chi2.ppf([alpha / 2, 1 - alpha / 2], reps - 1) / (reps - 1)
-    assert np.all((err.var(axis=0, ddof=1) / var > lo) & (err.var(axis=0, ddof=1) / var < hi))
+    bias = assert_simulation_matches_moments(oracle, counts, seed=5, z=4.0)
     if one_sided:
         assert np.all(bias >= 0)
     # without collisions the variance is that of min_t Bin(n, q), whatever the data
+    n = int(counts.sum())
     direct = np.random.default_rng(6).binomial(n, 0.05, size=(200_000, 3)).min(axis=1).var()
     assert oracle.variance(n) == pytest.approx(direct, rel=0.02)
 
@@ -137,6 +146,95 @@ def test_count_min_paper_parameters():
     assert oracle.expected_messages() == pytest.approx(tau * (1 + 2 * 10**7 * oracle.q))
     with pytest.raises(InputError, match="too small for the paper's blanket"):
         CountMinMultiMessage.from_eps(1.0, d=1000, n=4096, delta=1e-6)
+
+
+def _count_min_brute(eps, q, n, tau):
+    """Both directions' hockey-stick divergence over every (y_a, y_b) of every row, rows as an
+    explicit product space: P = (N + 1, N), Q = (N, N + 1) per row, N ~ Bin(n, q)."""
+    f = stats.binom.pmf(np.arange(n + 1), n, q)
+    plain, plus = np.append(f, 0.0), np.insert(f, 0, 0.0)  # laws of N and N + 1 on 0..n+1
+    p = q_ = np.ones(1)
+    for _ in range(tau):
+        p, q_ = np.outer(p, np.outer(plus, plain)).ravel(), np.outer(q_, np.outer(plain, plus)).ravel()
+    e = math.exp(eps)
+    return np.clip(p - e * q_, 0, None).sum(), np.clip(q_ - e * p, 0, None).sum()
+
+
+@pytest.mark.parametrize("n,q,tau", [(1, 0.3, 1), (20, 0.05, 1), (20, 0.3, 1), (60, 0.1, 1), (60, 0.3, 1),
+                                     (3, 0.5, 2), (20, 0.1, 2), (30, 0.05, 2), (40, 0.3, 2)])
+def test_count_min_delta_bounds_brute_force_tightly(n, q, tau):
+    """Pessimistic PLD >= the exact delta of the product space, within 2e-3 relative (measured: at
+    most 7.9e-4, e.g. 1.416014e-03 vs 1.414900e-03 at n=40, q=0.3, tau=2, eps=2)."""
+    for eps in (0.3, 1.0, 2.0):
+        forward, backward = _count_min_brute(eps, q, n, tau)
+        assert forward == pytest.approx(backward, rel=1e-12, abs=1e-15)  # symmetric pair
+        pld = count_min_delta(eps, q, n, tau)
+        assert forward * (1 - 1e-12) <= pld <= forward * (1 + 2e-3)
+
+
+def test_count_min_delta_falls_in_q_up_to_one_half_and_is_symmetric():
+    """What count_min_q_min relies on, by brute force: delta(q) = delta(1 - q), falling on (0, 1/2]."""
+    for n, tau in [(20, 1), (40, 1), (12, 2)]:
+        for eps in (0.5, 2.0):
+            qs = np.linspace(0.02, 0.5, 25)
+            exact = np.array([_count_min_brute(eps, q, n, tau)[0] for q in qs])
+            assert np.all(np.diff(exact) < 0)
+            mirror = np.array([_count_min_brute(eps, 1 - q, n, tau)[0] for q in qs])
+            assert mirror == pytest.approx(exact, rel=1e-9, abs=1e-15)
+
+
+def test_count_min_delta_matches_the_exact_table_law():
+    """Audit from the randomizer alone: the law of the whole table for n users is the convolution
+    of every user's law of message counts (report_log_prob); its hockey-stick divergence between
+    neighbours whose hashes differ in every row is count_min_delta's (other cells cancel)."""
+    for d, tau, width, others, q in [(4, 1, 3, [0, 1, 3], 0.2), (6, 2, 2, [0, 5], 0.3)]:
+        oracle = CountMinMultiMessage(d=d, q=q, tau=tau, width=width, seed=3)
+        cells = tau * width
+        reports = np.array(list(itertools.product(range(3), repeat=cells))).reshape(-1, tau, width)
+        laws = [np.exp(oracle.report_log_prob(x, reports)).reshape((3,) * cells) for x in range(d)]
+        x, x2 = next((a, b) for a in range(d) for b in range(d) if np.all(oracle._cells[:, a] != oracle._cells[:, b]))
+        rest = laws[others[0]]
+        for v in others[1:]:
+            rest = signal.convolve(rest, laws[v], method="direct")
+        p, q2 = (signal.convolve(rest, laws[v], method="direct").ravel() for v in (x, x2))
+        assert p.sum() == pytest.approx(1.0) and q2.sum() == pytest.approx(1.0)
+        for eps in (0.2, 1.0, 2.5):
+            exact = np.clip(p - math.exp(eps) * q2, 0, None).sum()
+            assert exact == pytest.approx(np.clip(q2 - math.exp(eps) * p, 0, None).sum(), rel=1e-9)
+            assert exact * (1 - 1e-9) <= count_min_delta(eps, q, len(others) + 1, tau) <= exact * (1 + 2e-3)
+
+
+@pytest.mark.parametrize("eps,delta,n,tau", [(1.0, 1e-6, 10**5, 6), (0.5, 1e-8, 10**4, 3), (3.0, 1e-10, 10**7, 14)])
+def test_count_min_q_min_is_certified_and_minimal(eps, delta, n, tau):
+    q = count_min_q_min(eps, delta, n, tau)
+    assert count_min_delta(eps, q, n, tau) <= delta < count_min_delta(eps, q * (1 - 2e-3), n, tau)
+    assert q < paper_q(eps, delta, n, tau) / 50
+
+
+def test_count_min_tight_q_is_hundreds_of_times_below_the_paper():
+    """n = 1e6, d = 1e4 (tau = 14), eps = 1, delta = 1e-8: q 7.32e-4 against the paper's 0.384
+    (1/524); RMSE per value 48 against 871 (peaked data), 2.1e4 messages per user against 1.1e7."""
+    n, d = 10**6, 10**4
+    tight = CountMinMultiMessage.from_eps(1.0, d, n, 1e-8, rule="tight")
+    paper = CountMinMultiMessage.from_eps(1.0, d, n, 1e-8)  # the default rule is the paper's
+    assert (tight.tau, tight.width) == (paper.tau, paper.width) == (14, 2 * n)
+    assert paper.q == paper_q(1.0, 1e-8, n, 14) and tight.q / paper.q == pytest.approx(1 / 524, rel=0.02)
+    counts = np.zeros(d, dtype=np.int64)
+    counts[0] = n
+    rmse = [math.sqrt(np.mean(b ** 2 + v)) for b, v in (o.moments(counts) for o in (tight, paper))]
+    assert rmse[0] == pytest.approx(48, rel=0.02) and rmse[1] / rmse[0] > 15
+    with pytest.raises(InputError, match="rule must be"):
+        CountMinMultiMessage.from_eps(1.0, d, n, 1e-8, rule="exact")
+    with pytest.raises(InputError, match="too small for Count-Min's blanket"):
+        CountMinMultiMessage.from_eps(1.0, d, 1000, 1e-8, rule="tight")
+
+
+def test_count_min_with_tight_q_keeps_its_exact_moments():
+    """The simulated error's mean and variance are moments' exact bias (the min's, negative, plus
+    collisions) and variance at the tight q as well."""
+    counts = np.random.default_rng(11).multinomial(5000, np.full(64, 1 / 64))
+    oracle = CountMinMultiMessage.from_eps(1.0, 64, 5000, 1e-6, width=32, seed=4, rule="tight")  # collisions
+    assert_simulation_matches_moments(oracle, counts, seed=12, z=4.5)
 
 
 def test_bary_rr_blanket_and_exact_sampler():

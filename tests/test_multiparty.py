@@ -21,6 +21,10 @@ def test_single_message_error_needs_many_respondents_multi_message_does_not():
     tight_msgs = curves["Hadamard multi-message (tight rho)"]["messages"]
     assert all(t < p for t, p in zip(tight_msgs, curves["Hadamard multi-message (paper rho)"]["messages"]))
     assert curves["B-ary RR (single message)"]["messages"][-1] == 1.0
+    count_min = np.array(curves["Count-Min multi-message (tight q)"]["rmse"])
+    assert np.all(np.isfinite(count_min)) and count_min.max() / count_min.min() < 1.1  # flat in n
+    paper_cm = np.array(curves["Count-Min multi-message (paper q)"]["rmse"])
+    assert math.isnan(paper_cm[0]) and np.all(count_min[~np.isnan(paper_cm)] < paper_cm[~np.isnan(paper_cm)] / 5)
 
 
 def test_synthetic_counts():

@@ -4,8 +4,9 @@ Velingker, "On the power of multiple anonymous messages"), the single-message re
 curves (spec/frequency_oracles.md "Multi-message protocols").
 
 Multi-message protocols have local eps = infinity: privacy comes from the crowd alone, by
-the protocol's own analysis (Lemma 4.4 / 4.10 of seeds/001, or the exact accountant
-`hadamard_delta` below), not by an amplification bound, so their `accountants` are empty.
+the protocol's own analysis (Lemma 4.4 / 4.10 of seeds/001, or the exact accountants
+`hadamard_delta` and `count_min_delta` below), not by an amplification bound, so their
+`accountants` are empty.
 Neighbouring datasets differ in one user's value (replacement, seeds/001 Definition 2.2).
 """
 from __future__ import annotations
@@ -220,6 +221,98 @@ class HadamardMultiMessage:
 
 # --- Algorithm 2: Count-Min with blanket increments (public coin) ---------------------------
 
+def paper_q(eps: float, delta: float, n: int, tau: int) -> float:
+    """q = 90 tau^2 ln(2 tau/delta)/(n eps^2) (seeds/001 Lemma 4.10 with the paper's constants)."""
+    return 90 * tau ** 2 * math.log(2 * tau / check_delta(delta)) / (n * check_eps(eps, "eps_c") ** 2)
+
+
+def _check_n_tau(n: int, tau: int) -> None:
+    require(int(n) == n and n >= 1 and int(tau) == tau and tau >= 1,
+            f"n and tau must be whole numbers >= 1 (got {n}, {tau}).")
+
+
+def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
+    """dp_accounting PLD of one cell: N + 1 against N (reverse: N against N + 1), N ~ Bin(n, q),
+    losses rounded up (pessimistic). Outcomes k in binomial_window(n, q) + [0, 1]; the upper law's
+    mass outside them, and where the lower law is 0, has infinite loss."""
+    from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pld  # slow import
+
+    z = binomial_window(n, q, _TAIL)
+    k, shift = np.arange(z[0], z[-1] + 2), int(not reverse)  # upper = N + shift
+    with np.errstate(divide="ignore"):
+        upper, lower = stats.binom.logpmf(k - shift, n, q), stats.binom.logpmf(k - 1 + shift, n, q)
+    keep = np.isfinite(upper) & np.isfinite(lower)
+    idx = np.ceil((upper[keep] - lower[keep]) / discretization).astype(np.int64)
+    probs = np.bincount(idx - idx.min(), weights=np.exp(upper[keep]))
+    infinite = (stats.binom.cdf(z[0] - 1 - shift, n, q) + stats.binom.sf(z[-1] + 1 - shift, n, q)
+                + np.exp(upper[~np.isfinite(lower)]).sum())
+    pmf = pld_pmf.DensePLDPmf(discretization, int(idx.min()), probs, float(infinite), pessimistic_estimate=True)
+    return pld.PrivacyLossDistribution(pmf)
+
+
+def count_min_delta(eps: float, q: float, n: int, tau: int, discretization: float = 1e-4) -> float:
+    """delta(eps) of Algorithm 2 for neighbours x != x', against an analyzer who sees the whole
+    table and knows the hashes and every other user's value: an upper bound, exact but for the
+    privacy loss rounded up to multiples of `discretization` (delta's relative excess is about
+    2 tau discretization |d ln delta/d eps|: 1e-4 to 1e-3 at the brute-force checks, 3% at
+    tau = 14, delta = 1e-8, i.e. 0.3% on q) and floating point (~1e-15).
+
+    Every cell's noise is N ~ Bin(n, q): the n - 1 other users' blanket messages and the user's
+    own, which do not depend on its value (sample_aggregate). Only the cells a_t = h_t(x) and
+    b_t = h_t(x') differ in law, and the worst case has a_t != b_t in every row t (a row with
+    a_t = b_t has the same law under both; fewer rows are a post-processing). Row t is then
+    P = (N_a + 1, N_b) vs Q = (N_a, N_b + 1), N_a, N_b iid, and rows are independent: the pair
+    is the product of tau cell pairs (N + 1 vs N) and tau cell pairs (N vs N + 1), so its
+    privacy loss distribution is their composition (full FFT convolutions, no truncation).
+    Swapping a_t and b_t maps (P, Q) onto (Q, P), so both directions have this delta. Each
+    cell's mass outside its window (<= 2e-18) is an outcome of infinite loss: the true pair is
+    a post-processing of that one (draw from the law outside the window), so the bound survives
+    composition. seeds/001 Lemma 4.10 bounds the same delta through the smoothness of Bin(n, q),
+    at the price of the constant 90 (paper_q).
+    """
+    check_eps(eps, "eps_c")
+    _check_n_tau(n, tau)
+    require(0 < q < 1, f"the blanket probability q must lie in (0, 1) (got {q:g}).")
+    row = _cell_pld(int(n), q, discretization, False).compose(_cell_pld(int(n), q, discretization, True),
+                                                              tail_mass_truncation=0)
+    table = row.self_compose(int(tau), tail_mass_truncation=0) if tau > 1 else row
+    return min(1.0, max(0.0, float(table.get_delta_for_epsilon(eps))))
+
+
+def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e-3) -> float:
+    """The smallest q <= 1/2 with count_min_delta(eps, q, n, tau) <= delta, to a relative rtol
+    and rounded up: the q returned always passes that check. Bin(n, q) and Bin(n, 1 - q) give
+    the same delta (reflect the table), so q <= 1/2; there delta falls as q grows (checked by
+    brute force, no post-processing argument: Bin(n, q') is not Bin(n, q) plus independent
+    noise). From the Gaussian mechanism's q ~ 4 tau ln(1.25/delta)/(n eps^2), bracket by
+    factors of 2, then regula falsi on ln(delta(q)/delta), Illinois variant (~5 evaluations)."""
+    check_eps(eps, "eps_c")
+    check_delta(delta)
+    _check_n_tau(n, tau)
+
+    def gap(q: float) -> float:  # <= 0: q certifies
+        return math.log(max(count_min_delta(eps, q, n, tau), 1e-300) / delta)
+
+    hi = min(0.5, 4 * tau * math.log(1.25 / delta) / (n * eps ** 2))
+    while (g_hi := gap(hi)) > 0:
+        require(hi < 0.5, f"n={n:,} is too small for Count-Min's blanket: even q = 1/2 does not reach "
+                          f"delta={delta:g} at eps={eps:g} with tau={tau}.")
+        hi = min(0.5, 2 * hi)
+    lo = hi / 2
+    while (g_lo := gap(lo)) <= 0:
+        lo, hi, g_hi = lo / 2, lo, g_lo
+    side = 0
+    while hi > lo * (1 + rtol):
+        mid = min(max((lo * g_hi - hi * g_lo) / (g_hi - g_lo), lo * (1 + rtol / 4)), hi / (1 + rtol / 4))
+        if (g := gap(mid)) <= 0:
+            hi, g_hi, g_lo = mid, g, g_lo / 2 if side < 0 else g_lo
+            side = -1
+        else:
+            lo, g_lo, g_hi = mid, g, g_hi / 2 if side > 0 else g_hi
+            side = 1
+    return hi
+
+
 @dataclass(frozen=True)
 class CountMinMultiMessage:
     """Algorithm 2 of seeds/001: public hashes h_1..h_tau: [d] -> [width] (paper: width = 2n); a
@@ -238,9 +331,10 @@ class CountMinMultiMessage:
     title: ClassVar[str] = "Count-Min multi-message (Ghazi et al. Algorithm 2)"
     neighbouring: ClassVar[str] = "replacement"
     accountants: ClassVar[tuple[str, ...]] = ()
-    privacy_note: ClassVar[str] = ("Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell "
-                                   "(seeds/001 Lemma 4.10, paper constants, q ~ 90 tau^2 ln(2 tau/delta)/(n eps^2)). "
-                                   "No amplification bound applies.")
+    privacy_note: ClassVar[str] = ("Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell: "
+                                   "seeds/001 Lemma 4.10 with the paper's q = 90 tau^2 ln(2 tau/delta)/(n eps^2), "
+                                   "or the exact accountant count_min_delta (a q hundreds of times smaller at "
+                                   "d = 1e4). No amplification bound applies.")
 
     def __post_init__(self):
         require(1 <= self.d <= 2**32, f"the domain size d must lie in [1, 2^32] (got {self.d}).")
@@ -250,14 +344,19 @@ class CountMinMultiMessage:
 
     @classmethod
     def from_eps(cls, eps: float, d: int, n: int, delta: float, tau: int | None = None,
-                 width: int | None = None, seed: int = 0, one_sided: bool = False):
-        """Paper-style parameters: width = 2n, tau = ceil(log2 d) (an element collides in every
-        row w.p. <= (n/width)^tau = 2^-tau, Lemma 4.8), q = 90 tau^2 ln(2 tau/delta)/(n eps^2)."""
+                 width: int | None = None, seed: int = 0, one_sided: bool = False, rule: str = "paper"):
+        """Central (eps, delta) -> width = 2n, tau = ceil(log2 d) (an element collides in every
+        row w.p. <= (n/width)^tau = 2^-tau, Lemma 4.8) and q by the paper's 90 tau^2 ln(2 tau/delta)
+        /(n eps^2) ("paper", paper_q) or the exact accountant ("tight", count_min_q_min)."""
+        require(rule in ("tight", "paper"), f"rule must be 'tight' or 'paper' (got {rule!r}).")
         eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
         tau = max(1, math.ceil(math.log2(d))) if tau is None else tau
-        q = 90 * tau ** 2 * math.log(2 * tau / delta) / (n * eps ** 2)
-        require(q < 1, f"n={n:,} is too small for the paper's blanket: q = {q:.3g} >= 1 "
-                       f"(needs n > {90 * tau ** 2 * math.log(2 * tau / delta) / eps ** 2:,.0f}).")
+        if rule == "tight":
+            q = count_min_q_min(eps, delta, n, tau)
+        else:
+            q = paper_q(eps, delta, n, tau)
+            require(q < 1, f"n={n:,} is too small for the paper's blanket: q = {q:.3g} >= 1 "
+                           f"(needs n > {q * n:,.0f}).")
         return cls(d=d, q=q, tau=tau, width=2 * n if width is None else width, seed=seed, one_sided=one_sided)
 
     @cached_property
@@ -268,6 +367,12 @@ class CountMinMultiMessage:
     def _cells(self) -> np.ndarray:
         """(tau, d): h_t(j)."""
         return self.hashes.cells(np.arange(self.d)[None, :], np.arange(self.tau)[:, None])
+
+    @cached_property
+    def _cell_ids(self) -> np.ndarray:
+        """(tau, d): the cell (t, h_t(j)) numbered among the cells that some value hashes to."""
+        cells = self._cells + self.width * np.arange(self.tau)[:, None]
+        return np.unique(cells, return_inverse=True)[1].reshape(cells.shape)
 
     def _true_table(self, counts: np.ndarray) -> np.ndarray:
         table = np.zeros((self.tau, self.width), dtype=np.int64)
@@ -326,11 +431,15 @@ class CountMinMultiMessage:
 
     def moments(self, counts) -> tuple[np.ndarray, np.ndarray]:
         """Exact bias and variance of every bin's estimate for these counts and the seeded hashes
-        (the documented bias of the min: >= 0 one-sided, and collisions only raise it)."""
+        (the documented bias of the min: >= 0 one-sided, and collisions only raise it). The
+        colliding counts come from the d occupied cells, not the full table; bins with the same
+        offsets share one _min_moments column. O(tau d log d + tau distinct window)."""
         counts = _counts(counts, self.d)
         n = int(counts.sum())
-        offsets = np.take_along_axis(self._true_table(counts), self._cells, axis=1) - counts[None, :]
-        mean, var = self._min_moments(offsets, n)
+        sums = np.bincount(self._cell_ids.ravel(), weights=np.broadcast_to(counts, self._cell_ids.shape).ravel())
+        offsets = sums[self._cell_ids].astype(np.int64) - counts  # other values' counts in j's cells
+        columns, inverse = np.unique(offsets, axis=1, return_inverse=True)  # few distinct: fast
+        mean, var = (m[inverse.ravel()] for m in self._min_moments(columns, n))
         return (mean if self.one_sided else mean - self.q * n), var
 
     def variance(self, n: int, counts=None):
