@@ -11,10 +11,12 @@ MAX_POINTS = 5000
 COLORS = qualitative.Plotly
 
 
-def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True) -> go.Figure:
-    """Log axes; the legend to the right, so many methods never squeeze the plot."""
+def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True, legend_right: bool = True) -> go.Figure:
+    """Log axes; the legend to the right of a full-width chart (many methods never squeeze it), below a narrow one."""
+    legend = (dict(orientation="v", x=1.02, y=1, xanchor="left", font=dict(size=11)) if legend_right
+              else dict(orientation="h", yanchor="top", y=-0.2))
     fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=440, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="v", x=1.02, y=1, xanchor="left", font=dict(size=11)))
+                      legend=legend)
     fig.update_xaxes(type="log")
     if log_y:
         fig.update_yaxes(type="log")
@@ -52,7 +54,8 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
         _mark(fig, current)
     return [_layout(rmse, "Error against eps_c (line: analytic std; open: measured raw; filled: measured clipped)",
                     "central eps_c", "RMSE per bin"),
-            _layout(eps, "Local guarantees against eps_c (one-hot and fragmented sketch: removal LDP; others: replacement)", "central eps_c", "local eps (nats)", False),
+            _layout(eps, "Local guarantees against eps_c (one-hot and fragmented sketch: removal LDP; others: "
+                    "replacement)", "central eps_c", "local eps (nats)", False),
             _layout(msgs, "Messages per respondent against eps_c", "central eps_c", "expected messages")]
 
 
@@ -83,4 +86,4 @@ def log_lines(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bo
     for i, (name, y) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=list(x), y=list(y), mode="lines+markers", name=name,
                                  line=dict(color=COLORS[i % len(COLORS)]), marker=dict(size=4)))
-    return _layout(fig, title, x_title, y_title, log_y)
+    return _layout(fig, title, x_title, y_title, log_y, legend_right=False)
