@@ -33,7 +33,8 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)")
-    p.add_argument("--accountant", choices=sorted(set(BOUNDS) | set(ALIASES)),
+    p.add_argument("--accountant", choices=sorted(set(BOUNDS) | set(ALIASES) | {
+                   a for e in ENCODINGS.values() for a in e.accountants}),
                    help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

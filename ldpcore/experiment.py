@@ -61,10 +61,11 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
     if per_respondent:
+        reports = hist.n + getattr(oracle, "fakes", 0)  # MURS adds its fake reports
         width = max(hist.d, getattr(oracle, "m", 0))  # a sketch report holds m cells
-        cells = hist.n * width * (spec.tau or 1)
-        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs n*max(d, m)*tau = {cells:,} cells; "
-                                               f"the limit is {PER_RESPONDENT_LIMIT:,}.")
+        cells = reports * width * (spec.tau or 1)
+        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs (n + fakes)*max(d, m)*tau = "
+                                               f"{cells:,} cells; the limit is {PER_RESPONDENT_LIMIT:,}.")
         aggregate = oracle.aggregate(oracle.randomize(respondents(hist.counts), rng))
     else:
         aggregate = oracle.sample_aggregate(hist.counts, rng)
@@ -121,7 +122,7 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
     then each encoding named in compare with its default parameters and accountant."""
     encoding = get_encoding(base.encoding)
     specs = [replace(base, tau=None)] + ([replace(base, tau=t) for t in taus] if encoding.fragments else [])
-    specs += [replace(base, encoding=name, tau=None, accountant=None, params=()) for name in compare
+    specs += [replace(base, encoding=name, tau=None, accountant=None, params=()) for name in dict.fromkeys(compare)
               if name != base.encoding]
     return ([Method("Central Gaussian (no LDP)", base, central=True)] if central else []) + [
         Method(method_label(s), s) for s in specs]

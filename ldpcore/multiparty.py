@@ -9,7 +9,7 @@ import numpy as np
 
 from .amplification import get_bound
 from .errors import InputError, check_delta, check_eps, require
-from .oracles.fake_reports import murs_eps_server, murs_eps_users
+from .oracles.fake_reports import blanket_certified, murs_eps_server, murs_eps_users
 from .oracles.hashing import solh_parameters
 from .oracles.multimessage import (
     BaryRR, CountMinMultiMessage, HadamardMultiMessage, multi_message_upper_bound, single_message_lower_bound,
@@ -84,7 +84,8 @@ def threat_table(n: int, d: int, delta: float, eps_l: float, shufflers: int, fak
                  colluding: int = 0) -> list[dict]:
     """The eps a respondent keeps against each adversary of seeds/003 (spec/multiparty.md), for
     GRR reports at local eps_l (replacement); inf where the adversary learns the report.
-    colluding: shufflers colluding with the server (MURS: their fakes are known)."""
+    colluding: shufflers colluding with the server (MURS: their fakes are known). inf also where a
+    blanket closed form would exceed its limit min(1, 14 ln(2/delta)/27): it certifies nothing there."""
     eps_l, delta = check_eps(eps_l, "eps_l"), check_delta(delta)
     require(int(shufflers) == shufflers and shufflers >= 1, f"shufflers must be a whole number >= 1 (got {shufflers}).")
     require(int(colluding) == colluding and 0 <= colluding < shufflers,
@@ -99,8 +100,9 @@ def threat_table(n: int, d: int, delta: float, eps_l: float, shufflers: int, fak
          "vs server + other respondents": shuffle_only, "vs server + shufflers": math.inf,
          "note": "central noise calibrated to the shuffle-only eps; the aux server decrypts if it colludes"},
         {"protocol": f"MURS ({shufflers} shufflers x {int(fakes_per_shuffler):,} fakes)",
-         "vs server": murs_eps_server(eps_l, n, delta, d, hidden),
-         "vs server + other respondents": murs_eps_users(delta, d, hidden), "vs server + shufflers": eps_l,
+         "vs server": blanket_certified(murs_eps_server(eps_l, n, delta, d, hidden), delta),
+         "vs server + other respondents": blanket_certified(murs_eps_users(delta, d, hidden), delta),
+         "vs server + shufflers": eps_l,
          "note": f"{colluding} colluding shuffler(s): {hidden:,} fakes stay hidden"},
     ]
     try:
@@ -110,9 +112,8 @@ def threat_table(n: int, d: int, delta: float, eps_l: float, shufflers: int, fak
     if d_prime is not None:
         rows.append({"protocol": f"PEOS (SOLH, d' = {d_prime}, oblivious shuffle, joint fakes)",
                      "vs server": shuffle_only,
-                     "vs server + other respondents": math.sqrt(14 * math.log(2 / delta) * d_prime
-                                                                / int(fakes_per_shuffler))
-                     if fakes_per_shuffler else math.inf,
+                     "vs server + other respondents": blanket_certified(murs_eps_users(
+                         delta, d_prime, int(fakes_per_shuffler)), delta),
                      "vs server + shufflers": shuffle_only,
                      "note": f"SOLH at eps_l = {eps_solh:.3g}; unchanged while one shuffler is honest"})
     return rows

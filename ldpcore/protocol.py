@@ -109,11 +109,12 @@ class Plan:
             return self.eps_b
         return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
 
-    def oracle(self, d: int | None = None):
-        """The encoding's oracle with this plan's parameters (ldpcore.oracles)."""
-        d = d or self.d
-        require(d is not None, "the domain size d is needed for the encoding.")
-        return get_encoding(self.spec.encoding).build(self, d)
+    def oracle(self):
+        """The encoding's oracle with this plan's parameters (ldpcore.oracles), built once."""
+        require(self.d is not None, "the domain size d is needed for the encoding.")
+        if "_oracle" not in self.__dict__:  # frozen: cache beside the fields
+            self.__dict__["_oracle"] = get_encoding(self.spec.encoding).build(self, self.d)
+        return self.__dict__["_oracle"]
 
     @property
     def expected_messages(self) -> float | None:
@@ -132,12 +133,10 @@ class Plan:
             "target_eps_c": self.spec.eps_c, "capped": self.amplification.capped,
             "notes": list(self.notes),
         }
-        if not encoding.certified:
-            out["eps_c_range"] = [self.eps_c, self.eps_l_inf]
         if self.d is not None:
             out["expected_messages"] = self.expected_messages
             out["bits_per_message"] = self.oracle().bits_per_message
-            out.update(encoding.details(self))
+        out.update(encoding.details(self))
         return out
 
 
@@ -151,7 +150,7 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
         require(amp.valid, amp.reason)
-        if amp.capped:
+        if amp.capped and amp.eps_c < spec.eps_c * (1 - 1e-9):
             notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
                          f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
     else:

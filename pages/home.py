@@ -42,7 +42,7 @@ st.markdown("""
    Turn on **report fragments** to split each report into tau fragments with a backstop.
    Switch the **encoding** to compare one-hot with direct encoding (GRR), unary encodings, local hashing
    (OLH, SOLH), Hadamard response, fake reports from several shufflers (MURS) and Apple-style sketches
-   (whose eps_c no known bound certifies), each with its own parameters.
+   (the paper's fragmented sketch has no certified eps_c), each with its own parameters.
 2. **Trade-offs**: sweep eps_c for several methods and encodings: error, eps_l and messages against eps_c.
 3. **Report table**: the paper's Table IV for your data, exported as PNG, CSV, Markdown or LaTeX.
 4. **Accountant**: every known amplification bound side by side, local <-> central epsilon, with the

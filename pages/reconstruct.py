@@ -48,17 +48,19 @@ if p["certified"]:
     guarantee = f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}."
 else:
     low, high = p["eps_c_range"]
-    st.warning(f"eps_c is NOT certified for {p['encoding']} reports: no amplification bound is known for them. "
-               f"They use the one-hot eps_l of eps_c = {low:.4g}; known analyses only place the central guarantee "
-               f"between {low:.4g} and eps_l_inf = {high:.4g} (seeds/000 Table III).")
+    st.warning(f"eps_c is NOT certified for {p['encoding']} reports: seeds/000 gives no amplification bound for "
+               f"them and runs them at the one-hot eps_l of eps_c = {low:.4g}, placing the central guarantee only "
+               f"between {low:.4g} and eps_l_inf = {high:.4g}. Treated as one 2 eps_l-LDP report per respondent, "
+               f"a generic bound certifies eps_c = {fmt(p['eps_c_whole_report_replacement'])} (replacement).")
     guarantee = f"eps_l calibrated as for one-hot reports by {p['citation']}."
 extra = []
 if "hash_range" in p:
     extra.append(f"hash range g = {p['hash_range']:,}")
 if "fake_reports" in p:
+    users = p["eps_vs_server_and_respondents"]
     extra.append(f"{p['fake_reports']:,} fake reports; eps vs the server + all other respondents = "
-                 f"{fmt(p['eps_vs_server_and_respondents'])}, vs the server + all shufflers = "
-                 f"{fmt(p['eps_vs_server_and_shufflers'])}")
+                 + (fmt(users) if users != float("inf") else "inf (too few fakes for the blanket bound)")
+                 + f", vs the server + all shufflers = {fmt(p['eps_vs_server_and_shufflers'])}")
 st.caption(f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt(m['rmse_raw'])} "
            f"(analytic {fmt(p['analytic_rmse_raw'])}); total variation {m['tv']:.4f}"
            + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")

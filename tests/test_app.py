@@ -198,7 +198,13 @@ def test_encoding_parameters_change_the_run_and_live_in_the_url():
     at.selectbox(key="m").set_value(4096).run()
     assert_clean(at)
     assert metric(at, "RMSE") != rmse
-    assert bits == "1.00" and "NOT certified" in at.warning[0].value
+    assert bits == "1.00" and not at.warning  # one eps_l-LDP report: certified by fmt21-numeric
+    fragments = open_page("pages/reconstruct.py", max_side="64", encoding="sketch-fragments", k="16", m="1024")
+    assert_clean(fragments)
+    assert "NOT certified" in fragments.warning[0].value and "a generic bound certifies" in fragments.warning[0].value
+    mixed = open_page("pages/reconstruct.py", max_side="64", encoding="murs", base="grr")
+    assert not mixed.exception and "too few respondents and fakes" in mixed.error[0].value  # GRR on 3,520 values
+    assert "g" not in [w.key for w in mixed.sidebar.number_input]  # MURS on GRR has no hash range
     solh = open_page("pages/reconstruct.py", max_side="64", encoding="solh", eps_c="0.5")
     assert_clean(solh)
     assert any("hash range g = " in c.value for c in solh.caption)

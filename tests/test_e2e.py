@@ -168,10 +168,10 @@ def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
     page.locator('.st-key-encoding [data-testid="stSelectbox"]').click()
     page.get_by_role("option", name="cms", exact=True).click()
-    page.get_by_text("eps_c is NOT certified for cms reports").wait_for(timeout=60_000)
+    page.get_by_text("65546 bits each").wait_for(timeout=60_000)  # 1,024 rows: 10 bits + 65,536 entries
     wait_idle(page)
     assert metric_value(page, "messages / respondent") == "1.00"
-    assert page.get_by_text("65546 bits each").count() == 1  # 1,024 rows: 10 bits + 65,536 entries
+    assert page.get_by_text("Certified central eps_c = ").count() == 1  # fmt21-numeric, one report each
     page.wait_for_url("**encoding=cms**")
     box = page.locator('.st-key-k input')
     box.fill("16")

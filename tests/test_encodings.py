@@ -19,7 +19,7 @@ from ldpcore.protocol import ProtocolSpec, plan
 ROOT = Path(__file__).resolve().parent.parent
 
 
-SKETCHES = [name for name, e in ENCODINGS.items() if not e.certified]
+SKETCHES = [name for name, e in ENCODINGS.items() if "k" in e.param_names]
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_murs_certifies_eps_1_against_the_server_and_reports_every_adversary():
     none = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "n_r": 0}), n, d)
     assert none.eps_b == pytest.approx(base.eps_b, rel=1e-9)  # no fakes: shuffled GRR (Balle et al.)
     solh = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"n_r": 0}), n, d)
-    assert round(solh.eps_b, 4) == 6.3222 and solh.as_dict()["alphabet"] == 278  # no fakes: SOLH
+    assert round(solh.eps_b, 4) == 6.3222 and solh.as_dict()["hash_range"] == 278  # no fakes: SOLH
     p = plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "r": 3, "n_r": 10_000}), n, d)
     record = p.as_dict()
     assert p.eps_b > base.eps_b  # fakes buy local eps at the same eps_1
@@ -80,34 +80,65 @@ def test_murs_certifies_eps_1_against_the_server_and_reports_every_adversary():
         plan(ProtocolSpec(eps_c=0.5, delta=delta, encoding="murs", params={"base": "grr", "n_r": 0}), 1000, d)
 
 
-@pytest.mark.parametrize("encoding", SKETCHES)
-def test_sketches_reuse_the_one_hot_eps_l_and_say_eps_c_is_not_certified(encoding):
+def test_the_fragmented_sketch_reuses_the_one_hot_eps_l_and_says_eps_c_is_not_certified():
     onehot = plan(ProtocolSpec(eps_c=1.0, delta=5e-8), 1_914_606, 87_680)
-    p = plan(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding=encoding), 1_914_606, 87_680)
+    p = plan(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="sketch-fragments"), 1_914_606, 87_680)
     record = p.as_dict()
     assert p.eps_b == onehot.eps_b and round(p.eps_l_inf, 2) == 8.55
     assert record["certified"] is False and record["eps_c_range"] == [p.eps_c, p.eps_l_inf] and p.eps_c <= 1.0
-    assert any("No amplification-by-shuffling bound" in note for note in record["notes"])
+    assert any("no amplification bound for fragmented sketch reports" in note for note in record["notes"])
+    # a respondent's whole report is 2 eps_b-LDP (replacement): a generic bound gives almost nothing
+    assert record["eps_c_whole_report_replacement"] > 15
     assert p.oracle().k == 1024 and p.oracle().m == 65_536
-    if encoding == "sketch-fragments":  # seeds/000 Table III: #bits at eps_l 8.55 = 13.68 (from the rounded 8.55)
-        assert round(record["expected_messages"], 1) == 13.7
+    assert round(record["expected_messages"], 1) == 13.7  # seeds/000 Table III: #bits 13.68 at eps_l 8.55
+
+
+@pytest.mark.parametrize("encoding", ["cms", "hcms", "count-sketch"])
+def test_single_message_sketches_are_certified_by_the_generic_bounds(encoding):
+    """One eps_l-LDP report per respondent: FMT21's numerical bound certifies eps_c = 1 on Horse at
+    eps_l = 9.76 (more than the one-hot 8.55 that seeds/000 reuses), and those reports at eps_c = 0.49."""
+    p = plan(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding=encoding), 1_914_606, 87_680)
+    record = p.as_dict()
+    assert record["certified"] is True and record["accountant"] == "fmt21-numeric" and "eps_c_range" not in record
+    assert round(p.eps_b, 2) == 9.76 and p.eps_c <= 1.0 and p.oracle().eps_l == pytest.approx(p.eps_b)
+    paper = plan(ProtocolSpec(eps_c=None, eps_l=8.546904897471144, delta=5e-8, encoding=encoding), 1_914_606, 87_680)
+    assert round(paper.eps_c, 2) == 0.49
 
 
 @pytest.mark.parametrize("params, message", [
     ({"q": 1}, "the cms encoding has no parameter q"),
     ({"k": 0}, "hash functions k must be a whole number in \\[1, 4,096\\]"),
     ({"m": 1000}, "sketch width m must be one of 64, 128"),
+    ({"m": "65536.0"}, None),
+    ({"k": True}, "must not be a boolean"),
     ({"k": 4096, "m": 2**20}, "k x m = 4,294,967,296 cells exceeds"),
     ({"k": 2.5}, "hash functions k must be a whole number"),
 ])
 def test_bad_encoding_parameters_are_one_clear_message(params, message):
+    if message is None:  # accepted, as its type
+        assert ProtocolSpec(eps_c=1.0, encoding="cms", params=params).param_dict["m"] == 65_536
+        return
     with pytest.raises(InputError, match=message):
         ProtocolSpec(eps_c=1.0, encoding="cms", params=params)
 
 
-def test_hash_range_one_is_refused():
+def test_hash_range_one_is_refused_and_murs_on_grr_needs_the_domain():
     with pytest.raises(InputError, match="hash range g must be 0 or >= 2"):
         ProtocolSpec(eps_c=1.0, encoding="olh", params={"g": 1})
+    with pytest.raises(InputError, match="applies to MURS on SOLH only"):
+        ProtocolSpec(eps_c=1.0, encoding="murs", params={"base": "grr", "g": 16})
+    with pytest.raises(InputError, match="MURS with base grr needs the domain size"):
+        plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="murs", params={"base": "grr"}), 10**6)
+    record = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="solh"), 10**6).as_dict()
+    assert record["hash_range"] == 278  # known without a domain
+
+
+def test_murs_eps_2_is_infinite_above_the_blanket_limit():
+    few = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="murs", params={"base": "grr"}), 10**6, 100).as_dict()
+    assert few["eps_vs_server_and_respondents"] < 1  # 30,000 fakes over 100 values
+    many = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="murs"), 10**6, 100).as_dict()
+    assert murs_eps_users(1e-9, many["hash_range"], 30_000) > 1
+    assert many["eps_vs_server_and_respondents"] == math.inf  # the closed form certifies nothing above 1
 
 
 def test_fragments_and_accountants_are_checked_per_encoding():
@@ -125,7 +156,8 @@ def test_cli_oracles_and_run_encoding():
     encodings = json.loads(out.stdout)["encodings"]
     assert [e["name"] for e in encodings] == list(ENCODINGS)
     cms = encodings[list(ENCODINGS).index("cms")]
-    assert cms["certified"] is False and [p["name"] for p in cms["params"]] == ["k", "m"]
+    assert cms["certified"] is True and [p["name"] for p in cms["params"]] == ["k", "m"]
+    assert encodings[list(ENCODINGS).index("sketch-fragments")]["certified"] is False
     assert cms["params"][0]["default"] == 1024 and cms["params"][1]["default"] == 65_536
     out = subprocess.run([sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--max-side", "64",
                           "--encoding", "oue", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
@@ -135,7 +167,7 @@ def test_cli_oracles_and_run_encoding():
                           "--encoding", "count-sketch", "--param", "k=16", "--param", "m=1024", "--param",
                           "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
     rec = json.loads(out.stdout)
-    assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is False
+    assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is True
 
 
 @pytest.mark.parametrize("k", [None, 50, 5000])

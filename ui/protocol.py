@@ -40,7 +40,10 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         st.header("Protocol")
         encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params")
         st.caption(ENCODINGS[encoding].title)
-        params = {p.name: param_control(p) for p in ENCODINGS[encoding].params}
+        params = {}
+        for p in ENCODINGS[encoding].params:
+            if not (p.name == "g" and params.get("base") == "grr"):  # MURS on GRR has no hash range
+                params[p.name] = param_control(p)
         eps_c = eps_c_slider()
         delta_text = st.text_input("Central delta", key="delta", bind="query-params",
                                    placeholder=f"{default_delta:g} (default for this data)",
@@ -60,8 +63,8 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         chosen = ENCODINGS[encoding]
         accountant = st.selectbox("Accountant", chosen.accountants, key="accountant", bind="query-params",
                                   help="Only the bounds that hold for this encoding's reports; the first is the default."
-                                  if chosen.certified else "No bound holds for these reports: eps_l is calibrated as "
-                                  "for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.")
+                                  if chosen.certified else "No bound is known for these reports: eps_l is calibrated "
+                                  "as for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.")
         st.caption(chosen.bound(accountant, params).title)
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
                                    bind="query-params"))

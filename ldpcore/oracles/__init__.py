@@ -22,7 +22,7 @@ from .fake_reports import MURS, murs_bound
 from .hadamard import Hadamard
 from .hashing import OLH, SOLH
 from .onehot import OneHot
-from .sketches import PRIVACY_NOTE, CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
+from .sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 from .unary import OUE, SUE
 
 
@@ -40,27 +40,27 @@ class Param:
 
     def check(self, value):
         """The value as the parameter's type, or InputError naming the parameter and its range."""
-        if self.choices:
-            kind = type(self.choices[0])
-            try:
-                value = kind(value)
-            except (TypeError, ValueError):
-                value = None
-            require(value in self.choices, f"{self.label} must be one of {', '.join(map(str, self.choices))}.")
+        require(not isinstance(value, bool), f"{self.label} must not be a boolean (got {value}).")
+        if self.choices and isinstance(self.choices[0], str):
+            require(value in self.choices, f"{self.label} must be one of {', '.join(self.choices)} (got {value}).")
             return value
         try:
             number = float(value)
         except (TypeError, ValueError):
             number = math.nan
-        require(number == int(number) if math.isfinite(number) else False, (
-            f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value})."))
-        require(self.low <= number <= self.high,
-                f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value}).")
+        whole = math.isfinite(number) and number == int(number)
+        if self.choices:
+            require(whole and int(number) in self.choices,
+                    f"{self.label} must be one of {', '.join(map(str, self.choices))} (got {value}).")
+        else:
+            require(whole and self.low <= number <= self.high,
+                    f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value}).")
         return int(number)
 
 
 HASH_RANGE = Param("g", "hash range g", 0, "Buckets of the local hash; 0 chooses it from eps "
-                   "(OLH: round(e^eps) + 1; SOLH: the bound's variance-optimal d').", 0, 2**31 - 1)
+                   "(OLH: round(e^eps) + 1; SOLH and MURS on SOLH: the bound's d', near the variance-optimal "
+                   "(A+2)/3).", 0, 2**31 - 1)
 SKETCH_ROWS = Param("k", "hash functions k", 1024, "Rows of the sketch; each respondent reports on one "
                     "row drawn at random (Apple and seeds/000: 1,024).", 1, 4096)
 SKETCH_WIDTH = Param("m", "sketch width m", 65_536, "Cells per row (Apple and seeds/000: 65,536).",
@@ -82,8 +82,9 @@ class Encoding:
     alphabet size k of one channel (what a k-RR bound must be told, None if none).
 
     certified=False: no bound is known for the reports; the plan then uses the one-hot
-    calibration (the paper's choice for sketches) and eps_c is only a lower end
-    (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its own).
+    calibration (seeds/000's choice for its fragmented sketch) and eps_c is only the paper's
+    lower end (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its
+    own); details(plan) adds encoding-specific numbers to the record (d may be None).
     """
 
     name: str
@@ -99,6 +100,10 @@ class Encoding:
     bound: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
     details: Callable = lambda plan: {}  # plan -> encoding-specific numbers for the record
 
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
     def check_params(self, given) -> dict:
         """Every parameter's value (given, else its default); unknown names are refused."""
         given = dict(given or {})
@@ -112,6 +117,8 @@ class Encoding:
                     f"the sketch k x m = {values['k'] * values['m']:,} cells exceeds {SKETCH_CELLS:,}; "
                     "lower k or m.")
         require(values.get("g") != 1, "the hash range g must be 0 or >= 2 (got 1).")
+        require(values.get("base") != "grr" or not values.get("g"),
+                f"the hash range g applies to MURS on SOLH only, not with base grr (got g={values.get('g')}).")
         return values
 
 
@@ -132,36 +139,59 @@ def _single(cls, accountants, channel_k=lambda d, params: None) -> Encoding:
 
 
 def _sketch(cls, *params: Param) -> Encoding:
-    """A sketch at the one-hot calibration (seeds/000 Tables I, III): no bound certifies its eps_c."""
+    """A single-message sketch (CMS, HCMS, count sketch): one eps_b-LDP report (replacement) per
+    respondent, so the generic bounds certify eps_c; at the Horse's n and eps_c = 1 fmt21-numeric
+    allows eps_l = 9.76, more than seeds/000's one-hot 8.55 (whose sketch reports it certifies at 0.49)."""
     def build(plan, d):
         kw = plan.spec.param_dict
-        return cls.from_eps(plan.eps_b, d, k=kw["k"], m=kw["m"], **({"combine": kw["combine"]} if params else {}))
-    return Encoding(cls.name, cls.title, build, BINARY_RR_ACCOUNTANTS, lambda d, params: 2, cls.neighbouring,
-                    params=(SKETCH_ROWS, SKETCH_WIDTH, *params), certified=False, privacy_note=PRIVACY_NOTE)
+        return cls.from_eps(plan.eps_b, d, **{p.name: kw[p.name] for p in (SKETCH_ROWS, SKETCH_WIDTH, *params)})
+    return Encoding(cls.name, cls.title, build, GENERIC_ACCOUNTANTS, lambda d, params: None, cls.neighbouring,
+                    params=(SKETCH_ROWS, SKETCH_WIDTH, *params))
+
+
+def _whole_report(plan) -> dict:
+    """The fragmented sketch at the one-hot calibration: seeds/000's range for eps_c, and what a generic
+    bound certifies for a respondent's whole report, 2 eps_b-LDP under replacement."""
+    generic = get_bound("fmt21-numeric").forward(2 * plan.eps_b, plan.n, plan.spec.delta)
+    return {"eps_c_range": [plan.eps_c, plan.eps_l_inf],
+            "eps_c_whole_report_replacement": generic.eps_c if generic.valid else math.inf}
+
+
+def _bound_range(plan) -> int:
+    """SOLH's (or MURS-on-SOLH's) hash range: the given g, else the one the bound chose with eps_l."""
+    return plan.spec.param_dict["g"] or plan.amplification.extra["hash_range"]
 
 
 def _solh(plan, d):
-    """SOLH on the given hash range, else the one the solh bound chose with eps_l."""
-    g = plan.spec.param_dict["g"] or plan.amplification.extra["hash_range"]
-    return SOLH.from_eps(plan.eps_b, d, g)
+    return SOLH.from_eps(plan.eps_b, d, _bound_range(plan))
 
 
-def _hash_range(plan) -> dict:
-    return {"hash_range": plan.oracle().g}
+def _olh_range(plan) -> dict:
+    return {} if plan.d is None else {"hash_range": plan.oracle().g}
 
 
 def _murs_details(plan) -> dict:
     """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)."""
-    oracle = plan.oracle()
-    privacy = oracle.epsilons(plan.n, plan.spec.delta)
-    return {"eps_vs_server_and_respondents": privacy.eps_users, "eps_vs_server_and_shufflers": privacy.eps_shufflers,
-            "fake_reports": privacy.hidden_fakes, "alphabet": oracle.oracle.k}
+    kw = plan.spec.param_dict
+    out = {} if kw["base"] == "grr" else {"hash_range": _bound_range(plan)}
+    if plan.d is not None:
+        privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
+        out.update({"eps_vs_server_and_respondents": privacy.eps_users,
+                    "eps_vs_server_and_shufflers": privacy.eps_shufflers, "fake_reports": privacy.hidden_fakes})
+    return out
 
 
 def _murs(plan, d):
     kw = plan.spec.param_dict
-    g = None if kw["base"] == "grr" else kw["g"] or plan.amplification.extra["hash_range"]
-    return MURS.from_eps(plan.eps_b, d, kw["r"], kw["n_r"], g=g)
+    return MURS.from_eps(plan.eps_b, d, kw["r"], kw["n_r"], g=None if kw["base"] == "grr" else _bound_range(plan))
+
+
+def _murs_alphabet(d, params):
+    """k of the MURS bound: d for GRR (needed), else the given hash range or None (the bound picks it)."""
+    if params["base"] == "grr":
+        require(d is not None, "MURS with base grr needs the domain size d (--domain): its blanket bound uses it.")
+        return d
+    return params["g"] or None
 
 
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
@@ -172,20 +202,22 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     _single(OUE, GENERIC_ACCOUNTANTS),
     _single(SUE, GENERIC_ACCOUNTANTS),
     Encoding(OLH.name, OLH.title, lambda plan, d: OLH.from_eps(plan.eps_b, d, plan.spec.param_dict["g"] or None),
-             GENERIC_ACCOUNTANTS, lambda d, params: None, params=(HASH_RANGE,), details=_hash_range),
+             GENERIC_ACCOUNTANTS, lambda d, params: None, params=(HASH_RANGE,), details=_olh_range),
     Encoding(SOLH.name, SOLH.title, _solh, ("solh",), lambda d, params: params["g"] or None, params=(HASH_RANGE,),
-             details=_hash_range,
+             details=lambda plan: {"hash_range": _bound_range(plan)},
              privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
                           "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3)."),
     _single(Hadamard, GENERIC_ACCOUNTANTS),
-    Encoding(MURS.name, MURS.title, _murs, ("murs",),
-             lambda d, params: d if params["base"] == "grr" else params["g"] or None,
+    Encoding(MURS.name, MURS.title, _murs, ("murs",), _murs_alphabet,
              params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE),
              privacy_note="MURS (seeds/003 Theorem 4): eps_c is eps_1 against the server, from the blanket of the "
                           "other reports and the fakes; against the server and all other respondents only the "
                           "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
              bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]), details=_murs_details),
-    _sketch(FragmentedSketch),
+    Encoding(FragmentedSketch.name, FragmentedSketch.title,
+             lambda plan, d: FragmentedSketch.from_eps(plan.eps_b, d, **plan.spec.param_dict),
+             BINARY_RR_ACCOUNTANTS, lambda d, params: 2, FragmentedSketch.neighbouring,
+             params=(SKETCH_ROWS, SKETCH_WIDTH), certified=False, privacy_note=FragmentedSketch.privacy_note, details=_whole_report),
     _sketch(CountMeanSketch),
     _sketch(HadamardCountMeanSketch),
     _sketch(CountSketch, COMBINE),

@@ -65,10 +65,16 @@ class SupportAnalyzer:
         return 1.0
 
 
+def blanket_limit(delta: float) -> float:
+    """The largest eps_c of the k-RR blanket closed form: min(1, 14 ln(2/delta)/27) (Balle et al. 2019
+    Theorem 3.1 needs eps_c <= 1 and gamma >= 27k/((n-1) eps_c))."""
+    return min(1.0, 14 * math.log(2 / delta) / 27)
+
+
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
     """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (spec)."""
     eps_c, delta = check_eps(eps_c), check_delta(delta)
-    cap = min(1.0, 14 * math.log(2 / delta) / 27)  # Balle et al. Thm 3.1: eps_c <= 1, gamma >= 27k/((n-1) eps_c)
+    cap = blanket_limit(delta)
     require(eps_c <= cap, f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} "
                           f"(got {eps_c:g}).")
     return (check_respondents(n) - 1) * eps_c ** 2 / (14 * math.log(2 / delta))
@@ -96,8 +102,6 @@ class GRR(SupportAnalyzer):
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
     neighbouring: ClassVar[str] = "replacement"
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
-    accountants: ClassVar[tuple[str, ...]] = ("blanket-krr", "blanket-bennett", "blanket-hoeffding",
-                                              "stronger-clone", "fmt21-numeric", "fmt21-closed", "efmrtt19")
 
     def __post_init__(self):
         check_domain(self.d)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..amplification import EPS0_MIN, Bound, solh_hash_range
 from ..errors import check_delta, check_eps, require
-from .direct import GRR, blanket_a, check_domain, check_respondents
+from .direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from .hashing import OLH, SOLH
 
 
@@ -38,6 +38,12 @@ def _check_whole(value, low: int, what: str) -> int:
 
 def _check_fakes(n_u) -> int:
     return _check_whole(n_u, 0, "the number of fake reports")
+
+
+def blanket_certified(eps: float, delta: float) -> float:
+    """eps where the blanket bound holds (eps <= min(1, 14 ln(2/delta)/27), Balle et al. 2019
+    Theorem 3.1), else inf: the closed forms below certify nothing above that limit."""
+    return eps if eps <= blanket_limit(delta) else math.inf
 
 
 def murs_eps_server(eps_l: float, n: int, delta: float, k: int, n_u: int) -> float:
@@ -90,7 +96,6 @@ class MURS:
     name: ClassVar[str] = "murs"
     title: ClassVar[str] = "Multiple shufflers with fake reports (MURS)"
     neighbouring: ClassVar[str] = "replacement"
-    accountants: ClassVar[tuple[str, ...]] = ()  # its own closed forms: epsilons()
 
     def __post_init__(self):
         require(isinstance(self.oracle, (GRR, OLH)), "MURS needs a GRR or (S)OLH oracle.")
@@ -129,13 +134,15 @@ class MURS:
         return self.oracle.eps
 
     def epsilons(self, n: int, delta: float, colluding: int = 0) -> MursPrivacy:
-        """eps_1, eps_2 and eps_l when `colluding` of the r shufflers (< r) reveal their fakes to the server."""
+        """eps_1, eps_2 and eps_l when `colluding` of the r shufflers (< r) reveal their fakes to the server;
+        eps_1 and eps_2 are inf where they exceed the blanket bound's limit (blanket_certified)."""
         require(float(colluding) == int(colluding) and 0 <= int(colluding) < self.shufflers,
                 f"colluding shufflers must be a whole number in [0, {self.shufflers - 1}] (got {colluding}); "
                 "if all collude the permutation is revealed and eps_l is all that is left.")
         hidden = (self.shufflers - int(colluding)) * self.fakes_per_shuffler
         k = self.oracle.k
-        return MursPrivacy(murs_eps_server(self.eps, n, delta, k, hidden), murs_eps_users(delta, k, hidden),
+        return MursPrivacy(blanket_certified(murs_eps_server(self.eps, n, delta, k, hidden), delta),
+                           blanket_certified(murs_eps_users(delta, k, hidden), delta),
                            self.eps, int(n), delta, int(colluding), hidden)
 
     # --- what the analyzer sees -------------------------------------------------------
@@ -192,7 +199,7 @@ def murs_bound(fakes: int) -> Bound:
         return murs_eps_server(eps0, n, delta, alphabet(eps0, k), n_u)
 
     def region(n, delta, k):
-        cap = min(1.0, 14 * math.log(2 / delta) / 27)
+        cap = blanket_limit(delta)
         floor = forward(EPS0_MIN, n, delta, k) if n >= 2 else math.inf
         if floor > cap:
             return 0.0, 0.0, (f"too few respondents and fakes for amplification: MURS gives eps_1 >= {floor:.4g} "

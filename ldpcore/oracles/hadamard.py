@@ -55,7 +55,6 @@ class Hadamard(SupportAnalyzer):
     name: ClassVar[str] = "hadamard"
     title: ClassVar[str] = "Hadamard response"
     neighbouring: ClassVar[str] = "replacement"
-    accountants: ClassVar[tuple[str, ...]] = ("fmt21-numeric", "fmt21-closed", "efmrtt19")
 
     def __post_init__(self):
         check_domain(self.d)

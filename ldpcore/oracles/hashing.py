@@ -50,7 +50,6 @@ class OLH(SupportAnalyzer):
     name: ClassVar[str] = "olh"
     title: ClassVar[str] = "Optimized local hashing"
     neighbouring: ClassVar[str] = "replacement"
-    accountants: ClassVar[tuple[str, ...]] = ("solh", "fmt21-numeric", "fmt21-closed", "efmrtt19")  # solh: k = g
 
     def __post_init__(self):
         check_domain(self.d)

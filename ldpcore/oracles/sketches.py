@@ -25,7 +25,9 @@ counts X at cost O(sum_v min(c_v, 2k) + k m); the reported 1s of a bit sketch ar
 Bin(X, 1-f) + Bin(n_j - X, f) per cell, and a Hadamard report is drawn per respondent
 kept unflipped (cost O(n + k m), as the spec notes).
 
-No amplification bound covers sketch reports, so `accountants` is empty (PRIVACY_NOTE).
+Privacy: a CMS, HCMS or count-sketch report is one eps-LDP message (replacement), so the
+generic amplification bounds apply to it (ldpcore.oracles registers them). The fragmented
+sketch sends many messages per respondent; seeds/000 gives no bound for it (PRIVACY_NOTE).
 """
 from __future__ import annotations
 
@@ -41,9 +43,10 @@ from scipy.special import bdtr
 from ..errors import check_eps, require
 from .onehot import eps_of_flip, flip_probability
 
-PRIVACY_NOTE = ("No amplification-by-shuffling bound is known for sketch reports: a row's crowd is only n/k, "
-                "so known analyses imply only 1 <= eps_c <= eps_l_inf (seeds/000 Table III), i.e. between "
-                "the one-hot eps_c at the same eps_l and eps_l_inf itself.")
+PRIVACY_NOTE = ("seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
+                "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
+                "says only 1 <= eps_c <= eps_l_inf at eps_c = 1, i.e. between the one-hot eps_c at the same eps_l "
+                "and eps_l_inf itself.")
 
 _THREADS = 2          # fixed, so a seed gives the same draw on every machine
 _BLOCK = 1 << 22      # respondents or cells per vectorised step
@@ -203,8 +206,6 @@ class _Sketch:
     name: ClassVar[str]
     title: ClassVar[str]
     neighbouring: ClassVar[str]
-    accountants: ClassVar[tuple[str, ...]] = ()
-    privacy_note: ClassVar[str] = PRIVACY_NOTE
     _signed: ClassVar[bool] = False
 
     def __post_init__(self):
@@ -426,6 +427,7 @@ class FragmentedSketch(CountMeanSketch):
     name = "sketch-fragments"
     title = "Sketch with attribute fragments (seeds/000)"
     neighbouring = "removal"
+    privacy_note = PRIVACY_NOTE
 
     @classmethod
     def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0):

@@ -31,7 +31,6 @@ class UnaryEncoding(SupportAnalyzer):
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
     neighbouring: ClassVar[str] = "replacement"
-    accountants: ClassVar[tuple[str, ...]] = ("fmt21-numeric", "fmt21-closed", "efmrtt19")
 
     def __post_init__(self):
         check_domain(self.d)
