@@ -181,3 +181,17 @@ def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
     wait_idle(page)
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     page.screenshot(path=str(OUTPUT / "reconstruct-count-mean-sketch.png"), full_page=True)
+
+
+def test_a_fresh_servers_first_deep_link_gets_the_apps_navigation(page):
+    """The first script of a new server runs in Streamlit's legacy pages/ mode; page_config() reruns it
+    through app.py, so a shared URL opens with the app's navigation and its own settings."""
+    with streamlit_app() as url:
+        page.goto(f"{url}/tradeoffs?encoding=olh&max_side=64")
+        wait_idle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.get_by_text("Trade-offs", exact=True).wait_for(timeout=60_000)
+        assert nav.get_by_text("report_table", exact=True).count() == 0  # not the pages/ file names
+        page.get_by_text("Optimized local hashing").first.wait_for(timeout=60_000)
+        assert "encoding=olh" in page.url and "max_side=64" in page.url
+        page.screenshot(path=str(OUTPUT / "fresh-server-deep-link.png"), full_page=True)

@@ -31,9 +31,18 @@ def _import_heavy() -> None:
 
 
 def page_config() -> None:
-    """The app's page settings, applied by app.py and again by every page: on a freshly
-    started server the first deep link runs its page without app.py (Streamlit's legacy
-    pages/ mode) until a visit to / has run st.navigation."""
+    """The app's page settings, applied by app.py and again by every page.
+
+    A freshly started server runs its first script in Streamlit's legacy pages/ mode (a
+    process-wide flag, set because pages/ exists, that only st.navigation clears): the page
+    runs without app.py and the sidebar lists file names. Clearing the flag and rerunning
+    runs app.py, whose st.navigation resolves the same URL (streamlit 1.67, pinned).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
     # a local icon: Material icons as page icons are fetched from a font CDN
     st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent.parent / "assets" / "icon.png"),
                        layout="wide")
