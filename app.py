@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui import page_config, warm_up
 
-page_config()
+page_config(entry=True)
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

@@ -44,6 +44,7 @@ def test_every_page_opens_without_error_and_offline(app_url, page, name):
     outside = []
     page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else outside.append(r.url))
     page.goto(f"{app_url}/{PAGES[name]}")
+    page.locator("h1").first.wait_for(timeout=60_000)  # the script has run (wait_idle alone may precede it)
     wait_idle(page)
     page.wait_for_timeout(500)
     page.screenshot(path=str(OUTPUT / f"page-{name}.png"), full_page=True)
@@ -193,5 +194,8 @@ def test_a_fresh_servers_first_deep_link_gets_the_apps_navigation(page):
         nav.get_by_text("Trade-offs", exact=True).wait_for(timeout=60_000)
         assert nav.get_by_text("report_table", exact=True).count() == 0  # not the pages/ file names
         page.get_by_text("Optimized local hashing").first.wait_for(timeout=60_000)
+        page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=60_000)
+        wait_idle(page)
         assert "encoding=olh" in page.url and "max_side=64" in page.url
+        assert page.locator(".st-key-max_side input").input_value() == "64"
         page.screenshot(path=str(OUTPUT / "fresh-server-deep-link.png"), full_page=True)

@@ -2,11 +2,13 @@
 
 No privacy or estimation logic lives here; everything is computed by ldpcore.
 """
+import runpy
 import threading
 from pathlib import Path
 
 import streamlit as st
 
+APP = Path(__file__).resolve().parent.parent / "app.py"
 _warming = threading.Lock()
 _started = False
 
@@ -30,19 +32,20 @@ def _import_heavy() -> None:
     import ldpcore.export  # noqa: F401
 
 
-def page_config() -> None:
-    """The app's page settings, applied by app.py and again by every page.
+def page_config(entry: bool = False) -> None:
+    """The app's page settings, applied by app.py (entry=True) and again by every page.
 
     A freshly started server runs its first script in Streamlit's legacy pages/ mode (a
-    process-wide flag, set because pages/ exists, that only st.navigation clears): the page
-    runs without app.py and the sidebar lists file names. Clearing the flag and rerunning
-    runs app.py, whose st.navigation resolves the same URL (streamlit 1.67, pinned).
+    process-wide flag, set because pages/ exists, that only st.navigation clears): a deep link
+    runs its page without app.py and the sidebar lists file names. A page that finds itself
+    run that way clears the flag and runs app.py in its place, whose st.navigation resolves the
+    same URL and runs the page properly (streamlit 1.67, pinned); "/" runs app.py anyway.
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory and not entry:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        runpy.run_path(str(APP), run_name="__main__")
+        st.stop()
     # a local icon: Material icons as page icons are fetched from a font CDN
-    st.set_page_config(page_title="ESA explorer", page_icon=str(Path(__file__).parent.parent / "assets" / "icon.png"),
-                       layout="wide")
+    st.set_page_config(page_title="ESA explorer", page_icon=str(APP.parent / "assets" / "icon.png"), layout="wide")
