@@ -22,21 +22,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import check_delta, check_eps, require
+from ..errors import check_delta, check_eps, check_whole, require
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
     """A domain size is a whole number >= 2."""
-    require(math.isfinite(float(d)) and float(d) == int(d) and int(d) >= 2,
-            f"{name} must be a whole number >= 2 (got {d}).")
-    return int(d)
+    return check_whole(d, 2, name)
 
 
 def check_respondents(n) -> int:
     """The blanket bounds need n >= 2 respondents."""
-    require(math.isfinite(float(n)) and float(n) == int(n) and int(n) >= 2,
-            f"n (respondents) must be a whole number >= 2 (got {n}).")
-    return int(n)
+    return check_whole(n, 2, "n (respondents)")
 
 
 class SupportAnalyzer:

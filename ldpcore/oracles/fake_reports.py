@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..amplification import EPS0_MIN, Bound, solh_hash_range
-from ..errors import check_delta, check_eps, require
+from ..errors import check_delta, check_eps, check_whole, require
 from .direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from .hashing import OLH, SOLH
 
@@ -30,14 +30,8 @@ MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost
                     # this noisy (p < 1 in floating point) and the certified eps_1 is below the target
 
 
-def _check_whole(value, low: int, what: str) -> int:
-    require(math.isfinite(float(value)) and float(value) == int(value) and int(value) >= low,
-            f"{what} must be a whole number >= {low} (got {value}).")
-    return int(value)
-
-
 def _check_fakes(n_u) -> int:
-    return _check_whole(n_u, 0, "the number of fake reports")
+    return check_whole(n_u, 0, "the number of fake reports")
 
 
 def blanket_certified(eps: float, delta: float) -> float:
@@ -99,7 +93,7 @@ class MURS:
 
     def __post_init__(self):
         require(isinstance(self.oracle, (GRR, OLH)), "MURS needs a GRR or (S)OLH oracle.")
-        _check_whole(self.shufflers, 1, "the number of shufflers")
+        check_whole(self.shufflers, 1, "the number of shufflers")
         _check_fakes(self.fakes_per_shuffler)
 
     @classmethod
