@@ -4,30 +4,19 @@ Prints, for every registered bound, the median time of one inverse at n = 1e4, 1
 1e9 (where the bound is valid) for each target eps_c, and flags any median over 1 s.
 blanket-krr, which needs a domain, runs with k = 2 (binary randomized response); the
 others use their defaults (generic blanket, SOLH choosing its hash range). Nothing is
-cached between calls, so each timing is a cold inverse; * marks an inverse capped at
-the top of the bound's validity region.
+cached between calls (ldpcore.clones' caches are cleared before each), so each timing is a
+cold inverse; * marks an inverse capped at the top of the bound's validity region (certifying
+less than the target).
 Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...]
 """
 import argparse
-import statistics
-import sys
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from ldpcore.amplification import BOUNDS  # noqa: E402
+from _common import median_seconds  # first: it puts the repository on sys.path
+from ldpcore import clones
+from ldpcore.amplification import BOUNDS
 
 LIMIT = 1.0  # seconds per inverse
 DOMAIN = {"blanket-krr": 2}  # bounds that require k
-
-
-def median_seconds(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main():
@@ -44,8 +33,8 @@ def main():
         for eps_c in args.eps_c:
             cells = []
             for n in sizes:
-                secs, amp = median_seconds(lambda: bound.inverse(eps_c, n, args.delta, DOMAIN.get(name)),
-                                           args.repeats)
+                secs, _, amp = median_seconds(lambda: bound.inverse(eps_c, n, args.delta, DOMAIN.get(name)),
+                                              args.repeats, setup=clones.clear_caches)
                 if not amp.valid:
                     cells.append(f"{'not valid':>23}")
                     continue

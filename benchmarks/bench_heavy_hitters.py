@@ -8,13 +8,12 @@ Usage: python benchmarks/bench_heavy_hitters.py [--seed S] [--eps-c E] [--delta 
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from ldpcore.data import synthetic_heavy_hitters  # noqa: E402
-from ldpcore.heavy_hitters import compare  # noqa: E402
+import _common  # noqa: F401  (puts the repository on sys.path)
+from ldpcore.data import synthetic_heavy_hitters
+from ldpcore.heavy_hitters import compare
 
 LIMITS = {"onehot": 2.0, "sketch": 10.0}
 

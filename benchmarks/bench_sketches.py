@@ -8,37 +8,22 @@ and flags a heavy-hitter simulation over 10 s.
 Usage: python benchmarks/bench_sketches.py [--repeats R] [--eps E] [--skip-heavy]
 """
 import argparse
-import statistics
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from ldpcore.data import load_dataset  # noqa: E402
-from ldpcore.oracles.sketches import (  # noqa: E402
-    CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch)
+from _common import median_seconds  # first: it puts the repository on sys.path
+from ldpcore.data import load_dataset
+from ldpcore.metrics import error_metrics
+from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 
 LIMIT = 10.0  # seconds for the heavy-hitter simulation
-
-
-def median_seconds(fn, repeats):
-    """Median wall and CPU seconds of fn() over repeats, and its last result."""
-    wall, cpu, result = [], [], None
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = fn()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return statistics.median(wall), statistics.median(cpu), result
 
 
 def bench(name, sketch, counts, repeats):
     rng = np.random.default_rng(0)
     sim, sim_cpu, agg = median_seconds(lambda: sketch.sample_aggregate(counts, rng), repeats)
     est, est_cpu, estimate = median_seconds(lambda: sketch.estimate(agg, int(counts.sum())), repeats)
-    rmse = float(np.sqrt(np.mean((estimate - counts) ** 2)))
+    rmse = error_metrics(counts, estimate, counts.max())["rmse_raw"]
     print(f"{name:32} d={counts.size:>9,} n={int(counts.sum()):>11,}  simulate {sim:6.2f} s "
           f"(cpu {sim_cpu:6.2f})  estimate {est:6.2f} s (cpu {est_cpu:6.2f})  rmse {rmse:9.2f}")
     return sim

@@ -25,11 +25,11 @@ def evaluate_bound(name: str, n: int, delta: float, k: int | None = None,
 
 
 def compare(n: int, delta: float, k: int | None = None, eps_c: float | None = None,
-            eps0: float | None = None, names=None) -> list[Amplification]:
-    """All bounds (or names) at the same inputs; exactly one of eps_c and eps0."""
+            eps0: float | None = None) -> list[Amplification]:
+    """Every bound at the same inputs; exactly one of eps_c and eps0."""
     if (eps_c is None) == (eps0 is None):
         raise InputError("give exactly one of eps_c and eps0.")
-    return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0) for name in (names or BOUNDS)]
+    return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0) for name in BOUNDS]
 
 
 def eps_c_curve(name: str, eps0_grid, n: int, delta: float, k: int | None = None) -> np.ndarray:

@@ -16,9 +16,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import InputError, check_delta, check_eps, require
+from .errors import InputError, check_delta, check_eps, check_whole, require
 
 EPS0_MIN, EPS0_MAX = 1e-6, 100.0  # numeric bounds are evaluated for eps0 in [EPS0_MIN, EPS0_MAX]
+CAP_RTOL = 1e-9  # an inverse at the top of the region is capped when it certifies < target (1 - CAP_RTOL)
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,9 @@ class Amplification:
     """One evaluation of a bound: eps0 local, eps_c central at (n, delta).
 
     valid is False (and reason says why) where the bound certifies nothing; eps_c is
-    then None. capped is True when an inverse hit the top of the validity region, so
-    the certified eps_c is below the target asked for. extra holds bound-specific
-    details (e.g. SOLH's hash range).
+    then None. capped is True when an inverse hit the top of the validity region and the
+    eps_c certified there is below the target asked for (by more than CAP_RTOL). extra
+    holds bound-specific details (e.g. SOLH's hash range).
     """
 
     bound: str
@@ -83,7 +84,7 @@ class Bound:
 
     def forward(self, eps0: float, n: int, delta: float, k: int | None = None) -> Amplification:
         """Central eps_c of n shuffled eps0-LDP reports, or not valid with a reason."""
-        eps0, n, delta = check_eps(eps0, "eps0"), _check_n(n), check_delta(delta)
+        eps0, n, delta = check_eps(eps0, "eps0"), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region_fn(n, delta, k)
         if not reason and not lo <= eps0 <= hi:
             reason = f"{self.title} holds for eps0 in [{lo:.4g}, {hi:.4g}] at n={n:,}, delta={delta:g}; eps0={eps0:.4g} is outside."
@@ -93,7 +94,7 @@ class Bound:
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
         """The largest eps0 the bound certifies at eps_c (conservative side)."""
-        eps_c, n, delta = check_eps(eps_c), _check_n(n), check_delta(delta)
+        eps_c, n, delta = check_eps(eps_c), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region_fn(n, delta, k)
         if reason:
             return self._result(None, None, n, delta, k, valid=False, reason=reason, target_eps_c=eps_c)
@@ -107,7 +108,8 @@ class Bound:
                 f"{self.title} cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its smallest "
                 f"certified value is {f(lo):.4g} (at eps0={lo:.4g}); raise eps_c or n."))
         if ok(hi):
-            return self._result(hi, f(hi), n, delta, k, capped=True, target_eps_c=eps_c)
+            top = f(hi)
+            return self._result(hi, top, n, delta, k, capped=top < eps_c * (1 - CAP_RTOL), target_eps_c=eps_c)
         if self.inverse_fn is None:
             from scipy.optimize import brentq  # imported on first use: it costs about a second
             eps0 = brentq(lambda e: f(e) - eps_c, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
@@ -119,20 +121,12 @@ class Bound:
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
 
 
-def _check_n(n) -> int:
-    require(math.isfinite(float(n)) and float(n) == int(n) and int(n) >= 1,
-            f"n (respondents) must be a whole number >= 1 (got {n}).")
-    return int(n)
-
-
 def _check_k(k, bound: str = "", required: bool = False) -> int | None:
     """The domain size k: a whole number >= 2, or None unless the bound requires it."""
     if k is None:
         require(not required, f"{bound} needs the domain size k (--domain).")
         return None
-    require(math.isfinite(float(k)) and float(k) == int(k) and int(k) >= 2,
-            f"the domain size k must be a whole number >= 2 (got {k}).")
-    return int(k)
+    return check_whole(k, 2, "the domain size k")
 
 
 # --- EFMRTT'19 (seeds/004 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
@@ -216,13 +210,14 @@ def _fmt_closed_region(n, delta, k):
 
 # --- Balle et al. k-RR closed form = shuffled GRR; SOLH is GRR on the hash range d' ---
 
-def _blanket_a(eps_c, n, delta):
+def blanket_a(eps_c: float, n: int, delta: float) -> float:
     """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (spec/frequency_oracles.md)."""
     return (n - 1) * eps_c ** 2 / (14 * math.log(2 / delta))
 
 
-def _blanket_cap(delta):
-    """The closed form needs eps_c <= 1 and gamma >= 27k/((n-1) eps_c), i.e. eps_c <= 14 ln(2/delta)/27."""
+def blanket_limit(delta: float) -> float:
+    """The largest eps_c of the k-RR blanket closed form: min(1, 14 ln(2/delta)/27) (Balle et al. 2019
+    Theorem 3.1 needs eps_c <= 1 and gamma >= 27k/((n-1) eps_c))."""
     return min(1.0, 14 * math.log(2 / delta) / 27)
 
 
@@ -230,21 +225,25 @@ def _krr_forward(eps0, n, delta, k):
     return math.sqrt(14 * math.log(2 / delta) * (math.exp(eps0) + k - 1) / (n - 1))
 
 
-def _krr_inverse(eps_c, n, delta, k):
-    return math.log(_blanket_a(eps_c, n, delta) - k + 1)
+def krr_eps0(eps_c: float, n: int, delta: float, k: int) -> float:
+    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (seeds/003 Theorem 1); A > k is the caller's."""
+    return math.log(blanket_a(eps_c, n, delta) - k + 1)
 
 
-def _floor_reason(n, delta, k, what):
-    floor = math.sqrt(14 * math.log(2 / delta) * k / max(n - 1, 1))
-    return (f"too few respondents for amplification: {what} gives eps_c >= sqrt(14 ln(2/delta) {k}/(n-1)) = "
-            f"{floor:.4g} even at eps0 = 0, above its limit {_blanket_cap(delta):.4g} (n={n:,}).")
+def _blanket_region(n, delta, k, floor_k, what, inverse):
+    """[0, inverse at blanket_limit] for a k-RR blanket bound, or why it is empty: with A at the limit
+    <= floor_k (the alphabet at eps0 = 0), even eps0 = 0 exceeds the limit."""
+    cap = blanket_limit(delta)
+    if n < 2 or blanket_a(cap, n, delta) <= floor_k:
+        floor = math.sqrt(14 * math.log(2 / delta) * floor_k / max(n - 1, 1))
+        return 0.0, 0.0, (f"too few respondents for amplification: {what} gives eps_c >= sqrt(14 ln(2/delta) "
+                          f"{floor_k}/(n-1)) = {floor:.4g} even at eps0 = 0, above its limit {cap:.4g} (n={n:,}).")
+    return 0.0, inverse(cap, n, delta, k), ""
 
 
 def _krr_region(n, delta, k):
     k = _check_k(k, "blanket-krr", required=True)
-    if n < 2 or _blanket_a(_blanket_cap(delta), n, delta) <= k:
-        return 0.0, 0.0, _floor_reason(n, delta, k, "the k-RR blanket")
-    return 0.0, _krr_inverse(_blanket_cap(delta), n, delta, k), ""
+    return _blanket_region(n, delta, k, k, "the k-RR blanket", krr_eps0)
 
 
 def solh_hash_range(x: float, k: int | None) -> int:
@@ -258,24 +257,21 @@ def solh_hash_range(x: float, k: int | None) -> int:
 
 
 def _solh_forward(eps0, n, delta, k):
-    x = math.exp(eps0)
-    return math.sqrt(14 * math.log(2 / delta) * (x + solh_hash_range(x, k) - 1) / (n - 1))
+    return _krr_forward(eps0, n, delta, solh_hash_range(math.exp(eps0), k))
 
 
 def _solh_inverse(eps_c, n, delta, k):
     """Largest x = e^eps0 with x + d'(x) - 1 <= A: d' = ceil((A+2)/3) - 1 (= floor((A+2)/3) unless an integer)."""
-    a = _blanket_a(eps_c, n, delta)
     if k is not None:
-        return math.log(a - k + 1)
+        return krr_eps0(eps_c, n, delta, k)
+    a = blanket_a(eps_c, n, delta)
     d = max(2, math.ceil((a + 2) / 3) - 1)
     return math.log(min(a - d + 1, 2 * d + 1))  # x in (2d-1, 2d+1] maps to d
 
 
 def _solh_region(n, delta, k):
     k = _check_k(k)
-    if n < 2 or _blanket_a(_blanket_cap(delta), n, delta) <= (k or 2):
-        return 0.0, 0.0, _floor_reason(n, delta, k or 2, "SOLH")
-    return 0.0, _solh_inverse(_blanket_cap(delta), n, delta, k), ""
+    return _blanket_region(n, delta, k, k or 2, "SOLH", _solh_inverse)
 
 
 def _solh_extra(eps0, n, delta, k):
@@ -396,7 +392,7 @@ register(Bound(
     "blanket-krr", "k-RR privacy blanket (Balle et al. 2019)",
     f"{_BALLE}, Theorem 3.1 (k-ary randomized response)",
     "k-ary randomized response / generalized RR on k values", "replacement",
-    _krr_forward, _krr_region, inverse_fn=_krr_inverse,
+    _krr_forward, _krr_region, inverse_fn=krr_eps0,
     explanation="k-RR reports a uniformly random value with probability gamma = k/(e^eps0+k-1); these "
                 "reports form a 'blanket' of binomial noise over every value, giving eps_c = "
                 "sqrt(14 ln(2/delta)(e^eps0+k-1)/(n-1)) for eps_c <= 1. Even eps0 = 0 cannot beat "

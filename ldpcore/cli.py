@@ -79,10 +79,12 @@ def cmd_run(a) -> None:
     result = run(_spec(a, delta), hist, seed=a.seed)
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
+    seconds = time.perf_counter() - start
+    files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
     record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
-    record["seconds"] = time.perf_counter() - start
-    if a.out:
-        record["files"] = [str(f) for f in write_run(result, a.out)]
+    record["seconds"] = seconds
+    if files:
+        record["files"] = [str(f) for f in files]
     _print(record, a.json)
 
 

@@ -15,34 +15,38 @@ ldpcore.tight turns it into eps0 -> eps_c and back (spec/amplification.md).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.stats import binom
 
-WINDOW_SD = 10.0  # C is summed over mean +- WINDOW_SD (sd + 1); the rest is lumped (upper bound)
+from .tight import binomial_range
+
+CACHE_SIZE = 256  # (n, eps0) entries kept by each cache: eps0 -> eps_c evaluates the curve often at one eps0
 MAX_POINTS = 512  # at most this many values of C are evaluated; wider windows are blocked
 BLOCK_RTOL = 1e-5  # blocks may be as wide as this fraction of C (g barely changes across them)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """Starts of blocks partitioning 0..m and P(C in block), C ~ Bin(m, p).
+    """Starts of blocks partitioning 0..m and P(C in block), C ~ Bin(m, p); cached, read-only.
 
-    Blocks: [0, lo) lumped, then the window [lo, hi] in equal blocks (single values where
-    the window has at most MAX_POINTS of them and 1e-5 lo < 2), the last one running to m.
-    Masses come from the cdf below the mean and the sf above it.
+    Blocks: [0, lo) lumped, then the window [lo, hi] (tight.binomial_range) in equal blocks
+    (single values where the window has at most MAX_POINTS of them and 1e-5 lo < 2), the last
+    one running to m. Masses come from the cdf below the mean and the sf above it.
     """
-    mean, sd = m * p, math.sqrt(m * p * (1 - p))
-    lo = max(0, math.floor(mean - WINDOW_SD * (sd + 1)))
-    hi = min(m, math.ceil(mean + WINDOW_SD * (sd + 1)))
+    lo, hi = binomial_range(m, p)
     width = max(1, math.ceil((hi - lo + 1) / MAX_POINTS), math.floor(BLOCK_RTOL * lo))
     starts = np.arange(lo, hi + 1, width)
     if lo > 0:
         starts = np.concatenate(([0], starts))
     edges = np.append(starts, m + 1) - 1  # block j is (edges[j], edges[j+1]]
-    below = binom.cdf(edges[1:], m, p) - binom.cdf(edges[:-1], m, p)
-    above = binom.sf(edges[:-1], m, p) - binom.sf(edges[1:], m, p)
-    return starts, np.where(starts > mean, above, below)
+    cdf, sf = binom.cdf(edges, m, p), binom.sf(edges, m, p)
+    mass = np.where(starts > m * p, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
+    starts.setflags(write=False)
+    mass.setflags(write=False)
+    return starts, mass
 
 
 def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
@@ -135,10 +139,21 @@ def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float
     """
     if eps >= eps0:
         return 0.0
-    lowest = minimize_scalar(lambda e: log_bound(e, eps0, n, k), bounds=(0.0, eps0), method="bounded",
-                             options={"xatol": 1e-12 * eps0}).x
-    eps = min(eps, lowest)
+    eps = min(eps, _lowest(log_bound, eps0, n, k))
     return 1.0 if eps <= 0 else math.exp(min(0.0, log_bound(eps, eps0, n, k)))
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _lowest(log_bound, eps0: float, n: int, k: int | None) -> float:
+    """The minimiser of log_bound over eps in (0, eps0) (independent of the eps asked for; cached)."""
+    return minimize_scalar(lambda e: log_bound(e, eps0, n, k), bounds=(0.0, eps0), method="bounded",
+                           options={"xatol": 1e-12 * eps0}).x
+
+
+def clear_caches() -> None:
+    """Forget every cached block partition and minimiser (for cold timings)."""
+    _clone_blocks.cache_clear()
+    _lowest.cache_clear()
 
 
 def blanket_hoeffding_delta(eps: float, eps0: float, n: int, k: int | None = None) -> float:

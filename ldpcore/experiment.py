@@ -15,7 +15,7 @@ import numpy as np
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
 from .errors import InputError, require
-from .metrics import error_metrics
+from .metrics import analytic_rmse, error_metrics
 from .oracles import get_encoding
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
 
@@ -36,7 +36,7 @@ class Result:
     @property
     def analytic_std(self) -> float:
         """The analytic rmse_raw: root of the mean over bins of each estimate's variance."""
-        return math.sqrt(float(np.mean(self.plan.oracle().variance(self.plan.n, self.histogram.counts))))
+        return analytic_rmse(self.plan.oracle(), self.plan.n, self.histogram.counts)
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""
@@ -179,8 +179,7 @@ def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
             return {"eps_c": eps_c, "eps_l_inf": math.inf, "eps_l_1": math.inf, "rmse_raw": sigma,
                     "expected_messages": 1.0}
         p = plan(method.at(eps_c), hist.n, hist.d)
-        variance = p.oracle().variance(hist.n, hist.counts)
         return {"eps_c": p.eps_c, "eps_l_inf": p.eps_l_inf, "eps_l_1": p.eps_l_1,
-                "rmse_raw": math.sqrt(float(np.mean(variance))), "expected_messages": p.expected_messages}
+                "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts), "expected_messages": p.expected_messages}
     except InputError:
         return None

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -71,8 +72,8 @@ def to_json(record: dict) -> str:
     return json.dumps(clean(record), indent=2)
 
 
-def write_run(result, out: Path) -> list[Path]:
-    """original.png, reconstruction.png, estimate.csv and run.json in the folder out."""
+def write_run(result, record: dict, out: Path) -> list[Path]:
+    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     hist = result.histogram
@@ -80,7 +81,7 @@ def write_run(result, out: Path) -> list[Path]:
         "original.png": png_bytes(render(hist)),
         "reconstruction.png": png_bytes(render(hist, result.estimate)),
         "estimate.csv": estimate_csv(hist, result.estimate).encode(),
-        "run.json": to_json(result.as_dict()).encode(),
+        "run.json": to_json(record).encode(),
     }
     for name, data in files.items():
         (out / name).write_bytes(data)
@@ -89,11 +90,11 @@ def write_run(result, out: Path) -> list[Path]:
 
 # --- paper-style report tables (seeds/000 Table IV) ------------------------------------
 
-def fmt(x: float | None, digits: int = 2) -> str:
-    """The one number format shared by the page and every export."""
+def fmt(x: float | None) -> str:
+    """The one number format shared by the page and every export: two decimals."""
     if x is None:
         return ""
-    return "inf" if math.isinf(x) else f"{x:.{digits}f}"
+    return "inf" if math.isinf(x) else f"{x:.2f}"
 
 
 def table_rows(cells) -> list[dict]:
@@ -162,7 +163,7 @@ def table_latex(cells) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_png(cells, hist: Histogram, thumb: int = 200) -> bytes:
+def table_png(cells, hist: Histogram) -> bytes:
     """The whole table as one PNG: reconstructions with their captions, as in Table IV."""
     from PIL import ImageFont
     rows = table_rows(cells)
@@ -170,8 +171,8 @@ def table_png(cells, hist: Histogram, thumb: int = 200) -> bytes:
     estimates = {(f"{c.eps_c:g}", c.method): c.estimate for c in cells}
     font = ImageFont.load_default(size=13)
     ref = render(hist)
-    tw = thumb
-    th = max(1, round(ref.height * thumb / ref.width))
+    tw = 200  # thumbnail width (px)
+    th = max(1, round(ref.height * tw / ref.width))
     head_w, head_h, cap_h, pad = 110, 40, 38, 8
     width = head_w + len(methods) * (tw + pad) + pad
     height = head_h + len(eps) * (th + cap_h + pad) + pad
@@ -179,7 +180,7 @@ def table_png(cells, hist: Histogram, thumb: int = 200) -> bytes:
     draw = ImageDraw.Draw(sheet)
     for j, m in enumerate(methods):
         x = head_w + j * (tw + pad) + pad
-        for k, line in enumerate(_wrap(m, 30)[:2]):
+        for k, line in enumerate(textwrap.wrap(m, 30, break_long_words=False, break_on_hyphens=False)[:2]):
             draw.text((x, 4 + 15 * k), line, fill="black", font=font)
     for i, e in enumerate(eps):
         y = head_h + i * (th + cap_h + pad)
@@ -194,17 +195,6 @@ def table_png(cells, hist: Histogram, thumb: int = 200) -> bytes:
             for k, line in enumerate(cell_caption(at[(e, m)])):
                 draw.text((x, y + th + 3 + 15 * k), line[:34], fill="black", font=font)
     return png_bytes(sheet)
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > width:
-            lines.append(line)
-            line = w
-        else:
-            line = f"{line} {w}".strip()
-    return lines + [line]
 
 
 def error_map(hist: Histogram, estimate: np.ndarray) -> Image.Image:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .amplification import get_bound
 from .errors import require
-from .oracles.onehot import OneHot, flip_probability
+from .metrics import error_metrics
 from .oracles.sketches import PRIVACY_NOTE, FragmentedSketch
+from .protocol import ProtocolSpec, plan
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def recall_at(true_counts: np.ndarray, estimate: np.ndarray, k: int) -> float:
 
 
 def _score(name, eps_l, counts, estimate, ks, messages, seconds, note="") -> MethodResult:
-    rmse = float(np.sqrt(np.mean((estimate - counts) ** 2)))
+    rmse = error_metrics(counts, estimate, counts.max())["rmse_raw"]
     recall = tuple((int(k), recall_at(counts, estimate, int(k))) for k in ks)
     return MethodResult(name, float(eps_l), recall, rmse, float(messages), float(seconds), note)
 
@@ -85,12 +85,11 @@ def compare(hist, eps_c: float, delta: float, rng: np.random.Generator, ks=(100,
     ks = tuple(int(k) for k in ks)
     require(n >= 1, "the histogram holds no reports.")
     require(all(1 <= k <= d for k in ks), f"every k must lie in [1, d={d}] (got {ks}).")
-    amp = get_bound("cheu19").inverse(eps_c, n, delta, 2)
-    require(amp.valid, f"cheu19 gives no eps_l for eps_c={eps_c}, n={n}, delta={delta}: {amp.reason}")
-    eps_l = amp.eps0
+    onehot_plan = plan(ProtocolSpec(eps_c=eps_c, delta=delta, accountant="cheu19"), n, d)
+    eps_l = onehot_plan.eps_b
 
     start = time.perf_counter()
-    onehot = OneHot(d=d, p_b=flip_probability(eps_l))
+    onehot = onehot_plan.oracle()
     est = onehot.estimate(onehot.sample_aggregate(counts, rng), n)
     onehot_result = _score("one-hot, attribute fragments", eps_l, counts, est, ks,
                            onehot.expected_messages(), time.perf_counter() - start,

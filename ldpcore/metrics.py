@@ -2,7 +2,8 @@
 
 rmse: after clipping the estimate to [0, input maximum] (the paper's RMSE, and what an
 image shows); rmse_raw: of the unbiased raw estimate (compare with the analytic std);
-linf and tv on the clipped estimate; psnr for images against their peak (255 * scale).
+linf and tv on the clipped estimate; psnr for images against their peak (255 * scale);
+analytic_rmse: what rmse_raw is on average, from an oracle's variance.
 """
 from __future__ import annotations
 
@@ -32,6 +33,11 @@ def error_metrics(truth: np.ndarray, estimate: np.ndarray, upper: float, peak: f
     if peak is not None:
         out["psnr"] = math.inf if rmse == 0 else 20 * math.log10(peak / rmse)
     return out
+
+
+def analytic_rmse(oracle, n: int, counts: np.ndarray) -> float:
+    """The analytic rmse_raw: root of the mean over bins of the oracle's per-bin variance at these counts."""
+    return math.sqrt(float(np.mean(oracle.variance(n, counts))))
 
 
 def total_variation(truth: np.ndarray, estimate: np.ndarray) -> float:

@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from .amplification import get_bound
-from .errors import InputError, check_delta, check_eps, require
-from .oracles.fake_reports import blanket_certified, murs_eps_server, murs_eps_users
+from .errors import InputError, check_delta, check_eps, check_whole, require
+from .metrics import analytic_rmse
+from .oracles.fake_reports import MURS, blanket_certified, murs_eps_users
 from .oracles.hashing import solh_parameters
 from .oracles.multimessage import (
     BaryRR, CountMinMultiMessage, HadamardMultiMessage, multi_message_upper_bound, single_message_lower_bound,
@@ -54,7 +55,7 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     respondent and bits per message; NaN where a protocol cannot reach (eps, delta) at n.
     Also the seeds/001 reference curves (up to constants)."""
     eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
-    require(int(d) == d and d >= 2, f"the domain size d must be a whole number >= 2 (got {d}).")
+    d = check_whole(d, 2, "the domain size d")
     out = {}
     for i, n in enumerate(int(x) for x in n_grid):
         counts = synthetic_counts(n, d, shape)
@@ -67,10 +68,9 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
                 continue
             if isinstance(oracle, CountMinMultiMessage):
                 bias, var = oracle.moments(counts)
-                mse = float(np.mean(bias ** 2 + var))
+                row["rmse"].append(math.sqrt(float(np.mean(bias ** 2 + var))))
             else:
-                mse = float(np.mean(oracle.variance(n, counts)))
-            row["rmse"].append(math.sqrt(mse))
+                row["rmse"].append(analytic_rmse(oracle, n, counts))
             row["messages"].append(oracle.expected_messages())
             row["bits"].append(oracle.bits_per_message)
     n_arr = np.asarray(list(n_grid), dtype=np.float64)
@@ -87,12 +87,11 @@ def threat_table(n: int, d: int, delta: float, eps_l: float, shufflers: int, fak
     colluding: shufflers colluding with the server (MURS: their fakes are known). inf also where a
     blanket closed form would exceed its limit min(1, 14 ln(2/delta)/27): it certifies nothing there."""
     eps_l, delta = check_eps(eps_l, "eps_l"), check_delta(delta)
-    require(int(shufflers) == shufflers and shufflers >= 1, f"shufflers must be a whole number >= 1 (got {shufflers}).")
-    require(int(colluding) == colluding and 0 <= colluding < shufflers,
-            f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
-    hidden = (shufflers - colluding) * int(fakes_per_shuffler)
+    shufflers, colluding = check_whole(shufflers, 1, "shufflers"), check_whole(colluding, 0, "colluding shufflers")
+    require(colluding < shufflers, f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
     blanket = get_bound("blanket-krr").forward(eps_l, n, delta, d)
     shuffle_only = blanket.eps_c if blanket.valid else math.inf
+    murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
     rows = [
         {"protocol": "shuffle only (GRR)", "vs server": shuffle_only, "vs server + other respondents": eps_l,
          "vs server + shufflers": eps_l, "note": "" if blanket.valid else blanket.reason},
@@ -100,10 +99,9 @@ def threat_table(n: int, d: int, delta: float, eps_l: float, shufflers: int, fak
          "vs server + other respondents": shuffle_only, "vs server + shufflers": math.inf,
          "note": "central noise calibrated to the shuffle-only eps; the aux server decrypts if it colludes"},
         {"protocol": f"MURS ({shufflers} shufflers x {int(fakes_per_shuffler):,} fakes)",
-         "vs server": blanket_certified(murs_eps_server(eps_l, n, delta, d, hidden), delta),
-         "vs server + other respondents": blanket_certified(murs_eps_users(delta, d, hidden), delta),
+         "vs server": murs.eps_server, "vs server + other respondents": murs.eps_users,
          "vs server + shufflers": eps_l,
-         "note": f"{colluding} colluding shuffler(s): {hidden:,} fakes stay hidden"},
+         "note": f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden"},
     ]
     try:
         d_prime, eps_solh = solh_parameters(shuffle_only, n, delta) if math.isfinite(shuffle_only) else (None, None)

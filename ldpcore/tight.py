@@ -26,11 +26,12 @@ from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import expit
 from scipy.stats import binom
 
+from .oracles.onehot import flip_probability
+
 ROUND_RTOL = 1e-10  # allowance for the relative rounding of binomial tails, added to delta
-WINDOW_SD = 10.0  # replacement: pmf window mean +- WINDOW_SD (sd + 1); the mass outside is added
+WINDOW_SD = 10.0  # binomial windows: mean +- WINDOW_SD (sd + 1); the mass outside is accounted for
 INVERSE_RTOL = 1e-13  # relative precision of eps_c -> eps0 (eps0 -> eps_c is exact to the float)
 
 
@@ -111,7 +112,7 @@ def delta_removal(eps: float, eps0: float, n: int) -> float:
     """
     if eps >= eps0:
         return 0.0  # the likelihood ratio is at most (1-p)/p = e^eps0
-    m, p, q = n - 1, float(expit(-eps0)), float(expit(eps0))
+    m, p, q = n - 1, flip_probability(eps0), flip_probability(-eps0)
     c1 = p * math.exp(eps0) * -math.expm1(eps - eps0)  # = (1-p) - e^eps p > 0, also when eps ~ eps0
     c2 = p * math.expm1(eps + eps0)  # = e^eps (1-p) - p
     near = np.arange(-2, 3)
@@ -123,10 +124,10 @@ def delta_removal(eps: float, eps0: float, n: int) -> float:
     return float(np.max(plus - minus + ROUND_RTOL * (plus + minus)))
 
 
-def _window(m: int, p: float) -> tuple[int, int]:
-    """Outcomes k of K = Y + Bern in [lo, hi] cover Y ~ Bin(m, p) up to a negligible tail."""
+def binomial_range(m: int, p: float) -> tuple[int, int]:
+    """[lo, hi] covering Y ~ Bin(m, p) up to a negligible tail: mean +- WINDOW_SD (sd + 1), within 0..m."""
     mean, sd = m * p, math.sqrt(m * p * (1 - p))
-    return max(0, math.floor(mean - WINDOW_SD * (sd + 1))), min(m + 1, math.ceil(mean + WINDOW_SD * (sd + 1)) + 1)
+    return max(0, math.floor(mean - WINDOW_SD * (sd + 1))), min(m, math.ceil(mean + WINDOW_SD * (sd + 1)))
 
 
 def delta_replacement(eps: float, eps0: float, n: int, discretization: float = 1e-4) -> float:
@@ -137,8 +138,9 @@ def delta_replacement(eps: float, eps0: float, n: int, discretization: float = 1
     (dp_accounting, pessimistic discretisation), plus both bins' mass outside the window and
     the rounding allowance of ``delta_removal``.
     """
-    m, p = n - 1, float(expit(-eps0))
-    lo, hi = _window(m, p)
+    m, p = n - 1, flip_probability(eps0)
+    lo, hi = binomial_range(m, p)
+    hi += 1  # outcomes k = lo..hi of K = Y + Bern
     f = binom.pmf(np.arange(lo - 1, hi + 1), m, p)  # f(k-1), f(k) for k = lo..hi
     P, Q = (1 - p) * f[:-1] + p * f[1:], p * f[:-1] + (1 - p) * f[1:]
     keep = (P > 0) | (Q > 0)

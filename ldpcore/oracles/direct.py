@@ -22,6 +22,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import amplification
+from ..amplification import blanket_limit
 from ..errors import check_delta, check_eps, check_whole, require
 
 
@@ -61,29 +63,24 @@ class SupportAnalyzer:
         return 1.0
 
 
-def blanket_limit(delta: float) -> float:
-    """The largest eps_c of the k-RR blanket closed form: min(1, 14 ln(2/delta)/27) (Balle et al. 2019
-    Theorem 3.1 needs eps_c <= 1 and gamma >= 27k/((n-1) eps_c))."""
-    return min(1.0, 14 * math.log(2 / delta) / 27)
-
-
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
-    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (spec)."""
+    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (amplification.blanket_a),
+    for checked inputs with eps_c <= blanket_limit(delta)."""
     eps_c, delta = check_eps(eps_c), check_delta(delta)
     cap = blanket_limit(delta)
     require(eps_c <= cap, f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} "
                           f"(got {eps_c:g}).")
-    return (check_respondents(n) - 1) * eps_c ** 2 / (14 * math.log(2 / delta))
+    return amplification.blanket_a(eps_c, check_respondents(n), delta)
 
 
 def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
-    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (seeds/003)."""
-    d = check_domain(d)
+    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (amplification.krr_eps0, seeds/003)."""
+    d, eps_c, delta = check_domain(d), check_eps(eps_c), check_delta(delta)
     a = blanket_a(eps_c, n, delta)
     require(a - d + 1 > 1, (
         f"shuffled GRR cannot reach eps_c={eps_c:g} with n={int(n):,}, d={d}, delta={delta:g}: it needs "
         f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > d = {d}; raise eps_c or n, or use SOLH."))
-    return math.log(a - d + 1)
+    return amplification.krr_eps0(eps_c, int(n), delta, d)
 
 
 @dataclass(frozen=True)

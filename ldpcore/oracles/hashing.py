@@ -16,8 +16,10 @@ cost is O(n d) hash evaluations; sample_aggregate always draws the ideal-hash la
 
 SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
 (eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
-d' = (A+2)/3, rounded down (>= 2), and e^eps_l = A - d' + 1; Var ~ 94.5 ln(2/delta)/(n(n-1) eps_c^2)
-per frequency, independent of d.
+d' = (A+2)/3 with e^eps_l = A - d' + 1; the solh bound (ldpcore.amplification) takes the
+integer d' = ceil((A+2)/3) - 1 (>= 2) and e^eps_l = min(A - d' + 1, 2 d' + 1), which is
+monotone in eps_l and reproduces the spec's examples (A = 833.806: d' = 278). Var ~
+94.5 ln(2/delta)/(n(n-1) eps_c^2) per frequency, independent of d.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..amplification import get_bound
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, blanket_a, check_domain
 
@@ -62,9 +65,9 @@ class OLH(SupportAnalyzer):
 
     @classmethod
     def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> OLH:
-        """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (Wang et al. 2017)."""
+        """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (None or 0; Wang et al. 2017)."""
         eps = check_eps(eps, "eps")
-        if g is None:
+        if not g:
             require(eps <= 21, f"OLH's hash range round(e^eps) + 1 must stay below 2^31: eps <= 21 (got {eps:g}).")
             g = round(math.exp(eps)) + 1
         g = check_domain(g, "g (hash range)")
@@ -135,13 +138,14 @@ class OLH(SupportAnalyzer):
 
 
 def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
-    """(d', eps_l) of SOLH at central (eps_c, delta): d' = floor((A+2)/3) >= 2, e^eps_l = A - d' + 1."""
+    """(d', eps_l) of SOLH at central (eps_c, delta): the solh bound's inverse, its hash_range and eps0
+    (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
-    g = max(2, math.floor((a + 2) / 3))
-    require(a - g + 1 > 1, (
+    amp = get_bound("solh").inverse(eps_c, n, delta)
+    require(amp.valid and amp.eps0 > 0, (
         f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
         f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."))
-    return g, math.log(a - g + 1)
+    return amp.extra["hash_range"], amp.eps0
 
 
 @dataclass(frozen=True)
