@@ -84,14 +84,16 @@ class Encoding:
     certified=False: no bound is known for the reports; the plan then uses the one-hot
     calibration (seeds/000's choice for its fragmented sketch) and eps_c is only the paper's
     lower end (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its
-    own); details(plan) adds encoding-specific numbers to the record (d may be None).
+    own); details(plan) adds encoding-specific numbers to the record (d may be None);
+    validate(values) checks the parameters together; hidden(values) names the parameters
+    that do not apply to these values (a form need not ask for them).
     """
 
     name: str
     title: str
     build: Callable  # (plan, d) -> oracle
     accountants: tuple[str, ...]  # the first is the default
-    channel_k: Callable  # (d, params) -> k or None
+    channel_k: Callable = lambda d, params: None  # (d, params) -> k or None
     neighbouring: str = "replacement"
     fragments: bool = False  # report fragments with a backstop (Algorithm 2) apply
     params: tuple[Param, ...] = ()
@@ -99,6 +101,8 @@ class Encoding:
     privacy_note: str = ""
     bound: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
     details: Callable = lambda plan: {}  # plan -> encoding-specific numbers for the record
+    validate: Callable[[dict], None] = lambda values: None
+    hidden: Callable[[dict], set] = lambda values: set()
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -112,14 +116,23 @@ class Encoding:
         require(not unknown, f"the {self.name} encoding has no parameter {', '.join(unknown)}; its parameters: "
                              f"{', '.join(known) or 'none'}.")
         values = {name: p.check(given.get(name, p.default)) for name, p in known.items()}
-        if "k" in values and "m" in values:
-            require(values["k"] * values["m"] <= SKETCH_CELLS,
-                    f"the sketch k x m = {values['k'] * values['m']:,} cells exceeds {SKETCH_CELLS:,}; "
-                    "lower k or m.")
-        require(values.get("g") != 1, "the hash range g must be 0 or >= 2 (got 1).")
-        require(values.get("base") != "grr" or not values.get("g"),
-                f"the hash range g applies to MURS on SOLH only, not with base grr (got g={values.get('g')}).")
+        self.validate(values)
         return values
+
+
+def _check_range(values: dict) -> None:
+    require(values["g"] != 1, "the hash range g must be 0 or >= 2 (got 1).")
+
+
+def _check_cells(values: dict) -> None:
+    cells = values["k"] * values["m"]
+    require(cells <= SKETCH_CELLS, f"the sketch k x m = {cells:,} cells exceeds {SKETCH_CELLS:,}; lower k or m.")
+
+
+def _check_murs(values: dict) -> None:
+    _check_range(values)
+    require(values["base"] != "grr" or not values["g"],
+            f"the hash range g applies to MURS on SOLH only, not with base grr (got g={values['g']}).")
 
 
 # One attribute-fragment channel is binary randomized response (k = 2): the bounds
@@ -131,22 +144,13 @@ BINARY_RR_ACCOUNTANTS = ("cheu19", "esa-thm3.1", "tight-binary-rr", "efmrtt19", 
 # Any eps0-LDP randomizer: the generic bounds. GRR is also k-RR (k = d) and RR-type.
 GENERIC_ACCOUNTANTS = ("fmt21-numeric", "fmt21-closed", "efmrtt19")
 GRR_ACCOUNTANTS = ("stronger-clone", "blanket-krr", "blanket-bennett", "blanket-hoeffding") + GENERIC_ACCOUNTANTS
+SKETCH = (SKETCH_ROWS, SKETCH_WIDTH)
 
 
-def _single(cls, accountants, channel_k=lambda d, params: None) -> Encoding:
-    """A single-message oracle calibrated from the plan's local eps (its eps_b)."""
-    return Encoding(cls.name, cls.title, lambda plan, d: cls.from_eps(plan.eps_b, d), accountants, channel_k)
-
-
-def _sketch(cls, *params: Param) -> Encoding:
-    """A single-message sketch (CMS, HCMS, count sketch): one eps_b-LDP report (replacement) per
-    respondent, so the generic bounds certify eps_c; at the Horse's n and eps_c = 1 fmt21-numeric
-    allows eps_l = 9.76, more than seeds/000's one-hot 8.55 (whose sketch reports it certifies at 0.49)."""
-    def build(plan, d):
-        kw = plan.spec.param_dict
-        return cls.from_eps(plan.eps_b, d, **{p.name: kw[p.name] for p in (SKETCH_ROWS, SKETCH_WIDTH, *params)})
-    return Encoding(cls.name, cls.title, build, GENERIC_ACCOUNTANTS, lambda d, params: None, cls.neighbouring,
-                    params=(SKETCH_ROWS, SKETCH_WIDTH, *params))
+def _single(cls, accountants, **kw) -> Encoding:
+    """An oracle calibrated from the plan's local eps: cls.from_eps(eps_b, d, **its parameters)."""
+    return Encoding(cls.name, cls.title, lambda plan, d: cls.from_eps(plan.eps_b, d, **plan.spec.param_dict),
+                    accountants, neighbouring=cls.neighbouring, **kw)
 
 
 def _whole_report(plan) -> dict:
@@ -158,12 +162,8 @@ def _whole_report(plan) -> dict:
 
 
 def _bound_range(plan) -> int:
-    """SOLH's (or MURS-on-SOLH's) hash range: the given g, else the one the bound chose with eps_l."""
-    return plan.spec.param_dict["g"] or plan.amplification.extra["hash_range"]
-
-
-def _solh(plan, d):
-    return SOLH.from_eps(plan.eps_b, d, _bound_range(plan))
+    """SOLH's (or MURS-on-SOLH's) hash range: the bound's, which is g when given (solh_hash_range)."""
+    return plan.amplification.extra["hash_range"]
 
 
 def _olh_range(plan) -> dict:
@@ -172,8 +172,7 @@ def _olh_range(plan) -> dict:
 
 def _murs_details(plan) -> dict:
     """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)."""
-    kw = plan.spec.param_dict
-    out = {} if kw["base"] == "grr" else {"hash_range": _bound_range(plan)}
+    out = {} if plan.spec.param_dict["base"] == "grr" else {"hash_range": _bound_range(plan)}
     if plan.d is not None:
         privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
         out.update({"eps_vs_server_and_respondents": privacy.eps_users,
@@ -201,26 +200,28 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     _single(GRR, GRR_ACCOUNTANTS, channel_k=lambda d, params: d),
     _single(OUE, GENERIC_ACCOUNTANTS),
     _single(SUE, GENERIC_ACCOUNTANTS),
-    Encoding(OLH.name, OLH.title, lambda plan, d: OLH.from_eps(plan.eps_b, d, plan.spec.param_dict["g"] or None),
-             GENERIC_ACCOUNTANTS, lambda d, params: None, params=(HASH_RANGE,), details=_olh_range),
-    Encoding(SOLH.name, SOLH.title, _solh, ("solh",), lambda d, params: params["g"] or None, params=(HASH_RANGE,),
+    _single(OLH, GENERIC_ACCOUNTANTS, params=(HASH_RANGE,), validate=_check_range, details=_olh_range),
+    Encoding(SOLH.name, SOLH.title, lambda plan, d: SOLH.from_eps(plan.eps_b, d, _bound_range(plan)), ("solh",),
+             lambda d, params: params["g"] or None, params=(HASH_RANGE,), validate=_check_range,
              details=lambda plan: {"hash_range": _bound_range(plan)},
              privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
                           "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3)."),
     _single(Hadamard, GENERIC_ACCOUNTANTS),
     Encoding(MURS.name, MURS.title, _murs, ("murs",), _murs_alphabet,
-             params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE),
+             params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE), validate=_check_murs,
+             hidden=lambda values: {"g"} if values.get("base") == "grr" else set(),
              privacy_note="MURS (seeds/003 Theorem 4): eps_c is eps_1 against the server, from the blanket of the "
                           "other reports and the fakes; against the server and all other respondents only the "
                           "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
              bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]), details=_murs_details),
-    Encoding(FragmentedSketch.name, FragmentedSketch.title,
-             lambda plan, d: FragmentedSketch.from_eps(plan.eps_b, d, **plan.spec.param_dict),
-             BINARY_RR_ACCOUNTANTS, lambda d, params: 2, FragmentedSketch.neighbouring,
-             params=(SKETCH_ROWS, SKETCH_WIDTH), certified=False, privacy_note=FragmentedSketch.privacy_note, details=_whole_report),
-    _sketch(CountMeanSketch),
-    _sketch(HadamardCountMeanSketch),
-    _sketch(CountSketch, COMBINE),
+    _single(FragmentedSketch, BINARY_RR_ACCOUNTANTS, channel_k=lambda d, params: 2, params=SKETCH,
+            validate=_check_cells, certified=False, privacy_note=FragmentedSketch.privacy_note,
+            details=_whole_report),
+    # one eps_b-LDP report (replacement) per respondent, so the generic bounds certify eps_c: at the Horse's
+    # n and eps_c = 1 fmt21-numeric allows eps_l = 9.76, more than seeds/000's one-hot 8.55 for its sketches
+    _single(CountMeanSketch, GENERIC_ACCOUNTANTS, params=SKETCH, validate=_check_cells),
+    _single(HadamardCountMeanSketch, GENERIC_ACCOUNTANTS, params=SKETCH, validate=_check_cells),
+    _single(CountSketch, GENERIC_ACCOUNTANTS, params=SKETCH + (COMBINE,), validate=_check_cells),
 )}
 
 

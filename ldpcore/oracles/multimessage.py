@@ -12,7 +12,7 @@ Neighbouring datasets differ in one user's value (replacement, seeds/001 Definit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
 
@@ -20,30 +20,19 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
-from ..errors import check_delta, check_eps, require
-from .sketches import HashFamily, binomial_window
+from ..errors import check_delta, check_eps, check_whole, require
+from . import GRR_ACCOUNTANTS
+from .direct import GRR
+from .sketches import HashFamily, binomial_window, check_counts, check_values
 
 _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
-
-
-def _counts(counts, d: int) -> np.ndarray:
-    counts = np.asarray(counts, dtype=np.int64)
-    require(counts.shape == (d,), f"counts must hold one entry per value (d={d}); got shape {counts.shape}.")
-    require(bool((counts >= 0).all()), "counts must be >= 0.")
-    return counts
-
-
-def _values(values, d: int) -> np.ndarray:
-    values = np.asarray(values, dtype=np.int64)
-    require(bool(((values >= 0) & (values < d)).all()), f"values must lie in [0, {d}).")
-    return values
 
 
 # --- Algorithm 1: Hadamard response with blanket tuples (private coin) ---------------------
 
 def paper_tau(n: int) -> int:
     """tau = ceil(log2 n) (seeds/001 Theorem 4.3), so that a blanket tuple lands in C_j w.p. ~1/n."""
-    require(int(n) == n and n >= 2, f"n must be a whole number >= 2 (got {n}).")
+    check_whole(n, 2, "n")
     return math.ceil(math.log2(n))
 
 
@@ -76,8 +65,7 @@ def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
     them is added (an upper bound, tight to ~1e-15, floating point).
     """
     check_eps(eps, "eps_c")
-    require(int(rho) == rho and rho >= 1 and int(n) == n and n >= 1 and int(tau) == tau and tau >= 1,
-            f"rho, n and tau must be whole numbers >= 1 (got {rho}, {n}, {tau}).")
+    rho, n, tau = check_whole(rho, 1, "rho"), check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
     N, p = int(n) * int(rho), 2.0 ** -tau
     p_both, p_one = p * p, p - p * p
     p_u, p_v = p_one / (1 - p_both), p_one / (1 - p_both - p_one)  # U | W, and V | W, U
@@ -161,7 +149,7 @@ class HadamardMultiMessage:
         is left out (none pairwise from blanket tuples, whose memberships in two Hadamard rows are
         independent; some through users' own tuples and higher orders). exact=True draws the
         tuples (cost O(n (1+rho) tau d), small inputs)."""
-        counts = _counts(counts, self.d)
+        counts = check_counts(counts, self.d)
         if exact:
             return self.aggregate(self.randomize(np.repeat(np.arange(self.d), counts), rng))
         total = int(counts.sum()) * (1 + self.rho)
@@ -169,7 +157,7 @@ class HadamardMultiMessage:
 
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference: (n, 1+rho, tau) indices in [B'], each user's tuples in random order."""
-        values = _values(values, self.d)
+        values = check_values(values, self.d)
         own = rng.integers(self.width, size=(values.size, self.tau))
         key = values[:, None] + 1
         # flipping the lowest set bit of j+1 maps the odd half of [B'] onto C_j: uniform on C_j
@@ -206,7 +194,7 @@ class HadamardMultiMessage:
 
     def variance(self, n: int, counts=None):
         """(n(1+rho) - x_j) 2^-tau / (1 - 2^-tau), exact; counts=None: x_j = 0."""
-        x = 0.0 if counts is None else _counts(counts, self.d).astype(np.float64)
+        x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         p = 2.0 ** -self.tau
         return (n * (1 + self.rho) - x) * p / (1 - p)
 
@@ -224,11 +212,6 @@ class HadamardMultiMessage:
 def paper_q(eps: float, delta: float, n: int, tau: int) -> float:
     """q = 90 tau^2 ln(2 tau/delta)/(n eps^2) (seeds/001 Lemma 4.10 with the paper's constants)."""
     return 90 * tau ** 2 * math.log(2 * tau / check_delta(delta)) / (n * check_eps(eps, "eps_c") ** 2)
-
-
-def _check_n_tau(n: int, tau: int) -> None:
-    require(int(n) == n and n >= 1 and int(tau) == tau and tau >= 1,
-            f"n and tau must be whole numbers >= 1 (got {n}, {tau}).")
 
 
 def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
@@ -271,7 +254,7 @@ def count_min_delta(eps: float, q: float, n: int, tau: int, discretization: floa
     at the price of the constant 90 (paper_q).
     """
     check_eps(eps, "eps_c")
-    _check_n_tau(n, tau)
+    n, tau = check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
     require(0 < q < 1, f"the blanket probability q must lie in (0, 1) (got {q:g}).")
     row = _cell_pld(int(n), q, discretization, False).compose(_cell_pld(int(n), q, discretization, True),
                                                               tail_mass_truncation=0)
@@ -288,7 +271,7 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
     factors of 2, then regula falsi on ln(delta(q)/delta), Illinois variant (~5 evaluations)."""
     check_eps(eps, "eps_c")
     check_delta(delta)
-    _check_n_tau(n, tau)
+    n, tau = check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
 
     def gap(q: float) -> float:  # <= 0: q certifies
         return math.log(max(count_min_delta(eps, q, n, tau), 1e-300) / delta)
@@ -381,12 +364,12 @@ class CountMinMultiMessage:
 
     def sample_aggregate(self, counts, rng: np.random.Generator) -> np.ndarray:
         """Exact table: true hashed counts + independent Bin(n, q) per cell. O(tau (d + width))."""
-        counts = _counts(counts, self.d)
+        counts = check_counts(counts, self.d)
         return self._true_table(counts) + rng.binomial(int(counts.sum()), self.q, size=(self.tau, self.width))
 
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference: (n, tau, width) message counts (0, 1 or 2 per cell)."""
-        values = _values(values, self.d)
+        values = check_values(values, self.d)
         reports = (rng.random((values.size, self.tau, self.width)) < self.q).astype(np.int64)
         reports[np.arange(values.size)[:, None], np.arange(self.tau), self._cells[:, values].T] += 1
         return reports
@@ -434,7 +417,7 @@ class CountMinMultiMessage:
         (the documented bias of the min: >= 0 one-sided, and collisions only raise it). The
         colliding counts come from the d occupied cells, not the full table; bins with the same
         offsets share one _min_moments column. O(tau d log d + tau distinct window)."""
-        counts = _counts(counts, self.d)
+        counts = check_counts(counts, self.d)
         n = int(counts.sum())
         sums = np.bincount(self._cell_ids.ravel(), weights=np.broadcast_to(counts, self._cell_ids.shape).ravel())
         offsets = sums[self._cell_ids].astype(np.int64) - counts  # other values' counts in j's cells
@@ -461,24 +444,25 @@ class CountMinMultiMessage:
 # --- single-message reference: B-ary randomized response with the privacy blanket -------------
 
 @dataclass(frozen=True)
-class BaryRR:
+class BaryRR(GRR):
     """B-ary (d-ary) randomized response, shuffled, parameterised by its blanket (Balle et al. 2019):
-    report the truth w.p. 1-gamma, else a uniform value, i.e. GRR with eps_l = ln(1 + d(1-gamma)/gamma)
-    (p = 1-gamma+gamma/d, q = gamma/d). Replacement LDP; k-RR amplification bounds apply."""
+    report the truth w.p. 1-gamma, else a uniform value, i.e. GRR with p = 1-gamma+gamma/d and
+    q = gamma/d, eps_l = ln(1 + d(1-gamma)/gamma). Replacement LDP; k-RR amplification bounds apply."""
 
-    d: int
+    p: float = field(init=False)
+    q: float = field(init=False)
     gamma: float
 
     name: ClassVar[str] = "bary-rr"
     title: ClassVar[str] = "B-ary randomized response, privacy blanket (single message)"
-    neighbouring: ClassVar[str] = "replacement"
-    accountants: ClassVar[tuple[str, ...]] = ("blanket-krr", "blanket-hoeffding", "blanket-bennett",
-                                              "stronger-clone", "fmt21-numeric", "fmt21-closed", "efmrtt19")
+    accountants: ClassVar[tuple[str, ...]] = GRR_ACCOUNTANTS
     privacy_note: ClassVar[str] = "Single message: eps_c from an amplification bound for k-RR at eps_l."
 
     def __post_init__(self):
-        require(self.d >= 2, f"the domain size d must be >= 2 (got {self.d}).")
         require(0 < self.gamma < 1, f"the blanket probability gamma must lie in (0, 1) (got {self.gamma:g}).")
+        object.__setattr__(self, "p", 1 - self.gamma + self.gamma / self.d)
+        object.__setattr__(self, "q", self.gamma / self.d)
+        super().__post_init__()
 
     @classmethod
     def from_eps(cls, eps: float, d: int, n: int, delta: float):
@@ -493,41 +477,7 @@ class BaryRR:
 
     @property
     def eps_l(self) -> float:
-        return math.log1p(self.d * (1 - self.gamma) / self.gamma)
-
-    def sample_aggregate(self, counts, rng: np.random.Generator) -> np.ndarray:
-        """Exact: Bin(c_v, 1-gamma) keep their value, the rest report Multinomial(., 1/d). O(d)."""
-        counts = _counts(counts, self.d)
-        kept = rng.binomial(counts, 1 - self.gamma)
-        return kept + rng.multinomial(int(counts.sum() - kept.sum()), np.full(self.d, 1 / self.d))
-
-    def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
-        values = _values(values, self.d)
-        return np.where(rng.random(values.size) < self.gamma, rng.integers(self.d, size=values.size), values)
-
-    def aggregate(self, reports) -> np.ndarray:
-        return np.bincount(np.asarray(reports), minlength=self.d)
-
-    def report_log_prob(self, value: int, reports) -> np.ndarray:
-        q = self.gamma / self.d
-        return np.where(np.asarray(reports) == value, math.log(1 - self.gamma + q), math.log(q))
-
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        return (np.asarray(aggregate, dtype=np.float64) - n * self.gamma / self.d) / (1 - self.gamma)
-
-    def variance(self, n: int, counts=None):
-        """[c p(1-p) + (n-c) q(1-q)]/(p-q)^2 (spec), exact; counts=None: c = 0."""
-        c = 0.0 if counts is None else _counts(counts, self.d).astype(np.float64)
-        q = self.gamma / self.d
-        p = 1 - self.gamma + q
-        return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (1 - self.gamma) ** 2
-
-    def expected_messages(self) -> float:
-        return 1.0
-
-    @property
-    def bits_per_message(self) -> int:
-        return max(1, math.ceil(math.log2(self.d)))
+        return self.eps
 
 
 # --- reference curves for plotting error against n (seeds/001) ----------------------------------

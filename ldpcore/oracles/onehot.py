@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from ..errors import require
+from ..errors import check_whole, require
 
 
 def flip_probability(eps: float) -> float:
@@ -150,8 +150,8 @@ def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.rando
     """seeds/000 Table VI: every respondent runs the attribute-fragmented protocol `runs`
     times with eps/runs each (basic composition keeps the total at eps); the analyzer
     averages the runs' unbiased estimates. Var = n p(1-p)/((1-2p)^2 runs), p at eps/runs."""
-    require(int(runs) == runs and runs >= 1, f"runs must be a whole number >= 1 (got {runs}).")
+    runs = check_whole(runs, 1, "runs")
     counts = np.asarray(counts, dtype=np.int64)
     oracle = OneHot(d=counts.size, p_b=flip_probability(eps / runs))
     n = int(counts.sum())
-    return np.mean([oracle.estimate(oracle.sample_aggregate(counts, rng), n) for _ in range(int(runs))], axis=0)
+    return np.mean([oracle.estimate(oracle.sample_aggregate(counts, rng), n) for _ in range(runs)], axis=0)

@@ -40,7 +40,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import bdtr
 
-from ..errors import check_eps, require
+from ..errors import check_eps, check_whole, require
 from .onehot import eps_of_flip, flip_probability
 
 PRIVACY_NOTE = ("seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
@@ -86,6 +86,21 @@ def _key_bytes(d: int) -> int:
 def _count_dtype(n: int):
     """Cell counts never exceed n: int32 halves the k x m tables whenever that is safe."""
     return np.int32 if n < 2**31 else np.int64
+
+
+def check_counts(counts, d: int) -> np.ndarray:
+    """A histogram over [d]: d counts >= 0, as int64."""
+    counts = np.asarray(counts, dtype=np.int64)
+    require(counts.shape == (d,), f"counts must hold one entry per value (d={d}); got shape {counts.shape}.")
+    require(bool((counts >= 0).all()), "counts must be >= 0.")
+    return counts
+
+
+def check_values(values, d: int) -> np.ndarray:
+    """Respondents' values in [0, d), as int64."""
+    values = np.asarray(values, dtype=np.int64)
+    require(bool(((values >= 0) & (values < d)).all()), f"values must lie in [0, {d}).")
+    return values
 
 
 def binomial_window(n: int, p: float, tail: float = 1e-18) -> np.ndarray:
@@ -207,6 +222,7 @@ class _Sketch:
     title: ClassVar[str]
     neighbouring: ClassVar[str]
     _signed: ClassVar[bool] = False
+    _entries: ClassVar[int] = 1  # report entries that differ between two values: each flips at eps/_entries
 
     def __post_init__(self):
         require(1 <= self.d <= 2**32, f"the domain size d must lie in [1, 2^32] (got {self.d}).")
@@ -214,21 +230,22 @@ class _Sketch:
         require(2 <= self.m <= 2**32, f"the sketch width m must lie in [2, 2^32] (got {self.m}).")
         require(0 < self.flip < 0.5, f"flip probability must lie in (0, 1/2) (got {self.flip:g}).")
 
+    @classmethod
+    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0, **kw):
+        """Local eps -> flip probability 1/(1+e^(eps/_entries)) per reported entry."""
+        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l") / cls._entries), k=k, m=m, seed=seed, **kw)
+
+    @property
+    def eps_l(self) -> float:
+        return self._entries * eps_of_flip(self.flip)
+
+    def expected_messages(self) -> float:
+        """One message per respondent."""
+        return 1.0
+
     @cached_property
     def hashes(self) -> HashFamily:
         return HashFamily(self.k, self.m, self.seed)
-
-    def _counts(self, counts) -> np.ndarray:
-        counts = np.asarray(counts, dtype=np.int64)
-        require(counts.shape == (self.d,),
-                f"counts must hold one entry per value (d={self.d}); got shape {counts.shape}.")
-        require(bool((counts >= 0).all()), "counts must be >= 0.")
-        return counts
-
-    def _values(self, values) -> np.ndarray:
-        values = np.asarray(values, dtype=np.int64)
-        require(bool(((values >= 0) & (values < self.d)).all()), f"values must lie in [0, {self.d}).")
-        return values
 
     def _columns(self, x, rows) -> np.ndarray:
         """Column of X for key x in a row: h_j(x), or 2 h_j(x) + [s_j(x) = +1] for a signed sketch."""
@@ -322,7 +339,7 @@ class _Sketch:
     def noiseless_estimate(self, counts) -> np.ndarray:
         """The estimate without privacy noise and with every respondent in every row (Table V,
         eps_c = infinity): the readout of T = F/k, F[j, b] = sum_v c_v [s_j(v)] [h_j(v) = b]. O(d k)."""
-        counts = self._counts(counts)
+        counts = check_counts(counts, self.d)
         v = np.flatnonzero(counts)
         F = np.empty((self.k, self.m))
         for j in range(self.k):
@@ -340,21 +357,13 @@ class CountMeanSketch(_Sketch):
     name = "cms"
     title = "Count-mean sketch (Apple CMS)"
     neighbouring = "replacement"
-
-    @classmethod
-    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0):
-        """Local eps (replacement) -> flip probability 1/(1+e^(eps/2)) per entry."""
-        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l") / 2), k=k, m=m, seed=seed)
-
-    @property
-    def eps_l(self) -> float:
-        return 2 * eps_of_flip(self.flip)
+    _entries = 2
 
     def sample_aggregate(self, counts, rng: np.random.Generator) -> SketchReports:
         """Exact draw of the reported 1s, Bin(X, 1-f) + Bin(n_j - X, f) per cell given the true
         row counts X: the cells no row-j respondent holds are iid Bin(n_j, f) (drawn per row on
         threads), the occupied ones by numpy's binomial. O(sum_v min(c_v, 2k) + k m)."""
-        X = self._table(self._counts(counts), rng)
+        X = self._table(check_counts(counts, self.d), rng)
         loads = X.sum(axis=1, dtype=np.int64)
         occupied = np.flatnonzero(X)
         held = X.ravel()[occupied].astype(np.int64)
@@ -369,7 +378,7 @@ class CountMeanSketch(_Sketch):
 
     def randomize(self, values, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Per-respondent reference: (rows (n,), bits (n, m) bool, True for +1)."""
-        values = self._values(values)
+        values = check_values(values, self.d)
         rows = rng.integers(self.k, size=values.size)
         bits = np.zeros((values.size, self.m), dtype=bool)
         bits[np.arange(values.size), self.hashes.cells(values, rows)] = True
@@ -405,15 +414,12 @@ class CountMeanSketch(_Sketch):
         var = (m / (m - 1)) ** 2 * n * f * (1 - f) / (1 - 2 * f) ** 2
         if counts is None:
             return var + n * (1 - 1 / k) / (m - 1)
-        c = self._counts(counts).astype(np.float64)
+        c = check_counts(counts, self.d).astype(np.float64)
         return var + (n - c) * (1 - 1 / k) / (m - 1) + ((c ** 2).sum() - c ** 2) / (k * (m - 1))
-
-    def expected_messages(self) -> float:
-        """One message per respondent: the row index and the m-entry vector."""
-        return 1.0
 
     @property
     def bits_per_message(self) -> int:
+        """The row index and the m-entry vector."""
         return max(1, math.ceil(math.log2(self.k))) + self.m
 
 
@@ -428,15 +434,7 @@ class FragmentedSketch(CountMeanSketch):
     title = "Sketch with attribute fragments (seeds/000)"
     neighbouring = "removal"
     privacy_note = PRIVACY_NOTE
-
-    @classmethod
-    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0):
-        """Local removal eps -> flip probability 1/(1+e^eps) per bit."""
-        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l")), k=k, m=m, seed=seed)
-
-    @property
-    def eps_l(self) -> float:
-        return eps_of_flip(self.flip)
+    _entries = 1  # removal: the reference is the randomized all-zeros row
 
     def expected_messages(self) -> float:
         """Expected set bits sent per respondent (paper "#bits_sketch")."""
@@ -483,15 +481,6 @@ class HadamardCountMeanSketch(_Sketch):
         super().__post_init__()
         require(self.m & (self.m - 1) == 0, f"a Hadamard sketch needs a power-of-two width m (got {self.m}).")
 
-    @classmethod
-    def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0, **kw):
-        """Local eps (replacement) -> flip probability 1/(1+e^eps) of the one bit."""
-        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l")), k=k, m=m, seed=seed, **kw)
-
-    @property
-    def eps_l(self) -> float:
-        return eps_of_flip(self.flip)
-
     def _plus(self, values, rows, coefs) -> np.ndarray:
         """The unflipped bit, True for +1: s_j(x) H[l, h_j(x)] = +1."""
         odd = np.bitwise_count(coefs & self.hashes.cells(values, rows)) & 1
@@ -502,7 +491,7 @@ class HadamardCountMeanSketch(_Sketch):
         """Exact draw. A flip w.p. f is a uniform bit w.p. 2f, so of the X[j, col] respondents of a
         cell Bin(X, 1-2f) report their true bit on a uniform coefficient (drawn one by one) and the
         rest of row j report a uniform (coefficient, bit): cost O(n + k m)."""
-        X = self._table(self._counts(counts), rng)
+        X = self._table(check_counts(counts, self.d), rng)
         width, m2 = X.shape[1], 2 * self.m
         loads = X.sum(axis=1, dtype=np.int64)
         cells = np.zeros(self.k * m2, dtype=X.dtype)
@@ -521,7 +510,7 @@ class HadamardCountMeanSketch(_Sketch):
 
     def randomize(self, values, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-respondent reference: (rows, coefficients, bits True for +1), each of shape (n,)."""
-        values = self._values(values)
+        values = check_values(values, self.d)
         rows, coefs = rng.integers(self.k, size=values.size), rng.integers(self.m, size=values.size)
         return rows, coefs, self._plus(values, rows, coefs) ^ (rng.random(values.size) < self.flip)
 
@@ -550,13 +539,10 @@ class HadamardCountMeanSketch(_Sketch):
         h_j(v) = h_j(x)). Each respondent adds +-c: variance c^2 - gamma^2. counts=None: c_x = 0,
         no collision term."""
         m, k = self.m, self.k
-        x = 0.0 if counts is None else self._counts(counts).astype(np.float64)
+        x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         gamma2 = (1 - 1 / m) / (k * m) + 1 / m ** 2
         var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - x - (n - x) * gamma2)
         return var if counts is None else var + ((x ** 2).sum() - x ** 2) / (k * (m - 1))
-
-    def expected_messages(self) -> float:
-        return 1.0
 
     @property
     def bits_per_message(self) -> int:
@@ -605,7 +591,7 @@ class CountSketch(HadamardCountMeanSketch):
         1/(k m)). Median: pi/2 times that, the asymptotic variance of the median of k normal row
         estimates (an approximation; counts=None: c_x = 0, no collision term)."""
         m, k = self.m, self.k
-        x = 0.0 if counts is None else self._counts(counts).astype(np.float64)
+        x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
         if counts is not None:
             var = var + ((x ** 2).sum() - x ** 2) / (k * m)
@@ -623,8 +609,8 @@ def split_budget_rmse(counts, eps: float, rng: np.random.Generator, reports=(1, 
     counts = np.asarray(counts, dtype=np.int64)
     n, out = int(counts.sum()), {}
     for r in reports:
-        require(int(r) == r and r >= 1, f"reports per respondent must be whole numbers >= 1 (got {r}).")
+        r = check_whole(r, 1, "reports per respondent")
         sketch = FragmentedSketch.from_eps(eps / r, counts.size, k=k, m=m, seed=seed)
         est = sketch.estimate(sketch.sample_aggregate(r * counts, rng), r * n) / r
-        out[int(r)] = float(np.sqrt(np.mean((est - counts) ** 2)))
+        out[r] = float(np.sqrt(np.mean((est - counts) ** 2)))
     return out
