@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, check_delta, check_eps, require
+from .errors import InputError, check_delta, check_eps, check_whole, require
 from .oracles.onehot import flip_probability
 
 
@@ -103,9 +103,9 @@ def drop_bound(eps_cr: float, delta_cr: float, crowds: int) -> float:
 
     With floor rounding the bound holds whenever eps_cr <= 2 ln(4P), see drop_tail.
     """
-    require(float(crowds) == int(crowds) and int(crowds) >= 1, f"crowds must be a whole number >= 1 (got {crowds}).")
+    crowds = check_whole(crowds, 1, "crowds")
     eps_cr, delta_cr = check_eps(eps_cr, "eps_cr"), check_delta(delta_cr, "delta_cr")
-    return 4 / eps_cr * math.log(2 * int(crowds) / delta_cr)
+    return 4 / eps_cr * math.log(2 * crowds / delta_cr)
 
 
 def abort_probability(eps_cr: float, delta_cr: float) -> float:
@@ -130,8 +130,7 @@ def drop_tail(x: float, eps_cr: float, delta_cr: float) -> float:
 def expected_drops(n: int, eps_cr: float, delta_cr: float) -> float:
     """Exact E[dropped] for a crowd of n reports (0 on abort), in closed form:
     sum_{x=0}^{n-1} P[W > x], summed as two geometric series on each side of the shift."""
-    require(float(n) == int(n) and int(n) >= 0, f"n must be a whole number >= 0 (got {n}).")
-    n = int(n)
+    n = check_whole(n, 0, "n")
     b, shift = _shift(eps_cr, delta_cr)
     x0 = min(math.ceil(shift), n)  # x = 0..x0-1 lie below the shift
     below = x0 - 0.5 * (math.exp((x0 - shift) / b) - math.exp(-shift / b)) / math.expm1(1 / b)
@@ -210,9 +209,8 @@ class SplitComparison:
 def data_derived_ids(values: int, m: int, rng: np.random.Generator) -> np.ndarray:
     """A data-derived crowd ID h(v) for each of ``values`` values: a uniformly random hash onto
     m >= 2 IDs (each value's ID independent and uniform), as ESA's hashing of the data."""
-    require(float(values) == int(values) and int(values) >= 1, f"values must be a whole number >= 1 (got {values}).")
-    require(float(m) == int(m) and int(m) >= 2, f"m (crowd IDs) must be a whole number >= 2 (got {m}).")
-    return rng.integers(0, int(m), int(values))
+    values, m = check_whole(values, 1, "values"), check_whole(m, 2, "m (crowd IDs)")
+    return rng.integers(0, m, values)
 
 
 def crowd_id_split(counts, crowd_of, eps_l: float, eps_hat, m: int | None = None) -> SplitComparison:

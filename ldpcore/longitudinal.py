@@ -24,16 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .errors import InputError, check_delta, check_eps, require
+from .amplification import get_bound
+from .errors import check_delta, check_eps, check_whole, require
 
 MODES = ("paper", "tight")
 
 
 def _check_horizon(d, k) -> tuple[int, int]:
-    require(float(d) == int(d) and int(d) >= 1 and int(d) & (int(d) - 1) == 0,
-            f"d (periods) must be a power of two >= 1 (got {d}).")
-    require(float(k) == int(k) and int(k) >= 1, f"k (changes) must be a whole number >= 1 (got {k}).")
-    return int(d), int(k)
+    d = check_whole(d, 1, "d (periods)")
+    require(d & (d - 1) == 0, f"d (periods) must be a power of two >= 1 (got {d}).")
+    return d, check_whole(k, 1, "k (changes)")
 
 
 def _signs(k: int) -> np.ndarray:
@@ -54,7 +54,9 @@ class Trajectories:
     change_times: np.ndarray
 
     def __post_init__(self):
-        _check_horizon(self.d, self.k)
+        d, k = _check_horizon(self.d, self.k)
+        object.__setattr__(self, "d", d)
+        object.__setattr__(self, "k", k)
         ct = np.asarray(self.change_times)
         object.__setattr__(self, "change_times", ct)
         require(ct.ndim == 2 and ct.shape[1] == self.k and np.issubdtype(ct.dtype, np.integer),
@@ -103,10 +105,9 @@ def synthetic_trajectories(n: int, d: int, k: int, rng: np.random.Generator,
     """n respondents: state 1 at period 1 w.p. initial (a change at t = 1), then a change
     at each later period w.p. rate, until k changes are used (geometric gaps)."""
     d, k = _check_horizon(d, k)
-    require(float(n) == int(n) and int(n) >= 1, f"n (respondents) must be a whole number >= 1 (got {n}).")
+    n = check_whole(n, 1, "n (respondents)")
     require(0 <= initial <= 1, f"initial (fraction in state 1) must lie in [0, 1] (got {initial:g}).")
     require(0 < rate <= 1, f"rate (change probability per period) must lie in (0, 1] (got {rate:g}).")
-    n = int(n)
     times = np.zeros((n, k), dtype=np.int64)
     count = (rng.random(n) < initial).astype(np.int64)
     times[count == 1, 0] = 1
@@ -191,7 +192,9 @@ class TreeProtocol:
     mode: str = "tight"
 
     def __post_init__(self):
-        _check_horizon(self.d, self.k)
+        d, k = _check_horizon(self.d, self.k)
+        object.__setattr__(self, "d", d)
+        object.__setattr__(self, "k", k)
         check_eps(self.eps, "eps")
         require(self.mode in MODES, f"mode must be one of {', '.join(MODES)} (got {self.mode!r}).")
 
@@ -333,24 +336,15 @@ class TreeProtocol:
         """d messages, for a respondent at the leaf level."""
         return self.d
 
-    def shuffled_eps(self, n: int, delta: float, bound: str | None = None) -> ShuffledCentral:
+    def shuffled_eps(self, n: int, delta: float, bound: str = "fmt21-closed") -> ShuffledCentral:
         """Central eps when each (t, h) batch is shuffled separately.
 
         A neighbouring dataset changes at most 2 batches of about n/L a-LDP reports
         (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (spec/longitudinal.md).
-        bound: a name in ldpcore.amplification (default "fmt21-closed", else "efmrtt19").
+        bound: a name in ldpcore.amplification (default "fmt21-closed", Feldman et al. 2021).
         """
-        from . import amplification  # lazily: the bound registry is edited concurrently
-
-        require(float(n) == int(n) and int(n) >= 1, f"n (respondents) must be a whole number >= 1 (got {n}).")
-        delta = check_delta(delta)
-        if bound is None:
-            try:
-                bound = amplification.get_bound("fmt21-closed").name
-            except InputError:
-                bound = "efmrtt19"
-        chosen = amplification.get_bound(bound)
-        batch = int(n) // self.levels
+        n, delta, chosen = check_whole(n, 1, "n (respondents)"), check_delta(delta), get_bound(bound)
+        batch = n // self.levels
         if batch < 1:
             return ShuffledCentral(None, delta, self.a, batch, chosen.name, chosen.neighbouring, False,
                                    f"n={n} respondents leave no level-batch to shuffle (L={self.levels}).")

@@ -12,8 +12,8 @@ Two ways for a respondent to report a gradient, both eps_l-LDP (replacement) per
   p/k); baselines ``"duchi"`` (Duchi et al.'s p-dimensional mechanism at eps, the competitor of
   seeds/002 Sec. VI-B), ``"duchi-1d"`` and ``"laplace"`` (every coordinate at eps/p).
 * ``"none"`` / ``"none-elementwise"`` -- the same loop with the L2- / elementwise-clipped
-  gradients averaged exactly (non-private baselines; ``train_nonprivate`` picks the one that
-  matches a config's mechanism).
+  gradients averaged exactly (non-private baselines; ``nonprivate_config`` picks the one that
+  matches a config's mechanism, ``train_nonprivate`` trains it).
 
 Training (``train``): disjoint batches, every respondent in ONE iteration per epoch (seeds/002
 Sec. V), learning rate lr/sqrt(t), the server adds the lambda theta of the L2 term (lambda =
@@ -50,15 +50,16 @@ seeds/002) are not available offline, so their numbers are not reproduced here:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
-from .errors import InputError, check_delta, check_eps, require
-from .numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize
+from .amplification import Bound, get_bound
+from .errors import check_delta, check_eps, check_whole, require
+from .numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
 from .numeric.multidim import algorithm4_randomize, algorithm4_variance, duchi_md_randomize, duchi_md_variance
 
 ProgressFn = Callable[[int, int], None]
@@ -72,21 +73,6 @@ NONPRIVATE_MECHANISMS = (NONPRIVATE, NONPRIVATE_ELEMENTWISE)
 REPORT_BITS_SPHERE = 129  # 1 sign bit + a 128-bit PRG seed for v (seeds/000 Sec. VI)
 DEFAULT_BOUND = "fmt21-numeric"  # holds for any eps0-LDP randomizer (replacement)
 LAMBDA = 1e-4  # seeds/002 Sec. VI-B
-
-
-def _check_int(value, name: str, lo: int = 1) -> int:
-    ok = isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer())
-    require(ok and int(value) >= lo, f"{name} must be a whole number >= {lo} (got {value!r}).")
-    return int(value)
-
-
-def _check_positive(value, name: str) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a finite number > 0 (got {value!r}).") from None
-    require(math.isfinite(value) and value > 0, f"{name} must be a finite number > 0 (got {value:g}).")
-    return value
 
 
 def _check_rng(rng) -> np.random.Generator:
@@ -111,10 +97,10 @@ class Dataset:
 
     Binary: labels in {-1, +1}, the Bayes rule is sign(<w, x>) with w = ``directions[:, 0]``.
     K classes: labels in {0, ..., K-1}, the Bayes rule is argmax_k <c_k, x> with c_k the
-    columns of ``directions``. Every row has L2 norm <= ``radius`` (so entries lie in [-1, 1]
-    for radius <= 1). ``reference_accuracy``: the Bayes rule's accuracy on the test set;
-    ``bayes_accuracy``: its expected accuracy (closed form for two classes, else the same as
-    the reference).
+    columns of ``directions``. Every row has L2 norm <= make_classification's ``radius`` (so
+    entries lie in [-1, 1] for radius <= 1); ``description`` names the parameters.
+    ``reference_accuracy``: the Bayes rule's accuracy on the test set; ``bayes_accuracy``: its
+    expected accuracy (closed form for two classes, else the same as the reference).
     """
 
     X_train: np.ndarray
@@ -123,9 +109,6 @@ class Dataset:
     y_test: np.ndarray
     directions: np.ndarray
     classes: int
-    separation: float
-    label_noise: float
-    radius: float
     bayes_accuracy: float
     reference_accuracy: float
     description: str
@@ -151,8 +134,8 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
     Two classes: means +-(separation/2) w, Bayes accuracy (1 - f) Phi(s/2) + f (1 - Phi(s/2))
     with f = label_noise. The paper's MNIST/CIFAR/IPUMS data are not available offline.
     """
-    n, p = _check_int(n, "n (respondents)", 2), _check_int(p, "p (features)")
-    classes = _check_int(classes, "classes", 2)
+    n, p = check_whole(n, 2, "n (respondents)"), check_whole(p, 1, "p (features)")
+    classes = check_whole(classes, 2, "classes")
     require(classes <= p or classes == 2, f"classes must be <= p for orthogonal class means (got {classes} > p={p}).")
     rng = _check_rng(rng)
     separation = float(separation)
@@ -161,8 +144,8 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
     label_noise = float(label_noise)
     require(0 <= label_noise <= 0.5 if classes == 2 else 0 <= label_noise <= 1,
             f"label_noise must lie in [0, {0.5 if classes == 2 else 1}] (got {label_noise:g}).")
-    n_test = max(500, n // 4) if n_test is None else _check_int(n_test, "n_test", 1)
-    radius = _check_positive(radius, "radius")
+    n_test = max(500, n // 4) if n_test is None else check_whole(n_test, 1, "n_test")
+    radius = check_eps(radius, "radius")
     total = n + n_test
 
     if classes == 2:
@@ -191,68 +174,61 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
         bayes = reference
     desc = (f"synthetic {classes}-class Gaussian mixture, p={p}, separation={separation:g}, "
             f"label noise={label_noise:g}, rows in the L2 ball of radius {radius:g}; n={n:,} train, {n_test:,} test")
-    return Dataset(X[:n], y[:n], X[n:], y[n:], directions, classes, separation, label_noise, radius,
-                   float(bayes), reference, desc)
+    return Dataset(X[:n], y[:n], X[n:], y[n:], directions, classes, float(bayes), reference, desc)
 
 
 # --- losses -----------------------------------------------------------------------------
 
-def _binary_margin(theta, X, y):
-    return y * (X @ theta)
+# Every loss is written on the scores s = x.theta (the (n, K) logits for softmax), so that one
+# matrix product per data set serves the value, the gradient and the prediction.
+
+def _logistic_value(s, y):
+    return np.logaddexp(0.0, -(y * s))
 
 
-def _logistic_value(theta, X, y, k):
-    return np.logaddexp(0.0, -_binary_margin(theta, X, y))
+def _logistic_grad(s, X, y):
+    return -(y * expit(-(y * s)))[:, None] * X
 
 
-def _logistic_grad(theta, X, y, k):
-    return -(y * expit(-_binary_margin(theta, X, y)))[:, None] * X
+def _hinge_value(s, y):
+    return np.maximum(0.0, 1 - y * s)
 
 
-def _hinge_value(theta, X, y, k):
-    return np.maximum(0.0, 1 - _binary_margin(theta, X, y))
+def _hinge_grad(s, X, y):
+    return -(y * (y * s < 1))[:, None] * X
 
 
-def _hinge_grad(theta, X, y, k):
-    return -(y * (_binary_margin(theta, X, y) < 1))[:, None] * X
+def _squared_value(s, y):
+    return (s - y) ** 2
 
 
-def _squared_value(theta, X, y, k):
-    return (X @ theta - y) ** 2
+def _squared_grad(s, X, y):
+    return (2 * (s - y))[:, None] * X
 
 
-def _squared_grad(theta, X, y, k):
-    return (2 * (X @ theta - y))[:, None] * X
+def _binary_predict(s):
+    return np.where(s >= 0, 1, -1)
 
 
-def _binary_predict(theta, X, k):
-    return np.where(X @ theta >= 0, 1, -1)
-
-
-def _logits(theta, X, k):
-    return X @ theta.reshape(X.shape[1], k)
-
-
-def _softmax_value(theta, X, y, k):
-    z = _logits(theta, X, k)
+def _softmax_value(z, y):
     return logsumexp(z, axis=1) - z[np.arange(len(y)), y]
 
 
-def _softmax_grad(theta, X, y, k):
-    z = _logits(theta, X, k)
+def _softmax_grad(z, X, y):
     r = np.exp(z - logsumexp(z, axis=1, keepdims=True))
     r[np.arange(len(y)), y] -= 1
     return (X[:, :, None] * r[:, None, :]).reshape(len(y), -1)
 
 
-def _softmax_predict(theta, X, k):
-    return np.argmax(_logits(theta, X, k), axis=1)
+def _softmax_predict(z):
+    return np.argmax(z, axis=1)
 
 
 @dataclass(frozen=True)
 class Loss:
-    """A per-example loss l(theta; x, y) (seeds/002 Sec. V). value/grad are per example:
-    (n,) and (n, n_params); theta is flat (p*K for softmax, column k = class k)."""
+    """A per-example loss l(theta; x, y) (seeds/002 Sec. V), on the scores s = scores(theta, X, k):
+    value(s, y) (n,), grad(s, X, y) (n, n_params), predict(s) the labels. theta is flat (p*K
+    for softmax, column k = class k)."""
 
     name: str
     title: str
@@ -260,6 +236,10 @@ class Loss:
     value: Callable
     grad: Callable
     predict: Callable
+
+    def scores(self, theta: np.ndarray, X: np.ndarray, k: int) -> np.ndarray:
+        """x.theta per example (n,), or the (n, k) logits for softmax."""
+        return X @ theta.reshape(X.shape[1], k) if self.multiclass else X @ theta
 
     def n_params(self, p: int, classes: int) -> int:
         return p * classes if self.multiclass else p
@@ -293,14 +273,14 @@ def _check_loss_data(loss: Loss, data: Dataset) -> None:
 
 def clip_l2(grads, bound: float) -> np.ndarray:
     """Each row times min(1, bound/||row||_2) (seeds/000 Algorithm 4, step 1)."""
-    g, bound = _grads(grads), _check_positive(bound, "clip (L2 norm L)")
+    g, bound = _grads(grads), check_eps(bound, "clip (L2 norm L)")
     norms = np.linalg.norm(g, axis=1)
     return g * np.minimum(1.0, bound / np.maximum(norms, 1e-300))[:, None]
 
 
 def clip_elementwise(grads, bound: float = 1.0) -> np.ndarray:
     """Every entry clipped to [-bound, bound] (seeds/002 Sec. V uses bound = 1)."""
-    g, bound = _grads(grads), _check_positive(bound, "clip (elementwise bound)")
+    g, bound = _grads(grads), check_eps(bound, "clip (elementwise bound)")
     return np.clip(g, -bound, bound)
 
 
@@ -318,7 +298,7 @@ def sphere_scale(p: int, eps: float, L: float = 1.0, printed: bool = False) -> f
     gradient/p, i.e. the same direction at a p-times smaller learning rate. We use the unbiased
     one; tests/test_sgd.py checks E[g] = clipped gradient.
     """
-    p, eps, L = _check_int(p, "p (gradient dimension)"), check_eps(eps, "eps"), _check_positive(L, "clip (L2 norm L)")
+    p, eps, L = check_whole(p, 1, "p (gradient dimension)"), check_eps(eps, "eps"), check_eps(L, "clip (L2 norm L)")
     log_c = 0.5 * math.log(math.pi) - math.log(2) + gammaln((p + 1) / 2) - gammaln(p / 2 + 1)
     if not printed:
         log_c += math.log(p)
@@ -392,12 +372,15 @@ def sphere_decode(bits, seeds, p: int) -> np.ndarray:
 
 # --- seeds/002 Sec. V: elementwise clipping, Algorithm 4 (PM / HM) and baselines ----------
 
+def _check_mechanism(mechanism: str, allowed: tuple[str, ...] = ELEMENTWISE_MECHANISMS) -> None:
+    require(mechanism in allowed, f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(allowed)}.")
+
+
 def elementwise_randomize(grads, eps: float, rng: np.random.Generator, mechanism: str = "pm") -> np.ndarray:
     """Clip each entry to [-1, 1], then one eps-LDP report per row: "pm"/"hm" = seeds/002
     Algorithm 4 (k coordinates at eps/k, scaled by p/k); "duchi" = Duchi et al.'s p-dim
     mechanism at eps; "duchi-1d" / "laplace" = every coordinate at eps/p."""
-    require(mechanism in ELEMENTWISE_MECHANISMS,
-            f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(ELEMENTWISE_MECHANISMS)}.")
+    _check_mechanism(mechanism)
     t, eps, rng = clip_elementwise(grads, 1.0), check_eps(eps, "eps"), _check_rng(rng)
     p = t.shape[1]
     if mechanism in ("pm", "hm"):
@@ -411,8 +394,7 @@ def elementwise_randomize(grads, eps: float, rng: np.random.Generator, mechanism
 
 def elementwise_variance(grads, eps: float, mechanism: str = "pm") -> np.ndarray:
     """Per-report, per-coordinate variance (n, p) of elementwise_randomize (analytic)."""
-    require(mechanism in ELEMENTWISE_MECHANISMS,
-            f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(ELEMENTWISE_MECHANISMS)}.")
+    _check_mechanism(mechanism)
     t, eps = clip_elementwise(grads, 1.0), check_eps(eps, "eps")
     p = t.shape[1]
     if mechanism in ("pm", "hm"):
@@ -421,7 +403,7 @@ def elementwise_variance(grads, eps: float, mechanism: str = "pm") -> np.ndarray
         return np.asarray(duchi_md_variance(t, eps, p))
     if mechanism == "duchi-1d":
         return np.asarray(duchi_variance(t, eps / p))
-    return np.full(t.shape, 8 * p**2 / eps**2)
+    return np.asarray(laplace_variance(t, eps / p))
 
 
 def private_mean_gradient(grads, mechanism: str, eps: float | None, rng: np.random.Generator,
@@ -436,13 +418,8 @@ def private_mean_gradient(grads, mechanism: str, eps: float | None, rng: np.rand
         return clip_l2(g, clip).mean(axis=0)
     if mechanism == NONPRIVATE_ELEMENTWISE:
         return clip_elementwise(g, 1.0).mean(axis=0)
-    rng = _check_rng(rng)
     if mechanism == SPHERE:
-        eps = check_eps(eps, "eps")
-        x = clip_l2(g, clip)
-        v = _unit_vectors(rng.standard_normal(x.shape))
-        signs = _sphere_signs(x, v, eps, float(clip), rng)
-        return sphere_scale(x.shape[1], eps, clip) * (signs @ v) / x.shape[0]
+        return sphere_estimate(sphere_randomize(g, eps, clip, rng), eps, clip)
     return elementwise_randomize(g, eps, rng, mechanism).mean(axis=0)
 
 
@@ -462,10 +439,9 @@ def min_batch_size(p: int, eps: float, mechanism: str, clip: float = 1.0) -> int
     elementwise mechanisms): below it even a batch of perfectly aligned gradients is mostly
     noise. For PM/HM it grows like p log p/eps^2 as in seeds/002 Sec. V (groups of
     Omega(p log p/eps^2)); for the sphere mechanism like (pi p/2) coth^2(eps/2)."""
-    p, eps = _check_int(p, "p (gradient dimension)"), check_eps(eps, "eps")
-    require(mechanism in GRADIENT_MECHANISMS,
-            f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(GRADIENT_MECHANISMS)}.")
-    var, signal = _worst_report_variance(p, eps, mechanism, _check_positive(clip, "clip"))
+    p, eps = check_whole(p, 1, "p (gradient dimension)"), check_eps(eps, "eps")
+    _check_mechanism(mechanism, GRADIENT_MECHANISMS)
+    var, signal = _worst_report_variance(p, eps, mechanism, check_eps(clip, "clip"))
     return max(1, math.ceil(var / signal**2 * (1 - 1e-12)))
 
 
@@ -475,7 +451,7 @@ def sample_size_warning(n: int, p: int, eps: float, mechanism: str, batch_size: 
     anything (spec/numeric.md), else "". p is the gradient dimension (p*K for softmax)."""
     if mechanism in NONPRIVATE_MECHANISMS:
         return ""
-    n = _check_int(n, "n (respondents)")
+    n = check_whole(n, 1, "n (respondents)")
     need = min_batch_size(p, eps, mechanism, clip)
     if n < need:
         return (f"n={n:,} respondents are too few for LDP learning at eps={eps:g} with {mechanism} in {p} "
@@ -507,7 +483,7 @@ class Composition:
 
 def basic_composition(eps: float, delta: float, k: int) -> Composition:
     """(k eps, k delta)."""
-    eps, k = check_eps(eps, "eps"), _check_int(k, "k (steps)")
+    eps, k = check_eps(eps, "eps"), check_whole(k, 1, "k (steps)")
     delta = float(delta)
     require(0 <= delta < 1, f"delta must lie in [0, 1) (got {delta:g}).")
     return Composition("basic", k, eps, delta, k * eps, k * delta)
@@ -518,7 +494,7 @@ def advanced_composition(eps: float, delta: float, k: int, delta_prime: float) -
     (k eps^2/2 + sqrt(k) eps sqrt(2 ln(sqrt(k pi/2) eps/delta')), delta' + k delta).
     Undefined (valid False) when sqrt(k pi/2) eps <= delta' (the logarithm is not positive);
     basic composition is then far smaller anyway."""
-    eps, k, delta_prime = check_eps(eps, "eps"), _check_int(k, "k (steps)"), check_delta(delta_prime, "delta'")
+    eps, k, delta_prime = check_eps(eps, "eps"), check_whole(k, 1, "k (steps)"), check_delta(delta_prime, "delta'")
     delta = float(delta)
     require(0 <= delta < 1, f"delta must lie in [0, 1) (got {delta:g}).")
     log_arg = math.log(math.sqrt(k * math.pi / 2)) + math.log(eps) - math.log(delta_prime)
@@ -560,7 +536,6 @@ class SGDAccounting:
     """
 
     eps_l: float
-    eps_l_epoch: float
     eps_l_total: float
     epochs: int
     batch_size: int
@@ -579,6 +554,11 @@ class SGDAccounting:
     reason: str = ""
     target_eps_c: float | None = None
     capped: bool = False
+
+    @property
+    def eps_l_epoch(self) -> float:
+        """Local eps of one epoch: eps_l (one report per respondent per epoch)."""
+        return self.eps_l
 
     def as_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -619,31 +599,39 @@ def _deltas(delta: float, epochs: int, delta_split: float) -> tuple[float, float
     return delta * (1 - delta_split) / epochs, delta * delta_split
 
 
+def _setting(batch_size, epochs, delta, bound: str, delta_split) -> tuple[Bound, dict]:
+    """The checked inputs of both directions: the bound, and the SGDAccounting fields that do not depend on eps_l."""
+    batch_size, epochs = check_whole(batch_size, 1, "batch_size"), check_whole(epochs, 1, "epochs")
+    delta = check_delta(delta)
+    delta_epoch, delta_prime = _deltas(delta, epochs, float(delta_split))
+    b = get_bound(bound)
+    return b, dict(epochs=epochs, batch_size=batch_size, bound=b.name, neighbouring=b.neighbouring, delta=delta,
+                   delta_epoch=delta_epoch, delta_prime=delta_prime)
+
+
+def _accounting(eps_l: float, amp, setting: dict, **extra) -> SGDAccounting:
+    """The SGDAccounting of eps_l per report with per-epoch amplification amp, composed over the epochs."""
+    epochs, delta_epoch = setting["epochs"], setting["delta_epoch"]
+    common = dict(setting, eps_l=eps_l, eps_l_total=epochs * eps_l, per_epoch=amp, **extra)
+    if not amp.valid:
+        return SGDAccounting(**common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False,
+                             reason=amp.reason)
+    basic = basic_composition(amp.eps_c, delta_epoch, epochs)
+    adv = advanced_composition(amp.eps_c, delta_epoch, epochs, setting["delta_prime"])
+    best = adv if adv.valid and adv.eps < basic.eps else basic
+    return SGDAccounting(**common, basic=basic, advanced=adv, eps_c=best.eps, delta_c=best.delta,
+                         rule="advanced (Theorem II.7)" if best is adv else "basic")
+
+
 def sgd_accounting(eps_l: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND,
                    delta_split: float = 0.5) -> SGDAccounting:
     """Forward: eps_l per report -> central (eps_c, delta) after ``epochs`` epochs of shuffled
     batches of at least ``batch_size`` reports. The total delta is split: delta' =
     delta_split * delta for Theorem II.7, delta_epoch = (1 - delta_split) delta/epochs for the
     amplification bound (so basic composition ends at (1 - delta_split) delta, advanced at delta)."""
-    from .amplification import get_bound  # lazy: keeps the module importable on its own
-
     eps_l = check_eps(eps_l, "eps_l")
-    batch_size, epochs = _check_int(batch_size, "batch_size"), _check_int(epochs, "epochs")
-    delta = check_delta(delta)
-    delta_epoch, delta_prime = _deltas(delta, epochs, float(delta_split))
-    b = get_bound(bound)
-    amp = b.forward(eps_l, batch_size, delta_epoch)
-    common = dict(eps_l=eps_l, eps_l_epoch=eps_l, eps_l_total=epochs * eps_l, epochs=epochs, batch_size=batch_size,
-                  bound=b.name, neighbouring=b.neighbouring, delta=delta, delta_epoch=delta_epoch,
-                  delta_prime=delta_prime, per_epoch=amp)
-    if not amp.valid:
-        return SGDAccounting(**common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False,
-                             reason=amp.reason)
-    basic = basic_composition(amp.eps_c, delta_epoch, epochs)
-    adv = advanced_composition(amp.eps_c, delta_epoch, epochs, delta_prime)
-    best = adv if adv.valid and adv.eps < basic.eps else basic
-    return SGDAccounting(**common, basic=basic, advanced=adv, eps_c=best.eps, delta_c=best.delta,
-                         rule="advanced (Theorem II.7)" if best is adv else "basic")
+    b, setting = _setting(batch_size, epochs, delta, bound, delta_split)
+    return _accounting(eps_l, b.forward(eps_l, setting["batch_size"], setting["delta_epoch"]), setting)
 
 
 def sgd_eps_l_for(eps_c: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND,
@@ -652,41 +640,28 @@ def sgd_eps_l_for(eps_c: float, batch_size: int, epochs: int, delta: float, boun
     eps_c over ``epochs`` epochs: per-epoch target = the largest eps with min(basic, advanced)
     <= eps_c, then the bound's inverse at the batch size. valid False with the bound's reason
     when it cannot certify the target (e.g. batches too small)."""
-    from .amplification import get_bound
-
     eps_c = check_eps(eps_c, "eps_c")
-    batch_size, epochs = _check_int(batch_size, "batch_size"), _check_int(epochs, "epochs")
-    delta = check_delta(delta)
-    delta_epoch, delta_prime = _deltas(delta, epochs, float(delta_split))
+    b, setting = _setting(batch_size, epochs, delta, bound, delta_split)
+    batch_size, epochs, delta_epoch = setting["batch_size"], setting["epochs"], setting["delta_epoch"]
     # the largest per-epoch eps either rule maps to <= eps_c, a hair lower against rounding
-    per_epoch = max(eps_c / epochs, _advanced_inverse(eps_c, epochs, delta_prime)) * (1 - 1e-12)
-    b = get_bound(bound)
+    per_epoch = max(eps_c / epochs, _advanced_inverse(eps_c, epochs, setting["delta_prime"])) * (1 - 1e-12)
     amp = b.inverse(per_epoch, batch_size, delta_epoch)
     if not amp.valid:
-        return SGDAccounting(eps_l=math.nan, eps_l_epoch=math.nan, eps_l_total=math.nan, epochs=epochs,
-                             batch_size=batch_size, bound=b.name, neighbouring=b.neighbouring, delta=delta,
-                             delta_epoch=delta_epoch, delta_prime=delta_prime, per_epoch=amp, basic=None,
-                             advanced=None, eps_c=None, delta_c=None, rule="", valid=False, reason=amp.reason,
-                             target_eps_c=eps_c)
-    result = sgd_accounting(amp.eps0, batch_size, epochs, delta, bound, delta_split)
-    eps0 = amp.eps0
-    for _ in range(64):  # composition rounding: step to the safe side
-        if not (result.valid and result.eps_c > eps_c):
-            break
-        eps0 = math.nextafter(eps0, 0.0)
-        result = sgd_accounting(eps0, batch_size, epochs, delta, bound, delta_split)
+        return _accounting(math.nan, amp, setting, target_eps_c=eps_c)
+    result = _accounting(amp.eps0, b.forward(amp.eps0, batch_size, delta_epoch), setting, target_eps_c=eps_c,
+                         capped=amp.capped)
     require(result.valid and result.eps_c <= eps_c, f"could not certify eps_c={eps_c:g} (accountant rounding).")
-    return replace(result, target_eps_c=eps_c, capped=amp.capped)
+    return result
 
 
 def smallest_batch(n: int, batch_size: int | None) -> int:
     """The smallest of the n // batch_size disjoint batches train() forms (sizes differ by at
     most one): n // (n // batch_size) >= batch_size; n for a full batch (None). The accounting
     amplifies at this size."""
-    n = _check_int(n, "n (respondents)")
+    n = check_whole(n, 1, "n (respondents)")
     if batch_size is None:
         return n
-    batch_size = _check_int(batch_size, "batch_size")
+    batch_size = check_whole(batch_size, 1, "batch_size")
     require(batch_size <= n, f"batch_size must be at most n={n:,} (got {batch_size:,}).")
     return n // (n // batch_size)
 
@@ -738,22 +713,20 @@ class SGDConfig:
             require(self.eps is not None, f"eps (local eps per report) is required for mechanism {self.mechanism!r}.")
             check_eps(self.eps, "eps")
         get_loss(self.loss)
-        _check_int(self.epochs, "epochs")
+        check_whole(self.epochs, 1, "epochs")
         if self.batch_size is not None:
-            _check_int(self.batch_size, "batch_size")
-        _check_positive(self.lr, "lr")
+            check_whole(self.batch_size, 1, "batch_size")
+        check_eps(self.lr, "lr")
         require(math.isfinite(float(self.lam)) and float(self.lam) >= 0,
                 f"lam must be a finite number >= 0 (got {self.lam}).")
-        _check_positive(self.clip, "clip")
+        check_eps(self.clip, "clip")
         if self.radius is not None:
-            _check_positive(self.radius, "radius")
+            check_eps(self.radius, "radius")
         check_delta(self.delta)
         require(0 < float(self.delta_split) < 1,
                 f"delta_split must lie strictly between 0 and 1 (got {self.delta_split}).")
         if private:
-            from .amplification import get_bound  # lazy; raises InputError naming the choices
-
-            get_bound(self.bound)
+            get_bound(self.bound)  # raises InputError naming the choices
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -763,8 +736,9 @@ class SGDConfig:
 class TrainResult:
     """One training run. test_accuracy / test_loss: index 0 is the initial model (theta = 0),
     index t the model after iteration t (length iterations + 1). epoch_*: after each epoch
-    (train_loss is the mean unregularised loss over the n respondents). accounting: None
-    for the non-private baseline. warning: sample_size_warning's sentence or "".
+    (train_loss is the mean unregularised loss over the n respondents). batch_size: the
+    smallest batch (smallest_batch). accounting: None for the non-private baseline. warning:
+    sample_size_warning's sentence or "".
     """
 
     config: SGDConfig
@@ -774,18 +748,22 @@ class TrainResult:
     batch_size: int
     test_accuracy: np.ndarray
     test_loss: np.ndarray
-    epoch_test_accuracy: np.ndarray
-    epoch_test_loss: np.ndarray
     epoch_train_loss: np.ndarray
     accounting: SGDAccounting | None
     warning: str
-    reference_accuracy: float
     bits_per_report: float | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def final_accuracy(self) -> float:
         return float(self.test_accuracy[-1])
+
+    @property
+    def epoch_test_accuracy(self) -> np.ndarray:
+        return self.test_accuracy[self.batches_per_epoch::self.batches_per_epoch]
+
+    @property
+    def epoch_test_loss(self) -> np.ndarray:
+        return self.test_loss[self.batches_per_epoch::self.batches_per_epoch]
 
 
 def _bits_per_report(mechanism: str, p: int) -> float | None:
@@ -813,9 +791,8 @@ def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
     loss = get_loss(config.loss)
     _check_loss_data(loss, data)
     n, p = data.n, data.p
-    b = n if config.batch_size is None else config.batch_size
-    require(b <= n, f"batch_size must be at most n={n:,} (got {b:,}).")
-    m = n // b
+    size = smallest_batch(n, config.batch_size)
+    m = n // size  # batches per epoch
     total = config.epochs * m
     k = data.classes if loss.multiclass else 1
     d = loss.n_params(p, k)
@@ -825,17 +802,19 @@ def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
     X, y, Xt, yt = data.X_train, data.y_train, data.X_test, data.y_test
 
     def evaluate(th):
-        return float(np.mean(loss.predict(th, Xt, k) == yt)), float(np.mean(loss.value(th, Xt, yt, k)))
+        s = loss.scores(th, Xt, k)
+        return float(np.mean(loss.predict(s) == yt)), float(np.mean(loss.value(s, yt)))
 
     acc, tl = np.empty(total + 1), np.empty(total + 1)
     acc[0], tl[0] = evaluate(theta)
-    e_acc, e_tl, e_tr = (np.empty(config.epochs) for _ in range(3))
+    e_tr = np.empty(config.epochs)
     t = 0
     for epoch in range(config.epochs):
         for idx in np.array_split(rng.permutation(n), m):
             t += 1
-            g = private_mean_gradient(loss.grad(theta, X[idx], y[idx], k), config.mechanism, config.eps, rng,
-                                      config.clip)
+            Xb = X[idx]
+            g = private_mean_gradient(loss.grad(loss.scores(theta, Xb, k), Xb, y[idx]), config.mechanism, config.eps,
+                                      rng, config.clip)
             theta = theta - config.lr / math.sqrt(t) * (g + config.lam * theta)
             if config.radius is not None:
                 norm = np.linalg.norm(theta)
@@ -844,25 +823,31 @@ def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
             acc[t], tl[t] = evaluate(theta)
             if progress is not None:
                 progress(t, total)
-        e_acc[epoch], e_tl[epoch] = acc[t], tl[t]
-        e_tr[epoch] = float(np.mean(loss.value(theta, X, y, k)))
+        e_tr[epoch] = float(np.mean(loss.value(loss.scores(theta, X, k), y)))
 
     accounting = None
     warning = ""
     if private:
-        accounting = sgd_accounting(config.eps, n // m, config.epochs, config.delta, config.bound, config.delta_split)
-        warning = sample_size_warning(n, d, config.eps, config.mechanism, n // m, config.clip)
-    return TrainResult(config, theta, total, m, n // m, acc, tl, e_acc, e_tl, e_tr, accounting, warning,
-                       data.reference_accuracy, _bits_per_report(config.mechanism, d) if private else None)
+        accounting = sgd_accounting(config.eps, size, config.epochs, config.delta, config.bound, config.delta_split)
+        warning = sample_size_warning(n, d, config.eps, config.mechanism, size, config.clip)
+    return TrainResult(config, theta, total, m, size, acc, tl, e_tr, accounting, warning,
+                       _bits_per_report(config.mechanism, d) if private else None)
+
+
+def nonprivate_config(config: SGDConfig) -> SGDConfig:
+    """The non-private baseline of config: the same loop (batches, schedule, clipping, lam,
+    projection) with "none" (L2 clipping) for "sphere", "none-elementwise" ([-1, 1] clipping)
+    for seeds/002's mechanisms; eps None and the accounting fields at their defaults, so that
+    configs differing only in privacy share one baseline."""
+    elementwise = config.mechanism in ELEMENTWISE_MECHANISMS + (NONPRIVATE_ELEMENTWISE,)
+    return replace(config, mechanism=NONPRIVATE_ELEMENTWISE if elementwise else NONPRIVATE, eps=None,
+                   delta=SGDConfig.delta, bound=SGDConfig.bound, delta_split=SGDConfig.delta_split)
 
 
 def train_nonprivate(data: Dataset, config: SGDConfig, rng: np.random.Generator,
                      progress: ProgressFn | None = None) -> TrainResult:
-    """The same loop (batches, schedule, clipping, lam, projection) without noise: "none"
-    (L2 clipping) for "sphere", "none-elementwise" ([-1, 1] clipping) for seeds/002's mechanisms."""
-    elementwise = config.mechanism in ELEMENTWISE_MECHANISMS + (NONPRIVATE_ELEMENTWISE,)
-    base = NONPRIVATE_ELEMENTWISE if elementwise else NONPRIVATE
-    return train(data, replace(config, mechanism=base), rng, progress)
+    """train() on nonprivate_config(config): the baseline without noise."""
+    return train(data, nonprivate_config(config), rng, progress)
 
 
 __all__ = [
@@ -871,7 +856,7 @@ __all__ = [
     "REPORT_BITS_SPHERE", "SPHERE", "Composition", "Dataset", "Loss", "SGDAccounting", "SGDConfig", "TrainResult",
     "advanced_composition", "basic_composition", "calibrate", "clip_elementwise", "clip_l2",
     "elementwise_randomize", "elementwise_variance", "get_loss", "make_classification", "min_batch_size",
-    "private_mean_gradient", "sample_size_warning", "sgd_accounting", "sgd_eps_l_for", "smallest_batch",
-    "sphere_decode", "sphere_direction", "sphere_encode", "sphere_estimate", "sphere_randomize", "sphere_scale",
-    "sphere_variance", "train", "train_nonprivate",
+    "nonprivate_config", "private_mean_gradient", "sample_size_warning", "sgd_accounting", "sgd_eps_l_for",
+    "smallest_batch", "sphere_decode", "sphere_direction", "sphere_encode", "sphere_estimate", "sphere_randomize",
+    "sphere_scale", "sphere_variance", "train", "train_nonprivate",
 ]

@@ -3,7 +3,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.sgd import DEFAULT_BOUND, GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate
+from ldpcore.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
@@ -65,8 +65,8 @@ try:
     if target == "eps_c":  # eps is the central target: the largest eps_l per report that certifies it
         config, _ = calibrate(config, n, eps)
     data_key = f"{n}:{p}:{classes}:{separation}:{seed}"
-    result = runs.training(data_key, data, config.as_dict(), seed, False)
-    baseline = runs.training(data_key, data, config.as_dict(), seed, True)
+    result = runs.training(data_key, data, config.as_dict(), seed)
+    baseline = runs.training(data_key, data, nonprivate_config(config).as_dict(), seed)  # shared across eps and delta
 except InputError as exc:
     st.error(str(exc))
     st.stop()
@@ -81,7 +81,7 @@ cols[0].metric("eps_l per report", f"{acc.eps_l:.3g}", delta=f"{acc.eps_l_total:
                delta_color="off", delta_arrow="off",
                help="Local eps of one report (= one epoch); over the epochs by basic composition (replacement).")
 cols[1].metric("eps_c per epoch", f"{acc.per_epoch.eps_c:.3g}" if acc.valid else "—",
-               help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({DEFAULT_BOUND}, "
+               help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({acc.bound}, "
                     f"delta {acc.delta_epoch:.1e}); the disjoint batches of one epoch compose in parallel.")
 cols[2].metric("eps_c (certified)", f"{acc.eps_c:.3g}" if acc.valid else "—",
                delta=f"at delta {acc.delta_c:.1e}" if acc.valid else None, delta_color="off", delta_arrow="off",
@@ -94,8 +94,7 @@ cols[4].metric("Bayes rule accuracy", f"{data.reference_accuracy:.3f}", help="Th
 st.caption(acc.summary())
 
 left, right = st.columns([3, 2])
-left.plotly_chart(accuracy_figure(result.test_accuracy, baseline.test_accuracy, result.batches_per_epoch,
-                                  data.reference_accuracy, f"{mechanism} at eps_l = {acc.eps_l:.3g}"),
+left.plotly_chart(accuracy_figure(result, baseline, data.reference_accuracy, f"{mechanism} at eps_l = {acc.eps_l:.3g}"),
                   width="stretch")
 per_epoch = {"epoch": np.arange(1, epochs + 1), "test accuracy": result.epoch_test_accuracy,
              "baseline accuracy": baseline.epoch_test_accuracy, "test loss": result.epoch_test_loss,

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
-COLORS = qualitative.Plotly
+from ui.figures import COLORS
+
 TRUTH = "#444444"
 
 
@@ -98,16 +98,16 @@ def running_counts_figure(truth, estimate, std) -> go.Figure:
 
 # --- LDP-SGD ----------------------------------------------------------------------------
 
-def accuracy_figure(private, baseline, batches_per_epoch: int, bayes: float, label: str) -> go.Figure:
-    """Test accuracy after each iteration (0 = the initial model), private vs the non-private
-    baseline, epoch ends marked."""
-    it = np.arange(len(private))
+def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
+    """Test accuracy after each iteration (0 = the initial model) of two ldpcore.sgd.TrainResult, private vs
+    the non-private baseline, epoch ends marked."""
+    it = np.arange(len(private.test_accuracy))
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=it, y=baseline, mode="lines", name="non-private baseline",
+    fig.add_trace(go.Scatter(x=it, y=baseline.test_accuracy, mode="lines", name="non-private baseline",
                              line=dict(color=TRUTH, dash="dash")))
-    fig.add_trace(go.Scatter(x=it, y=private, mode="lines", name=label, line=dict(color=COLORS[0])))
-    ends = it[batches_per_epoch::batches_per_epoch]
-    fig.add_trace(go.Scatter(x=ends, y=np.asarray(private)[ends], mode="markers", name="end of an epoch",
+    fig.add_trace(go.Scatter(x=it, y=private.test_accuracy, mode="lines", name=label, line=dict(color=COLORS[0])))
+    ends = it[private.batches_per_epoch::private.batches_per_epoch]
+    fig.add_trace(go.Scatter(x=ends, y=private.epoch_test_accuracy, mode="markers", name="end of an epoch",
                              marker=dict(color=COLORS[0], size=8)))
     fig.add_hline(y=bayes, line_dash="dot", line_color="gray", annotation_text=f"Bayes rule {bayes:.3f}")
     return _style(fig, "Test accuracy per iteration", "iteration", "test accuracy", height=400)

@@ -7,7 +7,7 @@ import streamlit as st
 from ldpcore.longitudinal import Tracking, TreeProtocol, synthetic_trajectories
 from ldpcore.numeric import NumericTable
 from ldpcore.numeric.analysis import MechanismComparison, TableEstimate, compare_mechanisms, estimate_table
-from ldpcore.sgd import Dataset, SGDConfig, TrainResult, make_classification, train, train_nonprivate
+from ldpcore.sgd import NONPRIVATE_MECHANISMS, Dataset, SGDConfig, TrainResult, make_classification, train
 
 PROGRESS_STEPS = 50  # progress-bar updates per training run
 
@@ -39,9 +39,10 @@ def dataset(n: int, p: int, classes: int, separation: float, seed: int) -> Datas
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def training(data_key: str, _data: Dataset, config: dict, seed: int, baseline: bool) -> TrainResult:
-    """One training run (stream [seed, 1]) or its non-private baseline, with a progress bar while it runs
-    (made inside: a cached function replays only the elements it creates)."""
+def training(data_key: str, _data: Dataset, config: dict, seed: int) -> TrainResult:
+    """One training run (stream [seed, 1]) of SGDConfig(**config), private or a baseline (nonprivate_config), with
+    a progress bar while it runs (made inside: a cached function replays only the elements it creates)."""
+    baseline = config["mechanism"] in NONPRIVATE_MECHANISMS
     label = "Training the non-private baseline" if baseline else "Training with LDP reports"
     bar = st.progress(0.0, text=label)
 
@@ -49,7 +50,6 @@ def training(data_key: str, _data: Dataset, config: dict, seed: int, baseline: b
         if done == total or done % max(1, total // PROGRESS_STEPS) == 0:
             bar.progress(done / total, text=f"{label}: iteration {done:,} of {total:,}")
 
-    run = train_nonprivate if baseline else train
-    result = run(_data, SGDConfig(**config), np.random.default_rng([seed, 1]), progress=progress)
+    result = train(_data, SGDConfig(**config), np.random.default_rng([seed, 1]), progress=progress)
     bar.empty()
     return result

@@ -4,20 +4,18 @@ mechanism, and the central eps of shuffled reports (seeds/002 Secs. III-IV, VI;
 spec/numeric.md)."""
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, check_eps, require
+from ..amplification import get_bound
+from ..errors import check_eps, check_whole, require
 from .mechanisms import MECHANISMS, from_unit, get_mechanism, unit_values
 from .multidim import (
     algorithm4_k, algorithm4_variance, duchi_md_randomize, duchi_md_variance, estimate_frequencies,
     oue_frequency_variance, oue_probabilities, randomize_table,
 )
-from ..data import read_text
-from .table import NumericTable, _is_number
+from .table import NumericTable, table_columns  # table_columns: re-exported for older imports
 
 
 def estimate_mean(reports) -> np.ndarray:
@@ -66,28 +64,18 @@ def recommend(eps: float, values=None, *, mean_square: float | None = None, n: i
         mean_square, n = float(np.mean(t**2)), t.size if n is None else n
     mean_square = float(mean_square)
     require(0 <= mean_square <= 1, f"the mean square of values in [-1, 1] lies in [0, 1] (got {mean_square:g}).")
-    n = 1 if n is None else n
-    require(int(n) == n and n >= 1, f"n (respondents) must be a whole number >= 1 (got {n}).")
-    mse = {name: float(m.variance(np.sqrt(mean_square), eps)) / int(n) for name, m in MECHANISMS.items()}
-    return Recommendation(eps, mean_square, int(n), mse, min(mse, key=mse.get))
+    n = check_whole(1 if n is None else n, 1, "n (respondents)")
+    mse = {name: float(m.variance(np.sqrt(mean_square), eps)) / n for name, m in MECHANISMS.items()}
+    return Recommendation(eps, mean_square, n, mse, min(mse, key=mse.get))
 
 
-def shuffled_eps_c(eps: float, n: int, delta: float, bound: str | None = None):
+def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = "fmt21-closed"):
     """Central (eps_c, delta) of n shuffled reports, each from an eps-LDP randomizer (any
     mechanism here; Algorithm 4's whole tuple is eps-LDP). bound: a name for
-    ldpcore.amplification.get_bound that holds for any eps0-LDP randomizer; by default
-    "fmt21-closed" (Feldman et al. 2021) if registered, else "efmrtt19". Returns the
-    bound's Amplification (valid False with a reason where the bound certifies nothing)."""
-    from ..amplification import get_bound
-
-    if bound is None:
-        try:
-            chosen = get_bound("fmt21-closed")
-        except InputError:
-            chosen = get_bound("efmrtt19")
-    else:
-        chosen = get_bound(bound)
-    return chosen.forward(eps, n, delta)
+    ldpcore.amplification.get_bound that holds for any eps0-LDP randomizer, by default
+    "fmt21-closed" (Feldman et al. 2021). Returns the bound's Amplification (valid False
+    with a reason where the bound certifies nothing)."""
+    return get_bound(bound).forward(eps, n, delta)
 
 
 # --- whole tables: every attribute of every respondent under one mechanism ----------------
@@ -142,12 +130,6 @@ def _numeric_mse(mean_square: np.ndarray, n: int, table: NumericTable, mechanism
     else:
         var = MECHANISMS[mechanism].variance(t, eps_num)
     return np.asarray(var, dtype=np.float64) / n
-
-
-def _truth(table: NumericTable) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    means = table.numeric.mean(axis=0)
-    freqs = tuple(np.bincount(c, minlength=m) / table.n for c, m in zip(table.categorical.T, table.domains))
-    return means, freqs
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,11 +219,10 @@ def estimate_table(table: NumericTable, mechanism: str, eps: float, rng: np.rand
             means = MECHANISMS[mechanism].randomize(table.numeric, eps_num, rng).mean(axis=0)
             budget = f"each of the d = {d} attributes at eps/d = {eps / d:.4g}"
         freqs = tuple(_oue_aggregate(c, m, eps / d, rng) for c, m in zip(table.categorical.T, table.domains))
-    true_means, true_freqs = _truth(table)
-    mse = _numeric_mse(np.mean(table.numeric**2, axis=0), n, table, mechanism, eps)
-    freq_var = tuple(np.asarray(oue_frequency_variance(f, eps, n, d, k)) for f in true_freqs)
-    return TableEstimate(table, mechanism, eps, k, budget, means, true_means, mse, tuple(freqs), true_freqs,
-                         freq_var)
+    mse = _numeric_mse(table.mean_square, n, table, mechanism, eps)
+    freq_var = tuple(np.asarray(oue_frequency_variance(f, eps, n, d, k)) for f in table.frequencies)
+    return TableEstimate(table, mechanism, eps, k, budget, means, table.numeric.mean(axis=0), mse, tuple(freqs),
+                         table.frequencies, freq_var)
 
 
 @dataclass(frozen=True)
@@ -261,30 +242,12 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
     """Rank every table mechanism on this data (the data enter only through each attribute's
     E[t^2] and the category frequencies). The 1-D rows are recommend(eps/d, ...) per attribute."""
     eps = check_eps(eps, "eps")
-    mean_square = np.mean(table.numeric**2, axis=0)
-    _, freqs = _truth(table)
     numeric = categorical = None
     if table.d_numeric:
-        numeric = {m: float(np.mean(_numeric_mse(mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
-    if freqs:
-        f = np.concatenate(freqs)
+        numeric = {m: float(np.mean(_numeric_mse(table.mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
+    if table.frequencies:
+        f = np.concatenate(table.frequencies)
         categorical = {m: float(np.mean(oue_frequency_variance(f, eps, table.n, table.d, _budget(table, m, eps)[0])))
                        for m in TABLE_MECHANISMS}
     ranking = numeric if numeric is not None else categorical
     return MechanismComparison(eps, numeric, categorical, min(ranking, key=ranking.get))
-
-
-def table_columns(source) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(column names, the columns holding a non-number) of a table CSV, for choosing the
-    ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines)."""
-    text, name = read_text(source, allow_empty=True)
-    try:
-        rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text))
-                if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
-    except csv.Error as exc:
-        raise InputError(f"{name} is not a valid CSV file ({exc}).") from None
-    require(len(rows) > 0, f"{name} holds no rows.")
-    header = tuple(rows[0])
-    text_columns = tuple(h for j, h in enumerate(header)
-                         if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for r in rows[1:]))
-    return header, text_columns

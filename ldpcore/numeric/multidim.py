@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, gammaln, log_expit, logsumexp
 
-from ..errors import check_eps, require
+from ..errors import check_eps, check_whole, require
 from .mechanisms import duchi_b, eps_array, get_mechanism, unit_values
 from .table import NumericTable
 
@@ -60,8 +60,7 @@ def _tie_weight(ties: str) -> float:
 def duchi_cd(d: int, ties: str = "half") -> float:
     """C_d via log-gamma. ties="both": Eq. 9, 2^(d-1)/binom(d-1, (d-1)/2) for odd d and
     (2^(d-1) + binom(d, d/2)/2)/binom(d-1, d/2) for even d; ties="half": the odd-d form for all d."""
-    require(int(d) == d and d >= 1, f"d (attributes) must be a whole number >= 1 (got {d}).")
-    d = int(d)
+    d = check_whole(d, 1, "d (attributes)")
     top = (d - 1) * math.log(2)
     if d % 2 == 0 and _tie_weight(ties) == 1.0:
         top = np.logaddexp(top, _log_binom(d, d // 2) - math.log(2))
@@ -98,9 +97,8 @@ def duchi_md_variance(t, eps, d: int, ties: str = "half"):
 
 def algorithm4_k(eps: float, d: int) -> int:
     """k = max(1, min(d, floor(eps/2.5))) sampled attributes (Eq. 12)."""
-    eps = check_eps(eps, "eps")
-    require(int(d) == d and d >= 1, f"d (attributes) must be a whole number >= 1 (got {d}).")
-    return max(1, min(int(d), math.floor(eps / 2.5)))
+    eps, d = check_eps(eps, "eps"), check_whole(d, 1, "d (attributes)")
+    return max(1, min(d, math.floor(eps / 2.5)))
 
 
 def algorithm4_randomize(values, eps: float, rng: np.random.Generator, mechanism: str = "pm") -> np.ndarray:
@@ -144,8 +142,8 @@ def oue_frequency_variance(f, eps: float, n: int, d: int = 1, k: int = 1):
     plain OUE; k = d splits the budget over every attribute."""
     f = np.asarray(f, dtype=np.float64)
     require(bool(np.all((f >= 0) & (f <= 1))), "frequencies must lie in [0, 1].")
-    require(int(n) == n and n >= 1, f"n (respondents) must be a whole number >= 1 (got {n}).")
-    require(int(k) == k and int(d) == d and 1 <= k <= d, f"need whole numbers 1 <= k <= d (got k={k}, d={d}).")
+    n, d, k = check_whole(n, 1, "n (respondents)"), check_whole(d, 1, "d (attributes)"), check_whole(k, 1, "k")
+    require(k <= d, f"k must be at most d={d} (got {k}).")
     x = eps_array(eps) / k
     return ((d / k * 4 * np.exp(x) / np.expm1(x) ** 2 + (2 * d / k - 1) * f) / n)[()]
 

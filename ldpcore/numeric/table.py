@@ -6,12 +6,13 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import stats
 
 from ..data import read_text
-from ..errors import InputError, require
+from ..errors import InputError, check_whole, require
 from .mechanisms import to_unit, unit_values
 
 MAX_ROWS = 10_000_000
@@ -91,6 +92,16 @@ class NumericTable:
         """Attributes, numeric and categorical (Algorithm 4's d)."""
         return self.d_numeric + self.d_categorical
 
+    @cached_property
+    def mean_square(self) -> np.ndarray:
+        """E[t^2] of each numeric column: every mechanism's variance is affine in t^2."""
+        return np.mean(self.numeric**2, axis=0)
+
+    @cached_property
+    def frequencies(self) -> tuple[np.ndarray, ...]:
+        """The true frequency of every category, per categorical column."""
+        return tuple(np.bincount(c, minlength=m) / self.n for c, m in zip(self.categorical.T, self.domains))
+
 
 # --- synthetic data (Sec. VI-A) ---------------------------------------------------------
 
@@ -115,10 +126,9 @@ def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> Nume
     """n tuples of d i.i.d. numeric attributes from SYNTHETIC[name] (the paper uses d = 16):
     truncated Gaussians N(mu, 1/16) on [-1, 1] with mu in {0, 1/3, 2/3, 1}, uniform, power law."""
     require(name in SYNTHETIC, f"unknown synthetic data {name!r}; choose one of {', '.join(SYNTHETIC)}.")
-    require(int(n) == n and n >= 1, f"n (respondents) must be a whole number >= 1 (got {n}).")
-    require(int(d) == d and 1 <= d <= MAX_COLUMNS,
-            f"d (attributes) must be a whole number in [1, {MAX_COLUMNS}] (got {d}).")
-    return NumericTable(numeric=SYNTHETIC[name].rvs(size=(int(n), int(d)), random_state=rng), name=name)
+    n, d = check_whole(n, 1, "n (respondents)"), check_whole(d, 1, "d (attributes)")
+    require(d <= MAX_COLUMNS, f"d (attributes) must be at most {MAX_COLUMNS} (got {d}).")
+    return NumericTable(numeric=SYNTHETIC[name].rvs(size=(n, d), random_state=rng), name=name)
 
 
 # --- CSV --------------------------------------------------------------------------------
@@ -154,6 +164,29 @@ def _numbers(cells, lines, column: str, name: str) -> np.ndarray:
     return values
 
 
+def _rows(source, name: str | None = None) -> tuple[list[tuple[int, list[str]]], str]:
+    """The rows of a CSV as (line number, stripped cells), skipping blank and '#' lines, and the
+    name to show (``name`` or the source's); InputError if it is not CSV or holds no rows."""
+    text, fname = read_text(source, allow_empty=True)
+    name = name or fname
+    try:
+        rows = [(i, [c.strip() for c in r]) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
+                if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    except csv.Error as exc:
+        raise InputError(f"{name} is not a valid CSV file ({exc}).") from None
+    require(len(rows) > 0, f"{name} holds no rows.")
+    return rows, name
+
+
+def table_columns(source) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(column names, the columns holding a non-number) of a table CSV, for choosing the
+    ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines)."""
+    (_, header), *body = _rows(source)[0]
+    text_columns = tuple(h for j, h in enumerate(header)
+                         if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for _, r in body))
+    return tuple(header), text_columns
+
+
 def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str | None = None) -> NumericTable:
     """A table CSV: a header naming the columns, then one row per respondent.
 
@@ -163,14 +196,7 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     uses its observed min and max, which is fine for exploring but leaks the extremes:
     a deployment fixes ranges in advance. Blank lines and lines starting with '#' are skipped.
     """
-    text, fname = read_text(source, allow_empty=True)
-    name = name or fname
-    try:
-        rows = [(i, [c.strip() for c in r]) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
-                if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
-    except csv.Error as exc:
-        raise InputError(f"{name} is not a valid CSV file ({exc}).") from None
-    require(len(rows) > 0, f"{name} holds no rows.")
+    rows, name = _rows(source, name)
     (hline, header), body = rows[0], rows[1:]
     width = len(header)
     require(width <= MAX_COLUMNS, f"{name} has {width} columns; the limit is {MAX_COLUMNS}.")
