@@ -12,10 +12,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from e2e_support import CHROMIUM_ARGS, chromium_path, metric_value, streamlit_app, wait_idle  # noqa: E402
-
-CHANGED = ("(src) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
-           " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }")
+from e2e_support import (CHROMIUM_ARGS, IMAGE_CHANGED, chromium_path, metric_value, slider_input,  # noqa: E402
+                         streamlit_app, wait_idle)
 
 
 def main():
@@ -37,10 +35,10 @@ def main():
         for _ in range(args.steps):
             before = metric_value(page, "eps_l_inf")
             src = page.locator('[data-testid="stImage"] img').nth(1).get_attribute("src")
-            page.locator('.st-key-eps_c input[type="range"]').first.focus()
+            slider_input(page, "eps_c").focus()
             start = time.perf_counter()
             page.keyboard.press("ArrowLeft")
-            page.wait_for_function(CHANGED, arg=src, polling="raf", timeout=30_000)
+            page.wait_for_function(IMAGE_CHANGED, arg=src, polling="raf", timeout=30_000)
             latencies.append(time.perf_counter() - start)
             wait_idle(page)
             print(f"  eps_l_inf {before} -> {metric_value(page, 'eps_l_inf')}: {latencies[-1] * 1000:.0f} ms")

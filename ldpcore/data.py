@@ -22,6 +22,7 @@ ASSETS = Path(__file__).resolve().parent.parent / "assets"
 MAX_PIXELS = 50_000_000        # decompression-bomb guard: refuse larger images
 MAX_FILE_BYTES = 200 * 2**20   # refuse larger files before parsing them
 MAX_CSV_ROWS = 20_000_000
+CSV_SUFFIXES = ("csv", "txt")  # file names read as histogram CSVs; anything else as an image
 
 
 @dataclass(frozen=True)
@@ -249,8 +250,13 @@ def load_dataset(name: str, max_side: int | None = None, seed: int = 0) -> Histo
     return DATASETS[name].load(max_side=max_side, seed=seed)
 
 
+def load_upload(data: bytes, name: str, scale: float = 1.0, max_side: int | None = None) -> Histogram:
+    """A file's bytes: a histogram CSV if its name ends in one of CSV_SUFFIXES, else an image."""
+    if Path(name).suffix.lower().lstrip(".") in CSV_SUFFIXES:
+        return load_csv(data, name=name)
+    return load_image(data, scale=scale, max_side=max_side, name=name)
+
+
 def load_path(path, scale: float = 1.0, max_side: int | None = None) -> Histogram:
-    """A CSV (by .csv/.txt suffix) or an image file."""
-    if Path(path).suffix.lower() in (".csv", ".txt"):
-        return load_csv(path)
-    return load_image(path, scale=scale, max_side=max_side)
+    """A CSV (by its suffix, see load_upload) or an image file."""
+    return load_upload(*read_source(path), scale=scale, max_side=max_side)

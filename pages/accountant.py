@@ -4,9 +4,9 @@ import streamlit as st
 
 from ldpcore.accountant import compare, eps0_curve, eps_c_curve
 from ldpcore.amplification import BOUNDS
-from ldpcore.errors import InputError, check_delta
 from ui import page_config
 from ui.figures import log_lines
+from ui.protocol import parse_delta
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -24,11 +24,7 @@ value = float(c4.number_input(f"{direction} (nats)", min_value=1e-4, max_value=5
                               format="%.4g", key="acc_value", bind="query-params"))
 k = int(c5.number_input("Domain k", min_value=2, max_value=10**9, value=2, key="acc_k", bind="query-params",
                         help="Values of the k-RR / GRR channel (2 for one attribute-fragment bit)."))
-try:
-    delta = check_delta(float(delta_text))
-except (ValueError, InputError):
-    st.error(f"delta must be a number strictly between 0 and 1, such as 1e-8 (got {delta_text!r}).")
-    st.stop()
+delta = parse_delta(delta_text, "1e-8")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -40,11 +36,9 @@ def _table(n, delta, k, direction, value):
              + (f" {a.extra}" if a.extra else "")} for a in rows]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _curve(kind, name, grid, n, delta, k, eps_c):
-    if kind == "eps_c":
-        return eps_c_curve(name, grid, n, delta, k)
-    return eps0_curve(name, eps_c, grid, delta, k)
+# each curve cached on the arguments it uses (eps0 against n does not depend on the chosen n)
+_eps_c_curve = st.cache_data(max_entries=32, show_spinner=False)(eps_c_curve)
+_eps0_curve = st.cache_data(max_entries=32, show_spinner=False)(eps0_curve)
 
 
 rows = _table(n, delta, k, direction, value)
@@ -68,8 +62,8 @@ target = value if direction == "eps_c" else 1.0
 bar = st.progress(0.0, text="Evaluating the bounds")
 curves, per_n = {}, {}
 for i, name in enumerate(names):
-    curves[name] = _curve("eps_c", name, eps0_grid, n, delta, k, None)
-    per_n[name] = _curve("eps0", name, n_grid, n, delta, k, target)
+    curves[name] = _eps_c_curve(name, eps0_grid, n, delta, k)
+    per_n[name] = _eps0_curve(name, target, n_grid, delta, k)
     bar.progress((i + 1) / len(names), text=f"Evaluating the bounds {i + 1}/{len(names)}")
 bar.empty()
 left, right = st.columns(2)

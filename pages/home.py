@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import page_config
+from ui import PAGES, page_config
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -54,10 +54,6 @@ st.markdown("""
 
 Every view's settings live in its URL: copy it to share or reproduce a result (same seed, same numbers).
 """)
-links = [("reconstruct", "Reconstruct", "image"), ("tradeoffs", "Trade-offs", "show_chart"),
-         ("report_table", "Report table", "table"), ("accountant", "Accountant", "calculate"),
-         ("multimessage", "Multi-message", "forum"),
-         ("numeric", "Numeric", "functions"), ("longitudinal", "Longitudinal", "timeline"),
-         ("sgd", "LDP-SGD", "model_training"), ("crowds", "Crowd IDs", "groups")]
-for col, (page, label, icon) in zip(st.columns(3) * 3, links):
-    col.page_link(f"pages/{page}.py", label=label, icon=f":material/{icon}:")
+cols = st.columns(3)
+for i, (path, title, icon) in enumerate(PAGES[1:]):
+    cols[i % 3].page_link(path, label=title, icon=f":material/{icon}:")

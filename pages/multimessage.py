@@ -2,11 +2,11 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError, check_delta
+from ldpcore.errors import InputError
 from ldpcore.multiparty import DATA_SHAPES, error_against_n, threat_table
 from ui import page_config
 from ui.figures import log_lines
-from ui.protocol import EPS_GRID
+from ui.protocol import eps_c_slider, parse_delta
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -19,17 +19,12 @@ st.caption("Ghazi et al., *On the power of multiple anonymous messages* (seeds/0
            "constants of seeds/001 Lemmas 4.4 and 4.10.")
 
 c1, c2, c3, c4 = st.columns(4)
-eps = float(c1.select_slider("Central eps_c", options=EPS_GRID, value=1.0, key="mm_eps", bind="query-params",
-                             format_func=lambda e: f"{e:g}"))
+eps = eps_c_slider("Central eps_c", "mm_eps", c1)
 delta_text = c2.text_input("delta", value="1e-6", key="mm_delta", bind="query-params")
 d = int(c3.number_input("Domain size d", min_value=2, max_value=4096, value=64, key="mm_d", bind="query-params"))
 shape = c4.radio("Data", DATA_SHAPES, key="mm_shape", bind="query-params", horizontal=True,
                  help="peaked: everyone holds one value (worst for B-ary RR); uniform: spread over all values.")
-try:
-    delta = check_delta(float(delta_text))
-except (ValueError, InputError):
-    st.error(f"delta must be a number strictly between 0 and 1, such as 1e-6 (got {delta_text!r}).")
-    st.stop()
+delta = parse_delta(delta_text, "1e-6")
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing the curves...")

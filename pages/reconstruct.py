@@ -3,10 +3,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ldpcore.accountant import evaluate_bound
+from ldpcore.errors import InputError
 from ldpcore.experiment import Method
-from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, render, to_json
+from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, to_json
 from ldpcore.oracles import ENCODINGS
+from ldpcore.protocol import plan
 from ui import page_config, runs
 from ui.figures import histogram_figure
 from ui.inputs import data_sidebar
@@ -19,17 +20,19 @@ inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 hist = inp.hist
 
-esa = runs.cell(inp, Method("ESA", spec), spec.eps_c, seed)
-central = runs.cell(inp, Method("Central Gaussian", spec, central=True), spec.eps_c, seed)
+esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
+esa = runs.cell(inp, esa_method, spec.eps_c, seed)
 if esa.error:
     st.error(esa.error)
     st.stop()
+central = runs.cell(inp, central_method, spec.eps_c, seed)
 p, m = esa.privacy, esa.metrics
 
 st.caption(f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
            + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
            + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours.")
-for note in list(hist.notes) + [n for n in p["notes"] if p["certified"] or n != ENCODINGS[spec.encoding].privacy_note]:
+encoding = ENCODINGS[spec.encoding]
+for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
 
 cols = st.columns(6)
@@ -67,31 +70,33 @@ st.caption(f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt
            + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}.")
 
 TIGHT = "tight-binary-rr"
-if spec.accountant != TIGHT and spec.encoding == "onehot":
+if spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified:
     tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
-    same_reports = evaluate_bound(TIGHT, hist.n, spec.delta, 2, eps0=p["eps_b"])
+    try:  # what the tight accountant certifies for this run's reports
+        same = plan(replace(spec, eps_c=None, eps_l=p["eps_b"], accountant=TIGHT), hist.n, hist.d).eps_c
+        same_reports = (f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = **{same:.3g}**, "
+                        f"not {p['eps_c']:.3g}, at delta = {spec.delta:g}.")
+    except InputError as exc:
+        same_reports = str(exc)
     with st.expander("What the tight accountant buys", expanded=True):
-        if tight.error:
-            st.write(tight.error)
-        else:
-            st.markdown(
-                f"- **Same eps_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"eps_l_inf = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
-                f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
-                f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = "
-                f"**{same_reports.eps_c:.3g}**, not {p['eps_c']:.3g}, at delta = {spec.delta:g}."
-                if same_reports.valid else same_reports.reason)
+        st.markdown(tight.error or (
+            f"- **Same eps_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
+            f"eps_l_inf = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
+            f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
+            + same_reports))
 
+esa_png = runs.cell_png(inp, esa_method, spec.eps_c, seed)  # shown for images, downloaded for every input
 if hist.is_image:
     a, b, c = st.columns(3)
     a.image(runs.original_png(inp), caption="Original", width="stretch")
-    b.image(png_bytes(render(hist, esa.estimate)), width="stretch",
-            caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
-    c.image(png_bytes(render(hist, central.estimate)), width="stretch",
+    b.image(esa_png, width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
+    c.image(runs.cell_png(inp, central_method, spec.eps_c, seed), width="stretch",
             caption=f"Central Gaussian, no LDP (sigma {fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
-    with st.expander("Error map of the ESA reconstruction", expanded=False):
-        st.image(png_bytes(error_map(hist, esa.estimate)), width="stretch",
-                 caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).")
+    errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
+    if errors.open:  # drawn only while open
+        errors.image(png_bytes(error_map(hist, esa.estimate)), width="stretch",
+                     caption="Clipped estimate minus truth: red over, blue under, white exact "
+                             "(full scale = input maximum).")
 else:
     log_y = st.toggle("Log scale", value=True, key="log_y", bind="query-params")
     st.plotly_chart(histogram_figure(hist.counts, {"ESA reconstruction": esa.estimate,
@@ -101,9 +106,8 @@ else:
 record = {**esa.privacy, **esa.metrics, "input": hist.name, "seed": seed, "spec": spec.as_dict(),
           "central": {**central.privacy, **central.metrics}}
 d1, d2, d3 = st.columns(3)
-# files are made only when a button is clicked
-d1.download_button("Reconstruction (PNG)", lambda: png_bytes(render(hist, esa.estimate)), "reconstruction.png",
-                   "image/png", on_click="ignore")
+# files are made only when a button is clicked (the PNG is made above)
+d1.download_button("Reconstruction (PNG)", lambda: esa_png, "reconstruction.png", "image/png", on_click="ignore")
 d2.download_button("Estimate (CSV)", lambda: estimate_csv(hist, esa.estimate), "estimate.csv", "text/csv",
                    on_click="ignore")
 d3.download_button("Run record (JSON)", lambda: to_json(record), "run.json", "application/json", on_click="ignore")

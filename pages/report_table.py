@@ -2,13 +2,13 @@
 import streamlit as st
 
 from ldpcore.experiment import paper_methods
-from ldpcore.export import cell_caption, png_bytes, render, table_csv, table_latex, table_markdown, table_png, table_rows
-from ldpcore.oracles import ENCODINGS
+from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown, table_png, table_rows
 from ui import page_config, runs
 from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar
+from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
 
 page_config()  # also when this page is a fresh server's first deep link
+THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
 
 st.title("Report table")
 st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
@@ -20,16 +20,14 @@ hist = inp.hist
 c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key="table_eps", bind="query-params",
                           format_func=lambda e: f"{e:g}")
-taus = c2.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
-                      key="table_taus", bind="query-params",
-                      disabled=not ENCODINGS[spec.encoding].fragments, help="One-hot only (Algorithm 2).")
+taus = taus_control(c2, spec, "table_taus")
 central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
 compare = compare_control(st, spec, "table_compare")
 if not eps_rows:
     st.error("Choose at least one eps_c row.")
     st.stop()
 
-methods = paper_methods(spec, taus=sorted(taus), central=central, compare=compare)
+methods = paper_methods(spec, taus=taus, central=central, compare=compare)
 cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table")
 rows = table_rows(cells)
 
@@ -40,9 +38,9 @@ for col, m in zip(header[1:], methods):
 for i in range(0, len(cells), len(methods)):
     line = st.columns([1] + [3] * len(methods))
     line[0].markdown(f"**{rows[i]['eps_c']}**")
-    for col, c, r in zip(line[1:], cells[i:i + len(methods)], rows[i:i + len(methods)]):
+    for col, m, c, r in zip(line[1:], methods, cells[i:i + len(methods)], rows[i:i + len(methods)]):
         if c.estimate is not None:
-            col.image(png_bytes(render(hist, c.estimate)), width="stretch")
+            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch")
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")

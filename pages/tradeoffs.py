@@ -2,12 +2,11 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.experiment import analytic, paper_methods
-from ldpcore.oracles import ENCODINGS
+from ldpcore.experiment import paper_methods
 from ui import page_config, runs
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, compare_control, protocol_sidebar
+from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_control
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -18,25 +17,22 @@ st.caption("Lines are analytic (the std of every bin's raw estimate: exact for t
            "does not certify that eps_c.")
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
-hist = inp.hist
 
 c1, c2, c3 = st.columns([2, 1, 2])
 lo, hi = c1.select_slider("Sweep eps_c from / to", options=EPS_GRID, value=(0.05, 2.0), key="sweep_range",
                           bind="query-params", format_func=lambda e: f"{e:g}")
 points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points",
                          bind="query-params")
-taus = c3.multiselect("Report fragments tau", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024], default=[4, 16, 256],
-                      key="sweep_taus", bind="query-params",
-                      disabled=not ENCODINGS[spec.encoding].fragments, help="One-hot only (Algorithm 2).")
+taus = taus_control(c3, spec, "sweep_taus")
 c4, c5 = st.columns([3, 2])
 compare = compare_control(c4, spec, "sweep_compare")
 central = c5.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",
                       bind="query-params")
 
-methods = paper_methods(spec, taus=sorted(taus), central=central, compare=compare)
+methods = paper_methods(spec, taus=taus, central=central, compare=compare)
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
-curves = {m.label: [analytic(m, e, hist) for e in eps_fine] for m in methods}
+curves = {m.label: runs.curve(inp, m, eps_fine) for m in methods}
 measured = runs.grid(inp, methods, eps_measured, seed, "Sweeping")
 
 undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})

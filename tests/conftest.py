@@ -1,9 +1,13 @@
+"""Shared test helpers: AppTest page helpers, upload builders, and the browser fixtures."""
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -28,6 +32,38 @@ def small_png(tmp_path):
     return path
 
 
+def open_page(page: str, **query):
+    """Run app.py's navigation on `page` (a pages/ file) with the given URL query parameters."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    if page != "pages/home.py":
+        at.switch_page(page)
+    return at.run()
+
+
+def metric(at, label: str) -> str:
+    """The value of the st.metric labelled `label`."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def captions(at) -> str:
+    """Every st.caption of the page, one per line."""
+    return "\n".join(c.value for c in at.caption)
+
+
+def assert_clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def assert_one_error(at, message: str):
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1 and message in at.error[0].value, [e.value for e in at.error]
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Debian's headless Chromium driven by Playwright, shared by the browser tests."""
@@ -38,3 +74,20 @@ def browser():
         b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """One `streamlit run app.py` server for every browser test of the session."""
+    from e2e_support import streamlit_app
+    with streamlit_app() as url:
+        yield url
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context (downloads allowed) and page per test."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    yield pg
+    context.close()

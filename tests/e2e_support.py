@@ -13,6 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "tests" / "output" / "e2e"  # screenshots, downloads and server logs of the browser tests
+# the second st.image (Reconstruct: the ESA reconstruction) shows another picture than `src`
+IMAGE_CHANGED = ("(src) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
+                 " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -22,6 +25,16 @@ def chromium_path() -> str | None:
         if name and Path(name).exists():
             return name
     return None
+
+
+def needs_browser():
+    """The pytest mark of the browser tests: skipped, with the reason, where Debian's chromium is not
+    installed; an error instead when REQUIRE_BROWSER is set (.ci/run installs it)."""
+    import pytest
+
+    if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
+        raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
+    return pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
 
 
 def free_port() -> int:
@@ -79,3 +92,42 @@ def metric_value(page, label: str) -> str:
                     return m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
             }
             return null; }""", label)
+
+
+def wait_for_metrics(page, count: int, timeout: float = 60_000) -> None:
+    """Wait until the page shows at least `count` st.metric elements."""
+    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= {count}",
+                           timeout=timeout)
+
+
+def open_page(page, url: str, metrics: int = 0) -> None:
+    """Go to url and wait until the script has run and shows at least `metrics` metrics."""
+    page.goto(url)
+    wait_idle(page)
+    if metrics:
+        wait_for_metrics(page, metrics)
+        wait_idle(page)
+
+
+def wait_metric_change(page, label: str, before: str, timeout: float = 60_000) -> None:
+    """Wait until the st.metric labelled `label` shows another value than `before`."""
+    page.wait_for_function(
+        """([label, before]) => {
+            for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+                const l = m.querySelector('[data-testid="stMetricLabel"]');
+                if (l && l.innerText.trim().startsWith(label))
+                    return m.querySelector('[data-testid="stMetricValue"]').innerText.trim() !== before;
+            }
+            return false; }""", arg=[label, before], timeout=timeout)
+
+
+def slider_input(page, key: str):
+    """The keyboard-operable range input of the slider widget with this key."""
+    return page.locator(f'.st-key-{key} input[type="range"]').first
+
+
+def assert_no_error(page) -> None:
+    """No dialog (e.g. "Page not found"), exception or st.error on the page."""
+    assert page.locator('[role="dialog"]').count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0

@@ -1,34 +1,17 @@
 """AppTest per page: renders by default, reacts to eps_c, uploads, errors, URLs, exports."""
 import csv
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from conftest import assert_clean, metric, open_page
+from ldpcore.export import png_bytes
+
 PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py",
          "pages/accountant.py", "pages/multimessage.py"]
-
-
-def open_page(page: str, **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = v
-    if page != "pages/home.py":
-        at.switch_page(page)
-    return at.run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def assert_clean(at: AppTest):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -52,10 +35,18 @@ def test_url_reproduces_the_view():
     assert metric(again, "RMSE") == metric(at, "RMSE")
 
 
+def test_error_map_is_drawn_only_when_opened():
+    at = open_page("pages/reconstruct.py")
+    errors = next(e for e in at.expander if e.label.startswith("Error map"))
+    assert not errors.proto.expanded and len(errors.image) == 0
+    at.session_state["error_map"] = True  # as a click on the expander does
+    at.run()
+    assert_clean(at)
+    assert len(next(e for e in at.expander if e.label.startswith("Error map")).image) == 1
+
+
 def _png(arr) -> bytes:
-    buf = io.BytesIO()
-    Image.fromarray(np.asarray(arr, dtype=np.uint8)).save(buf, format="PNG")
-    return buf.getvalue()
+    return png_bytes(Image.fromarray(np.asarray(arr, dtype=np.uint8)))
 
 
 def _upload(at: AppTest, name: str, data: bytes, mime: str) -> AppTest:
@@ -173,7 +164,7 @@ def test_accountant_page_bad_delta_and_invalid_bounds():
 
 def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
     from ldpcore.oracles import ENCODINGS
-    at = open_page("pages/reconstruct.py", max_side="64")
+    at = open_page("pages/reconstruct.py", max_side="64", k="64", m="4096")  # small sketches: fast, same checks
     for name in ENCODINGS:
         at.selectbox(key="encoding").set_value(name).run()
         assert_clean(at)

@@ -1,40 +1,12 @@
 """AppTest for the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages: each renders by default, reacts to its
 eps control, shows bad input with st.error, and the Numeric page takes a table CSV upload."""
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from conftest import assert_clean, assert_one_error, captions, metric, open_page
+
 PAGES = ["pages/numeric.py", "pages/longitudinal.py", "pages/sgd.py", "pages/crowds.py"]
 TABLE_CSV = b"age,income,region\n" + b"".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode()
                                                 for i in range(2000))
-
-
-def open_page(page: str, **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    return at.run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def captions(at: AppTest) -> str:
-    return "\n".join(c.value for c in at.caption)
-
-
-def assert_clean(at: AppTest):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def assert_one_error(at: AppTest, message: str):
-    assert not at.exception, [e.value for e in at.exception]
-    assert len(at.error) == 1 and message in at.error[0].value, [e.value for e in at.error]
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -1,42 +1,22 @@
 """End-to-end: `streamlit run app.py` driven by a real headless Chromium (Playwright).
 
 Screenshots of every page go to tests/output/e2e/. Skipped, with the reason, where
-Debian's chromium is not installed (.ci/run installs it).
+Debian's chromium is not installed (.ci/run installs it). The server (app_url) and the
+browser are conftest's, shared with test_e2e_systems.py.
 """
 import csv
 import io
-import os
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from e2e_support import OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
+from e2e_support import (IMAGE_CHANGED, OUTPUT, assert_no_error, metric_value, needs_browser, open_page,
+                         slider_input, streamlit_app, wait_idle)
 
-if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
-    raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
+pytestmark = needs_browser()
 PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
          "accountant": "accountant", "multimessage": "multimessage"}
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with streamlit_app() as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
-    pg = context.new_page()
-    yield pg
-    context.close()
-
-
-def slider_input(page, key):
-    """The keyboard-operable range input of the slider widget with this key."""
-    return page.locator(f'.st-key-{key} input[type="range"]').first
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -49,33 +29,24 @@ def test_every_page_opens_without_error_and_offline(app_url, page, name):
     page.wait_for_timeout(500)
     page.screenshot(path=str(OUTPUT / f"page-{name}.png"), full_page=True)
     assert outside == []  # no CDN, font or telemetry request leaves the machine
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert_no_error(page)
     assert page.locator("h1").first.inner_text()
 
 
 def test_moving_eps_c_updates_the_reconstruction(app_url, page):
-    page.goto(f"{app_url}/reconstruct")
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    open_page(page, f"{app_url}/reconstruct", metrics=6)
     before = metric_value(page, "eps_l_inf")
     image_before = page.locator('[data-testid="stImage"] img').nth(1).get_attribute("src")
     slider_input(page, "eps_c").focus()
     page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
-    page.wait_for_function(
-        "([b, src]) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
-        " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }", arg=[before, image_before],
-        timeout=30_000)
+    page.wait_for_function(IMAGE_CHANGED, arg=image_before, timeout=30_000)
     wait_idle(page)
     after = metric_value(page, "eps_l_inf")
     assert before == "8.55" and after != before and float(after) < float(before)
     page.wait_for_url("**eps_c=0.891**")  # the URL now reproduces the view
     page.screenshot(path=str(OUTPUT / "reconstruct-after-eps-change.png"), full_page=True)
     # opening that URL shows the same numbers
-    url = page.url
-    page.goto(url)
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    open_page(page, page.url, metrics=6)
     assert metric_value(page, "eps_l_inf") == after
 
 
@@ -86,9 +57,7 @@ def _choose_upload(page):
 
 
 def test_a_url_reproduces_the_view(app_url, page):
-    page.goto(f"{app_url}/reconstruct?dataset=child&eps_c=0.5&fragments=true&tau=16&seed=4")
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    open_page(page, f"{app_url}/reconstruct?dataset=child&eps_c=0.5&fragments=true&tau=16&seed=4", metrics=6)
     assert page.get_by_text("child: n = 50,409,435 respondents").count() == 1
     assert metric_value(page, "eps_l_1") == "7.60"  # Table IX of the paper: Child, eps_c = 0.5, tau = 16
 
@@ -96,13 +65,12 @@ def test_a_url_reproduces_the_view(app_url, page):
 def test_upload_an_image_through_the_page(app_url, page, tmp_path):
     path = tmp_path / "gradient.png"
     Image.fromarray(np.tile(np.arange(0, 250, 2, dtype=np.uint8), (90, 1))).save(path)
-    page.goto(f"{app_url}/reconstruct")
-    wait_idle(page)
+    open_page(page, f"{app_url}/reconstruct")
     _choose_upload(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     page.get_by_text("gradient.png: n = ").wait_for(timeout=30_000)
     wait_idle(page)
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert_no_error(page)
     assert metric_value(page, "eps_l_inf")
     page.screenshot(path=str(OUTPUT / "reconstruct-upload-image.png"), full_page=True)
 
@@ -110,8 +78,7 @@ def test_upload_an_image_through_the_page(app_url, page, tmp_path):
 def test_corrupt_upload_shows_one_error(app_url, page, tmp_path):
     path = tmp_path / "broken.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
-    page.goto(f"{app_url}/reconstruct")
-    wait_idle(page)
+    open_page(page, f"{app_url}/reconstruct")
     _choose_upload(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     page.locator('[data-testid="stAlertContentError"]').wait_for(timeout=30_000)
@@ -121,8 +88,7 @@ def test_corrupt_upload_shows_one_error(app_url, page, tmp_path):
 
 
 def test_report_table_csv_download_matches_the_page(app_url, page):
-    page.goto(f"{app_url}/report_table")
-    wait_idle(page)
+    open_page(page, f"{app_url}/report_table")
     page.get_by_role("button", name="CSV").wait_for(timeout=60_000)
     with page.expect_download() as info:
         page.get_by_role("button", name="CSV").click()
@@ -138,9 +104,7 @@ def test_report_table_csv_download_matches_the_page(app_url, page):
 
 
 def test_accountant_page_reacts_to_its_inputs(app_url, page):
-    page.goto(f"{app_url}/accountant")
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 3")
+    open_page(page, f"{app_url}/accountant", metrics=3)
     assert metric_value(page, "eps0: exact binary RR") == "10.68"  # Horse, eps_c = 1 (spec)
     box = page.locator('.st-key-acc_value input')
     box.fill("0.05")
@@ -153,8 +117,7 @@ def test_accountant_page_reacts_to_its_inputs(app_url, page):
 
 
 def test_multimessage_page_reacts_to_its_controls(app_url, page):
-    page.goto(f"{app_url}/multimessage")
-    wait_idle(page)
+    open_page(page, f"{app_url}/multimessage")
     box = page.locator('.st-key-mp_colluding input')
     box.fill("5")
     box.press("Enter")
@@ -164,9 +127,7 @@ def test_multimessage_page_reacts_to_its_controls(app_url, page):
 
 
 def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
-    page.goto(f"{app_url}/reconstruct?max_side=64")
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 6")
+    open_page(page, f"{app_url}/reconstruct?max_side=64", metrics=6)
     page.locator('.st-key-encoding [data-testid="stSelectbox"]').click()
     page.get_by_role("option", name="cms", exact=True).click()
     page.get_by_text("65546 bits each").wait_for(timeout=60_000)  # 1,024 rows: 10 bits + 65,536 entries
@@ -180,7 +141,7 @@ def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
     page.wait_for_url("**k=16**", timeout=60_000)
     page.get_by_text("65540 bits each").wait_for(timeout=60_000)  # a row index of log2(16) bits + 65,536 entries
     wait_idle(page)
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert_no_error(page)
     page.screenshot(path=str(OUTPUT / "reconstruct-count-mean-sketch.png"), full_page=True)
 
 

@@ -1,17 +1,14 @@
 """End-to-end: the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages in a real headless Chromium (Playwright).
 
 Screenshots go to tests/output/e2e/page-<name>.png. Skipped, with the reason, where Debian's chromium is not
-installed (.ci/run installs it).
+installed (.ci/run installs it). The server (app_url) and the browser are conftest's, shared with test_e2e.py.
 """
-import os
-
 import pytest
 
-from e2e_support import OUTPUT, chromium_path, metric_value, streamlit_app, wait_idle
+from e2e_support import (OUTPUT, assert_no_error, metric_value, needs_browser, open_page, slider_input, wait_idle,
+                         wait_metric_change)
 
-if chromium_path() is None and os.environ.get("REQUIRE_BROWSER"):
-    raise RuntimeError("REQUIRE_BROWSER is set but Debian's chromium is not installed")
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
+pytestmark = needs_browser()
 
 # page name -> (url path, its eps control, a metric that follows it)
 PAGES = {
@@ -22,60 +19,21 @@ PAGES = {
 }
 
 
-METRIC_CHANGED = """([label, before]) => {
-    for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-        const l = m.querySelector('[data-testid="stMetricLabel"]');
-        if (l && l.innerText.trim().startsWith(label))
-            return m.querySelector('[data-testid="stMetricValue"]').innerText.trim() !== before;
-    }
-    return false; }"""
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    """The app on a fresh server. Page URLs equal the pages' file names, so even the first visitor's deep link
-    resolves (on a server's first run Streamlit resolves it by file name, as pages/ exists)."""
-    with streamlit_app() as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1500, "height": 1000})
-    pg = context.new_page()
-    yield pg
-    context.close()
-
-
-def open_page(page, url: str) -> None:
-    page.goto(url)
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 4",
-                           timeout=60_000)
-    wait_idle(page)
-
-
-def assert_no_error(page) -> None:
-    assert page.locator('[role="dialog"]').count() == 0  # e.g. "Page not found"
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-
-
 @pytest.mark.parametrize("name", PAGES)
 def test_page_opens_offline_and_follows_its_eps_control(app_url, page, name):
     path, control, label = PAGES[name]
     outside = []
     page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else outside.append(r.url))
-    open_page(page, f"{app_url}/{path}")
+    open_page(page, f"{app_url}/{path}", metrics=4)
     page.wait_for_timeout(500)
     page.screenshot(path=str(OUTPUT / f"page-{name}.png"), full_page=True)
     assert_no_error(page)
     assert page.locator("h1").first.inner_text() and page.locator('[data-testid="stPlotlyChart"]').count() >= 1
     before = metric_value(page, label)
     assert before
-    page.locator(f'.st-key-{control} input[type="range"]').first.focus()
+    slider_input(page, control).focus()
     page.keyboard.press("ArrowRight")  # one step up the eps grid
-    page.wait_for_function(METRIC_CHANGED, arg=[label, before], timeout=60_000)
+    wait_metric_change(page, label, before)
     wait_idle(page)
     assert metric_value(page, label) != before
     page.wait_for_url(f"**{control}=**")  # the URL now reproduces the view
@@ -87,7 +45,7 @@ def test_numeric_upload_csv(app_url, page, tmp_path):
     path = tmp_path / "people.csv"
     path.write_text("age,income,region\n" + "".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n"
                                                      for i in range(2000)))
-    open_page(page, f"{app_url}/numeric")
+    open_page(page, f"{app_url}/numeric", metrics=4)
     page.locator(".st-key-num_data").click()
     page.get_by_role("option", name="upload", exact=True).click()
     wait_idle(page)

@@ -1,13 +1,12 @@
 """Bad input gets one clear InputError naming the problem; good input loads exactly."""
-import io
-
 import numpy as np
 import pytest
 from PIL import Image
 
 from conftest import huge_png
-from ldpcore.data import DATASETS, load_csv, load_dataset, load_image, synthetic_heavy_hitters
+from ldpcore.data import DATASETS, load_csv, load_dataset, load_image, load_path, load_upload, synthetic_heavy_hitters
 from ldpcore.errors import InputError
+from ldpcore.export import png_bytes
 from ldpcore.protocol import ProtocolSpec, plan
 
 
@@ -62,6 +61,13 @@ def test_csv_formats():
     assert list(load_csv(b"a,2\nb,3\n").counts) == [2, 3]
 
 
+
+def test_csv_or_image_by_file_name(small_png):
+    assert list(load_upload(b"3\n0\n5\n", "h.TXT").counts) == [3, 0, 5]
+    assert load_upload(small_png.read_bytes(), "small.png", scale=2.0).n == 2 * load_image(small_png).n
+    assert load_path(small_png).n == load_image(small_png).n
+
+
 BAD_CSV = {
     b"3\n-1\n": "line 2: count -1 is negative",
     b"3\nnan\n": "line 2: count 'nan' is not a finite number",
@@ -88,10 +94,9 @@ def test_not_an_image():
 
 def test_truncated_png(small_png):
     data = small_png.read_bytes()
-    big = io.BytesIO()
-    Image.fromarray(np.random.default_rng(0).integers(0, 255, (200, 200), dtype=np.uint8)).save(big, format="PNG")
+    big = png_bytes(Image.fromarray(np.random.default_rng(0).integers(0, 255, (200, 200), dtype=np.uint8)))
     with pytest.raises(InputError, match="truncated or corrupt"):
-        load_image(big.getvalue()[: len(big.getvalue()) // 2], name="cut.png")
+        load_image(big[: len(big) // 2], name="cut.png")
     assert load_image(data).n > 0
 
 

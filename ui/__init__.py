@@ -12,6 +12,13 @@ APP = Path(__file__).resolve().parent.parent / "app.py"
 _warming = threading.Lock()
 _started = False
 
+# (file, title, Material icon) of every page, in the navigation's order; the first is the default
+PAGES = (("pages/home.py", "Home", "home"), ("pages/reconstruct.py", "Reconstruct", "image"),
+         ("pages/tradeoffs.py", "Trade-offs", "show_chart"), ("pages/report_table.py", "Report table", "table"),
+         ("pages/accountant.py", "Accountant", "calculate"), ("pages/multimessage.py", "Multi-message", "forum"),
+         ("pages/numeric.py", "Numeric", "functions"), ("pages/longitudinal.py", "Longitudinal", "timeline"),
+         ("pages/sgd.py", "LDP-SGD", "model_training"), ("pages/crowds.py", "Crowd IDs", "groups"))
+
 
 def warm_up() -> None:
     """Import the heavy libraries (scipy.optimize, ldpcore, plotly) once per server process in

@@ -24,7 +24,8 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True, lege
 
 
 def _mark(fig: go.Figure, eps_c: float) -> None:
-    fig.add_vline(x=eps_c, line_dash="dot", line_color="gray", annotation_text=f"eps_c = {eps_c:g}")
+    """The sidebar's eps_c as a vertical line with a legend entry (vline annotations misplace on log axes)."""
+    fig.add_vline(x=eps_c, line_dash="dot", line_color="gray", name=f"eps_c = {eps_c:g}", showlegend=True)
 
 
 def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figure]:

@@ -6,13 +6,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ldpcore.data import DATASETS, Histogram, load_csv, load_dataset, load_image
+from ldpcore.data import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
 from ldpcore.errors import InputError
 from ldpcore.protocol import default_delta
 
 UPLOAD = "upload"
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
-CSV_TYPES = ["csv", "txt"]
 
 
 @dataclass(frozen=True)
@@ -30,10 +29,8 @@ def _load_bundled(name: str, max_side: int) -> Histogram:
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the upload...")
-def _load_upload(name: str, data: bytes, scale: float, max_side: int) -> Histogram:
-    if name.lower().rsplit(".", 1)[-1] in CSV_TYPES:
-        return load_csv(data, name=name)
-    return load_image(data, scale=scale, max_side=max_side or None, name=name)
+def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: int) -> Histogram:
+    return load_upload(_data, name, scale=scale, max_side=max_side or None)
 
 
 def data_sidebar() -> Input:
@@ -51,19 +48,19 @@ def data_sidebar() -> Input:
             scale = st.number_input("Respondents per unit of luminance (scale)", min_value=0.01, max_value=100.0,
                                     value=1.0, step=0.5, key="scale", bind="query-params",
                                     help="The paper's Map uses 2.5.")
-            f = st.file_uploader("Image (PNG, JPEG, ...) or histogram CSV", type=IMAGE_TYPES + CSV_TYPES,
+            f = st.file_uploader("Image (PNG, JPEG, ...) or histogram CSV", type=IMAGE_TYPES + list(CSV_SUFFIXES),
                                  help="CSV: one count per line, or value,count rows under a header.")
-            if f is not None:
-                st.session_state["upload"] = (f.name, f.getvalue())
+            if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
+                data = f.getvalue()  # hashed once per upload, not on every rerun
+                st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
     try:
         if name == UPLOAD:
             if "upload" not in st.session_state:
                 st.info("Upload an image or a histogram CSV in the sidebar to begin.")
                 st.stop()
-            fname, data = st.session_state["upload"]
-            hist = _load_upload(fname, data, float(scale), int(max_side))
-            key = f"upload:{hashlib.sha256(data).hexdigest()[:16]}:{scale}:{max_side}"
-            return Input(hist, key, default_delta(hist.n))
+            _, fname, data, digest = st.session_state["upload"]
+            hist = _load_upload(digest, fname, data, float(scale), int(max_side))
+            return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
         hist = _load_bundled(name, int(max_side))
         return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
     except InputError as exc:

@@ -7,22 +7,33 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
+from ldpcore.errors import InputError, check_delta
 from ldpcore.fragments import EPS_F_RULES
 from ldpcore.oracles import ENCODINGS, Param
 from ldpcore.protocol import ProtocolSpec
+from ui.controls import seed_input
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
 # eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
 EPS_GRID = sorted({float(f"{x:.3g}") for x in np.logspace(-3, 1, 81)} | set(PAPER_EPS))
+TAUS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024)
 RULE_HELP = ("paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
              "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f.")
 
 
-def eps_c_slider() -> float:
-    """The central epsilon on a log grid 0.001..10, bound to ?eps_c=."""
-    return float(st.select_slider("Central epsilon eps_c (log scale)", options=EPS_GRID, value=1.0, key="eps_c",
-                                  bind="query-params", format_func=lambda e: f"{e:g}"))
+def eps_c_slider(label: str = "Central epsilon eps_c (log scale)", key: str = "eps_c", container=st) -> float:
+    """The central epsilon on a log grid 0.001..10, bound to ?<key>=."""
+    return float(container.select_slider(label, options=EPS_GRID, value=1.0, key=key, bind="query-params",
+                                         format_func=lambda e: f"{e:g}"))
+
+
+def parse_delta(text: str, example: str) -> float:
+    """A delta typed as text; anything but a number strictly between 0 and 1 shows st.error and stops."""
+    try:
+        return check_delta(text)
+    except InputError:
+        st.error(f"delta must be a number strictly between 0 and 1, such as {example} (got {text!r}).")
+        st.stop()
 
 
 def param_control(param: Param):
@@ -42,7 +53,7 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         st.caption(ENCODINGS[encoding].title)
         params = {}
         for p in ENCODINGS[encoding].params:
-            if not (p.name == "g" and params.get("base") == "grr"):  # MURS on GRR has no hash range
+            if p.name not in ENCODINGS[encoding].hidden(params):  # e.g. MURS on GRR has no hash range
                 params[p.name] = param_control(p)
         eps_c = eps_c_slider()
         delta_text = st.text_input("Central delta", key="delta", bind="query-params",
@@ -66,8 +77,7 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
                                   if chosen.certified else "No bound is known for these reports: eps_l is calibrated "
                                   "as for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.")
         st.caption(chosen.bound(accountant, params).title)
-        seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key="seed",
-                                   bind="query-params"))
+        seed = seed_input("seed")
     try:
         text = delta_text.strip()
         try:
@@ -88,3 +98,10 @@ def compare_control(container, spec: ProtocolSpec, key: str) -> list[str]:
     return container.multiselect("Compare with encodings", others, key=key, bind="query-params",
                                  help="Each at its default parameters and accountant. Sketches at 1,024 x 65,536 "
                                       "take a few seconds per point.")
+
+
+def taus_control(container, spec: ProtocolSpec, key: str) -> list[int]:
+    """The report-fragment tau columns (one-hot only), sorted, bound to ?<key>=."""
+    return sorted(container.multiselect("Report fragments tau", TAUS, default=[4, 16, 256], key=key,
+                                        bind="query-params", disabled=not ENCODINGS[spec.encoding].fragments,
+                                        help="One-hot only (Algorithm 2)."))
