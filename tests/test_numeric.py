@@ -491,6 +491,8 @@ def test_shuffled_central_eps():
     res = shuffled_eps_c(0.4, 10**6, 1e-6)
     assert res.bound in ("fmt21-closed", "efmrtt19") and res.valid and 0 < res.eps_c < 0.4
     assert not shuffled_eps_c(1.0, 10**6, 1e-6, bound="efmrtt19").valid  # needs eps0 < 1/2
+    # the registry always has fmt21-closed now (no fallback): the bound asked for is the one used
+    assert shuffled_eps_c(0.4, 10**6, 1e-6, bound="efmrtt19").bound == "efmrtt19"
     with pytest.raises(InputError, match="unknown accountant"):
         shuffled_eps_c(0.4, 10**6, 1e-6, bound="no-such-bound")
 
