@@ -8,13 +8,13 @@ import argparse
 import sys
 import time
 
-from .amplification import ALIASES, BOUNDS, get_bound
+from .amplification import BOUNDS, get_bound
 from .data import DATASETS, load_dataset, load_path
 from .errors import InputError, require
 from .experiment import run, run_central
 from .export import to_json, write_run
 from .fragments import EPS_F_RULES
-from .oracles import ENCODINGS
+from .oracles import ACCOUNTANT_NAMES, ENCODINGS
 from .protocol import ProtocolSpec, plan
 
 
@@ -33,8 +33,7 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)")
-    p.add_argument("--accountant", choices=sorted(set(BOUNDS) | set(ALIASES) | {
-                   a for e in ENCODINGS.values() for a in e.accountants}),
+    p.add_argument("--accountant", choices=ACCOUNTANT_NAMES,
                    help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

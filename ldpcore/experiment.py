@@ -19,7 +19,7 @@ from .metrics import analytic_rmse, error_metrics
 from .oracles import get_encoding
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
 
-PER_RESPONDENT_LIMIT = 50_000_000  # n * d * (tau or 1) cells
+PER_RESPONDENT_LIMIT = 50_000_000  # cells of the per-respondent reference (oracle.reference_cells)
 
 
 @dataclass(frozen=True)
@@ -61,11 +61,9 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
     if per_respondent:
-        reports = hist.n + getattr(oracle, "fakes", 0)  # MURS adds its fake reports
-        width = max(hist.d, getattr(oracle, "m", 0))  # a sketch report holds m cells
-        cells = reports * width * (spec.tau or 1)
-        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs (n + fakes)*max(d, m)*tau = "
-                                               f"{cells:,} cells; the limit is {PER_RESPONDENT_LIMIT:,}.")
+        cells = oracle.reference_cells(hist.n)
+        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs {cells:,} cells of memory for "
+                                               f"these reports; the limit is {PER_RESPONDENT_LIMIT:,}.")
         aggregate = oracle.aggregate(oracle.randomize(respondents(hist.counts), rng))
     else:
         aggregate = oracle.sample_aggregate(hist.counts, rng)

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..amplification import Bound, get_bound
+from ..amplification import ALIASES, BOUNDS, Bound, get_bound
 from ..errors import InputError, require
 from .direct import GRR
 from .fake_reports import MURS, murs_bound
@@ -223,6 +223,10 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     _single(HadamardCountMeanSketch, GENERIC_ACCOUNTANTS, params=SKETCH, validate=_check_cells),
     _single(CountSketch, GENERIC_ACCOUNTANTS, params=SKETCH + (COMBINE,), validate=_check_cells),
 )}
+
+
+# every name an accountant may be given by: the registered bounds, their aliases and the encodings' own (murs)
+ACCOUNTANT_NAMES = tuple(sorted(set(BOUNDS) | set(ALIASES) | {a for e in ENCODINGS.values() for a in e.accountants}))
 
 
 def get_encoding(name: str) -> Encoding:

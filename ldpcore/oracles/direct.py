@@ -62,6 +62,10 @@ class SupportAnalyzer:
     def expected_messages(self) -> float:
         return 1.0
 
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table)."""
+        return n * self.d
+
 
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
     """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (amplification.blanket_a),

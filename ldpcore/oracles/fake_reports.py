@@ -168,6 +168,10 @@ class MURS:
         s = p / self.d + (1 - 1 / self.d) * q
         return self.oracle.variance(n, counts) + self.fakes * s * (1 - s) / (p - q) ** 2
 
+    def reference_cells(self, n: int) -> int:
+        """The oracle's, for the n respondents' and the n_u fake reports."""
+        return self.oracle.reference_cells(n + self.fakes)
+
     # --- communication ----------------------------------------------------------------
     def expected_messages(self) -> float:
         """One (r+1-layer onion-encrypted) report per respondent; the shufflers add n_u more in total."""

@@ -129,6 +129,10 @@ class OneHot:
             var += n * self.p_f * (1 - self.p_f) / (self.tau * (1 - 2 * self.p_f) ** 2)
         return var / (1 - 2 * self.p_b) ** 2
 
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: n one-hot rows of d bits, tau fragments each."""
+        return n * self.d * (self.tau or 1)
+
     # --- communication ----------------------------------------------------------------
     def expected_messages(self) -> float:
         """Expected set bits sent per respondent, one message each (paper "#bits")."""

@@ -243,6 +243,10 @@ class _Sketch:
         """One message per respondent."""
         return 1.0
 
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: n reports of m entries, read out over d values."""
+        return n * max(self.d, self.m)
+
     @cached_property
     def hashes(self) -> HashFamily:
         return HashFamily(self.k, self.m, self.seed)
