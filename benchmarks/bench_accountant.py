@@ -1,7 +1,9 @@
 """Benchmark of the amplification bounds: one inverse (eps_c -> eps0) per bound and n.
 
 Prints, for every registered bound, the median time of one inverse at n = 1e4, 1e6 and
-1e9 (where the bound is valid) for each target eps_c, and flags any median over 1 s.
+1e9 (where the bound is valid) for each target eps_c, and flags any median over its limit
+(1 s; 0.1 s for the tight accountant, whose worst case over the others' data is searched
+anew on every call).
 blanket-krr, which needs a domain, runs with k = 2 (binary randomized response); the
 others use their defaults (generic blanket, SOLH choosing its hash range). Nothing is
 cached between calls (ldpcore.clones' caches are cleared before each), so each timing is a
@@ -16,6 +18,7 @@ from ldpcore import clones
 from ldpcore.amplification import BOUNDS
 
 LIMIT = 1.0  # seconds per inverse
+LIMITS = {"tight-binary-rr": 0.1}
 DOMAIN = {"blanket-krr": 2}  # bounds that require k
 
 
@@ -38,16 +41,17 @@ def main():
                 if not amp.valid:
                     cells.append(f"{'not valid':>23}")
                     continue
-                flag = " SLOW" if secs > LIMIT else ""
+                limit = LIMITS.get(name, LIMIT)
+                flag = " SLOW" if secs > limit else ""
                 cells.append(f"{secs:9.4f} ({amp.eps0:7.3f}{'*' if amp.capped else ' '}){flag:5}")
-                if secs > LIMIT:
+                if secs > limit:
                     slow.append((name, eps_c, n, secs))
             print(f"{name:18} {eps_c:6g} " + " ".join(cells))
     if slow:
-        print(f"{len(slow)} inverse(s) over {LIMIT} s: " + "; ".join(f"{b} eps_c={e:g} n={n:.0e} {s:.2f} s"
-                                                                for b, e, n, s in slow))
+        print(f"{len(slow)} inverse(s) over the limit: " + "; ".join(f"{b} eps_c={e:g} n={n:.0e} {s:.2f} s"
+                                                                   for b, e, n, s in slow))
     else:
-        print(f"every inverse took <= {LIMIT} s")
+        print(f"every inverse took <= its limit ({LIMIT} s; tight-binary-rr {LIMITS['tight-binary-rr']} s)")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,10 @@ class Amplification:
 
     valid is False (and reason says why) where the bound certifies nothing; eps_c is
     then None. capped is True when an inverse hit the top of the validity region and the
-    eps_c certified there is below the target asked for (by more than CAP_RTOL). extra
-    holds bound-specific details (e.g. SOLH's hash range).
+    eps_c certified there is below the target asked for (by more than CAP_RTOL). note says
+    when the trivial bound was used instead (an eps0-LDP report is eps0-DP after shuffling,
+    so eps_c <= eps0 always holds). extra holds bound-specific details (SOLH's hash range,
+    the tight accountant's worst case).
     """
 
     bound: str
@@ -43,6 +45,7 @@ class Amplification:
     reason: str = ""
     capped: bool = False
     target_eps_c: float | None = None
+    note: str = ""
     extra: dict = field(default_factory=dict, hash=False)
 
     def as_dict(self) -> dict:
@@ -63,6 +66,10 @@ class Bound:
     (forward <= eps_c) without computing the forward; a bound given by a privacy curve
     checks delta(eps_c; eps0) <= delta in one evaluation, and its inverse reports eps_c itself.
     extra_fn(eps0, n, delta, k) -> dict, optional: details of a valid result.
+    open_top: the region is [lo, hi) (the theorem needs eps0 < hi).
+    exact_forward(eps0, n, delta) -> (eps_c, extra) and exact_inverse(eps_c, n, delta, hi) ->
+    (eps0, extra), optional: solvers whose answers are already certified (the tight accountant).
+    Every result respects the trivial bound eps_c <= eps0 (and says so in note when it is used).
     """
 
     name: str
@@ -75,27 +82,47 @@ class Bound:
     inverse_fn: Callable[[float, int, float, int | None], float] | None = None
     certify_fn: Callable[[float, float, int, float, int | None], bool] | None = None
     extra_fn: Callable[[float, int, float, int | None], dict] | None = None
+    open_top: bool = False
+    exact_forward: Callable[[float, int, float], tuple[float, dict]] | None = None
+    exact_inverse: Callable[[float, int, float, float], tuple[float, dict]] | None = None
     explanation: str = ""
 
     def _result(self, eps0, eps_c, n, delta, k, **kw) -> Amplification:
-        if eps_c is not None and self.extra_fn is not None:
+        if eps_c is not None and self.extra_fn is not None and not kw.get("extra"):
             kw["extra"] = self.extra_fn(eps0, n, delta, k)
         return Amplification(self.name, eps0, eps_c, n, delta, self.neighbouring, self.citation, **kw)
+
+    def region(self, n: int, delta: float, k=None) -> tuple[float, float, str]:
+        """The closed interval of eps0 where the bound holds (or a reason it holds nowhere)."""
+        lo, hi, reason = self.region_fn(n, delta, k)
+        return lo, (math.nextafter(hi, 0.0) if self.open_top else hi), reason
+
+    def _region_text(self, n: int, delta: float, k) -> str:
+        lo, hi, _ = self.region_fn(n, delta, k)
+        return f"[{lo:.4g}, {hi:.4g}{')' if self.open_top else ']'}"
 
     def forward(self, eps0: float, n: int, delta: float, k: int | None = None) -> Amplification:
         """Central eps_c of n shuffled eps0-LDP reports, or not valid with a reason."""
         eps0, n, delta = check_eps(eps0, "eps0"), check_whole(n, 1, "n (respondents)"), check_delta(delta)
-        lo, hi, reason = self.region_fn(n, delta, k)
+        lo, hi, reason = self.region(n, delta, k)
         if not reason and not lo <= eps0 <= hi:
-            reason = f"{self.title} holds for eps0 in [{lo:.4g}, {hi:.4g}] at n={n:,}, delta={delta:g}; eps0={eps0:.4g} is outside."
+            reason = (f"{self.title} holds for eps0 in {self._region_text(n, delta, k)} at n={n:,}, "
+                      f"delta={delta:g}; eps0={eps0:.4g} is outside.")
         if reason:
             return self._result(eps0, None, n, delta, k, valid=False, reason=reason)
-        return self._result(eps0, self.forward_fn(eps0, n, delta, k), n, delta, k)
+        extra = {}
+        if self.exact_forward is not None:
+            eps_c, extra = self.exact_forward(eps0, n, delta)
+        else:
+            eps_c = self.forward_fn(eps0, n, delta, k)
+        if eps_c > eps0:
+            return self._result(eps0, eps0, n, delta, k, note=TRIVIAL, extra=extra)
+        return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
-        """The largest eps0 the bound certifies at eps_c (conservative side)."""
+        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial)."""
         eps_c, n, delta = check_eps(eps_c), check_whole(n, 1, "n (respondents)"), check_delta(delta)
-        lo, hi, reason = self.region_fn(n, delta, k)
+        lo, hi, reason = self.region(n, delta, k)
         if reason:
             return self._result(None, None, n, delta, k, valid=False, reason=reason, target_eps_c=eps_c)
         f = lambda e: self.forward_fn(e, n, delta, k)  # noqa: E731
@@ -104,12 +131,17 @@ class Bound:
         else:
             ok = lambda e: self.certify_fn(eps_c, e, n, delta, k)  # noqa: E731
         if not ok(lo):
-            return self._result(None, None, n, delta, k, valid=False, target_eps_c=eps_c, reason=(
-                f"{self.title} cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its smallest "
-                f"certified value is {f(lo):.4g} (at eps0={lo:.4g}); raise eps_c or n."))
+            alone = (f"{self.title} alone cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its "
+                     f"smallest certified value is {f(lo):.4g} (at eps0={lo:.4g}).")
+            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=f"{TRIVIAL} {alone}")
         if ok(hi):
             top = f(hi)
+            if hi < eps_c:
+                return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
             return self._result(hi, top, n, delta, k, capped=top < eps_c * (1 - CAP_RTOL), target_eps_c=eps_c)
+        if self.exact_inverse is not None:
+            eps0, extra = self.exact_inverse(eps_c, n, delta, hi)
+            return self._result(eps0, eps_c, n, delta, k, target_eps_c=eps_c, extra=extra)
         if self.inverse_fn is None:
             from scipy.optimize import brentq  # imported on first use: it costs about a second
             eps0 = brentq(lambda e: f(e) - eps_c, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
@@ -118,7 +150,13 @@ class Bound:
         step = math.ulp(eps0)
         while not ok(eps0):  # land on the conservative side; ok(lo) holds
             eps0, step = max(lo, eps0 - step), 2 * step
+        if eps0 < eps_c:
+            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
+
+
+TRIVIAL = ("the trivial bound: an eps0-LDP report is eps0-DP after shuffling (delta = 0), which is tighter "
+           "than this bound here.")
 
 
 def _check_k(k, bound: str = "", required: bool = False) -> int | None:
@@ -144,7 +182,7 @@ def _efmrtt_region(n, delta, k):
         return 0.0, 0.0, f"too few respondents for amplification: Theorem 8 needs n >= 1000 (n={n:,})."
     if delta >= 0.01:
         return 0.0, 0.0, f"Theorem 8 needs delta < 1/100 (delta={delta:g})."
-    return 0.0, math.nextafter(0.5, 0.0), ""  # 0 < eps0 < 1/2
+    return 0.0, 0.5, ""  # 0 < eps0 < 1/2 (open_top)
 
 
 # --- Cheu et al. (seeds/000 Lemma II.6): binary RR with flip probability lambda/(2n) ---
@@ -346,27 +384,56 @@ register(Bound(
     _thm31_forward, _thm31_region,
     explanation="A simpler closed form of Lemma II.6, eps_c = sqrt(64 e^eps0 ln(4/delta)/n), for eps0 "
                 "between 1 and ln n - ln(14 ln(4/delta)); looser than the lemma it comes from."))
+def _tight_region(n, delta, k):
+    tight = _numeric("tight")
+    if n > tight.N_MAX:
+        return 0.0, 0.0, f"the exact curve takes n <= {tight.N_MAX:,} respondents (n={n:,})."
+    return EPS0_MIN, EPS0_MAX, ""
+
+
+def _worst(worst, n) -> dict:
+    """How many of the other n-1 respondents hold the target's value in the worst case found (a range when
+    a block of such counts was bounded at once)."""
+    return {"worst_c": [worst.ones, worst.ones + (n - 1 - worst.crowd)]}
+
+
+def _tight_forward(eps0, n, delta):
+    eps_c, worst = _numeric("tight").removal_forward(eps0, n, delta)
+    return eps_c, _worst(worst, n)
+
+
+def _tight_inverse(eps_c, n, delta, hi):
+    eps0, worst = _numeric("tight").removal_inverse(eps_c, n, delta, hi)
+    return eps0, _worst(worst, n)
+
+
 register(Bound(
     "tight-binary-rr", "exact shuffled binary RR",
-    f"{_ESA}; exact privacy curve of one attribute-fragment channel (spec/esa.md, the tight accountant)",
+    f"{_ESA}; the exact privacy curve of one attribute-fragment channel, in the worst case over the other "
+    "respondents' data (this project's tight accountant)",
     "binary randomized response (one attribute-fragment channel)", "removal",
-    **_curve_bound(lambda eps, eps0, n, k: _numeric("tight").delta_removal(eps, eps0, n)),
+    lambda eps0, n, delta, k: _tight_forward(eps0, n, delta)[0], _tight_region,
+    certify_fn=lambda eps_c, eps0, n, delta, k: _numeric("tight").certifies(eps_c, eps0, n, delta),
+    exact_forward=_tight_forward, exact_inverse=_tight_inverse,
     explanation="Each bin of an attribute-fragmented report is shuffled binary randomized response, whose "
-                "privacy curve can be computed exactly from binomial probabilities. No bound is tighter: "
-                "at the same eps_c it allows eps_l about 2 nats above Lemma II.6 (Horse: 10.68 instead "
-                "of 8.55), i.e. several times lower error."))
+                "privacy curve can be computed exactly from binomial probabilities; the worst case over how "
+                "many of the other respondents hold the same value is searched. No bound is tighter: at the "
+                "same eps_c it allows eps_l about 2 nats above Lemma II.6 (Horse: 10.68 instead of 8.55), "
+                "i.e. several times lower error. worst_c is how many of the others hold the target's value "
+                "in the worst case found (a range where a block of counts was bounded together)."))
 register(Bound(
     "efmrtt19", "Theorem 8 (Erlingsson et al. 2019)",
     "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by shuffling: from local to "
     "central differential privacy via anonymity (SODA 2019), Theorem 8",
     "any eps0-LDP randomizers (also adaptive), shuffled before randomizing; eps0 < 1/2", "replacement",
-    _efmrtt_forward, _efmrtt_region, inverse_fn=_efmrtt_inverse,
+    _efmrtt_forward, _efmrtt_region, inverse_fn=_efmrtt_inverse, open_top=True,
     explanation="The first amplification-by-shuffling theorem: n shuffled reports of eps0-LDP randomizers "
                 "are (12 eps0 sqrt(ln(1/delta)/n), delta)-DP. It needs n >= 1000, eps0 < 1/2 and "
                 "delta < 1/100, and its constant 12 makes it the loosest bound here."))
 register(Bound(
     "fmt21-closed", "clones closed form (Feldman et al. 2021)",
-    f"{_FMT21}, closed-form amplification bound",
+    f"{_FMT21}, closed-form amplification bound as published (prefactor (e^eps0-1)/(e^eps0+1), region "
+    "eps0 <= ln(n/(16 ln(2/delta))))",
     "any eps0-LDP randomizers", "replacement",
     _fmt_closed_forward, _fmt_closed_region,
     explanation="Every other respondent's report is, with probability e^-eps0, a 'clone' of the target's, "
@@ -397,21 +464,33 @@ register(Bound(
                 "reports form a 'blanket' of binomial noise over every value, giving eps_c = "
                 "sqrt(14 ln(2/delta)(e^eps0+k-1)/(n-1)) for eps_c <= 1. Even eps0 = 0 cannot beat "
                 "sqrt(14 ln(2/delta) k/(n-1)), so large domains need many respondents."))
+_GENERIC_BLANKET = ("without k, a generic variant for any eps0-LDP randomizer derived in this project "
+                    "(docs/accountants.md, 'The generic privacy blanket'), with constants of its own")
+
 register(Bound(
-    "blanket-hoeffding", "privacy blanket, Hoeffding (Balle et al. 2019)",
-    f"{_BALLE}, amplification bound with Hoeffding's inequality",
-    "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0)", "replacement",
+    "blanket-hoeffding", "privacy blanket, Hoeffding (Balle et al. 2019; generic variant: this project)",
+    f"{_BALLE}, amplification bound with Hoeffding's inequality (with k: k-ary randomized response); "
+    f"{_GENERIC_BLANKET}",
+    "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
+    "replacement",
     **_curve_bound(lambda *a: _numeric("clones").blanket_hoeffding_delta(*a), uses_k=True),
     explanation="The privacy blanket bound evaluated numerically: the blanket of the other reports has "
                 "mass gamma (k/(e^eps0+k-1) for k-RR, e^-eps0 for any randomizer) and Hoeffding's "
-                "inequality bounds the tail of the privacy-amplification sum."))
+                "inequality bounds the tail of the privacy-amplification sum. With k it is Balle et al.'s "
+                "k-RR bound; without k the constants of the privacy-amplification variable are this "
+                "project's own derivation for any eps0-LDP randomizer (valid, looser than Balle et al.'s "
+                "generic code by up to 41%)."))
 register(Bound(
-    "blanket-bennett", "privacy blanket, Bennett (Balle et al. 2019)",
-    f"{_BALLE}, amplification bound with Bennett's inequality",
-    "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0)", "replacement",
+    "blanket-bennett", "privacy blanket, Bennett (Balle et al. 2019; generic variant: this project)",
+    f"{_BALLE}, amplification bound with Bennett's inequality (with k: k-ary randomized response); "
+    f"{_GENERIC_BLANKET}",
+    "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
+    "replacement",
     **_curve_bound(lambda *a: _numeric("clones").blanket_bennett_delta(*a), uses_k=True),
     explanation="The same privacy blanket bound with Bennett's inequality, which also uses the variance "
-                "of the privacy-amplification variable and is usually tighter than Hoeffding's."))
+                "of the privacy-amplification variable and is usually tighter than Hoeffding's. Without k "
+                "the range and variance bounds are this project's derivation (valid, looser than Balle et "
+                "al.'s generic code by up to 50%)."))
 register(Bound(
     "solh", "shuffled local hashing",
     "Wang et al., Practical and robust privacy amplification with multi-party differential privacy (2019), "

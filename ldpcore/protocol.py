@@ -150,12 +150,16 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
         require(amp.valid, amp.reason)
+        if amp.note:
+            notes.append(amp.note)
         if amp.capped:
             notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
                          f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
     else:
         amp = bound.forward(spec.eps_l, n, spec.delta, k)
         require(amp.valid, amp.reason)
+        if amp.note:
+            notes.append(amp.note)
     eps_b = amp.eps0
     p_b = flip_probability(eps_b)
     eps_f = p_f = None

@@ -648,8 +648,8 @@ def sgd_eps_l_for(eps_c: float, batch_size: int, epochs: int, delta: float, boun
     amp = b.inverse(per_epoch, batch_size, delta_epoch)
     if not amp.valid:
         return _accounting(math.nan, amp, setting, target_eps_c=eps_c)
-    result = _accounting(amp.eps0, b.forward(amp.eps0, batch_size, delta_epoch), setting, target_eps_c=eps_c,
-                         capped=amp.capped)
+    certified = amp if amp.note else b.forward(amp.eps0, batch_size, delta_epoch)  # trivial: eps0 = eps_c itself
+    result = _accounting(amp.eps0, certified, setting, target_eps_c=eps_c, capped=amp.capped)
     require(result.valid and result.eps_c <= eps_c, f"could not certify eps_c={eps_c:g} (accountant rounding).")
     return result
 

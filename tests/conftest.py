@@ -10,6 +10,10 @@ from PIL import Image
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: statistical or brute-force tests that take seconds each")
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 

@@ -36,10 +36,12 @@ def test_privacy_eps_l_to_eps_c():
 def test_run_writes_files(tmp_path, small_png):
     out = cli("run", "--input", str(small_png), "--eps-c", "5", "--delta", "1e-6", "--json",
               "--out", str(tmp_path / "o"), "--seed", "3")
-    # 2,760 respondents: Lemma II.6 caps eps_l, so the certified eps_c is below the target
+    # 2,760 respondents: Lemma II.6 holds only up to eps_l = 3.2 < 5, so the trivial bound eps_l = eps_c is used
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
-    assert rec["capped"] and rec["eps_c"] < 5 and "below the 5 asked for" in rec["notes"][0]
+    assert not rec["capped"] and rec["eps_c"] == rec["eps_l_inf"] == 5 and "trivial bound" in rec["notes"][0]
+    rec = json.loads(cli("privacy", "--n", "100000", "--delta", "1e-6", "--eps-c", "3", "--json").stdout)
+    assert rec["capped"] and rec["eps_c"] < 3 and "below the 3 asked for" in rec["notes"][0]  # Lemma II.6's top
     out = cli("run", "--dataset", "horse", "--max-side", "160", "--eps-c", "1", "--json", "--tau", "16",
               "--out", str(tmp_path / "o"), "--seed", "3")
     assert out.returncode == 0, out.stderr

@@ -152,8 +152,10 @@ def test_shuffled_grr_inverse_and_infeasibility():
         GRR.from_shuffle(0.5, n, DELTA, 834)
     with pytest.raises(InputError, match="blanket bound holds for eps_c <= min\\(1, 14 ln\\(2/delta\\)/27\\) = 1 "):
         GRR.from_shuffle(1.5, n, DELTA, 10)
+    trivial = SOLH.from_shuffle(0.1, 1000, DELTA, 10)  # below SOLH's floor: only the trivial bound eps_l = eps_c
+    assert trivial.eps == pytest.approx(0.1)
     with pytest.raises(InputError, match="SOLH cannot reach"):
-        SOLH.from_shuffle(0.1, 1000, DELTA, 10)
+        SOLH.from_shuffle(0.1, 20, DELTA, 10)
 
 
 def test_variance_without_counts_matches_the_spec_table():

@@ -172,8 +172,10 @@ def test_accounting_invalid_and_capped():
     assert not bad.valid and bad.eps_c is None and "n >= 1000" in bad.reason
     inv = sgd_eps_l_for(1.0, 500, 1, 1e-6, bound="efmrtt19")
     assert not inv.valid and "no eps_l certifies" in inv.summary()
-    capped = sgd_eps_l_for(1.0, 20_000, 1, 1e-6, bound="efmrtt19")  # eps0 < 1/2 caps it
-    assert capped.capped and capped.eps_l < 0.5 and capped.eps_c < 1.0
+    trivial = sgd_eps_l_for(1.0, 20_000, 1, 1e-6, bound="efmrtt19")  # eps0 < 1/2: Theorem 8 gives less than eps_c
+    assert trivial.eps_l == pytest.approx(1.0) and trivial.eps_c <= 1.0 and "trivial" in trivial.per_epoch.note
+    capped = sgd_eps_l_for(0.3, 20_000, 1, 1e-6, bound="efmrtt19")  # eps0 < 1/2 caps it, above the trivial 0.3
+    assert capped.capped and 0.3 < capped.eps_l < 0.5 and capped.eps_c < 0.3
 
 
 def test_accounting_by_epoch():
