@@ -38,7 +38,8 @@ docs/audit.md says what these numbers mean and what they cannot show.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -47,7 +48,7 @@ from scipy.special import expit, logsumexp
 from scipy.stats import beta, binom
 
 from . import tight
-from .amplification import get_bound
+from .amplification import Amplification, Bound, get_bound
 from .data import Histogram, load_dataset
 from .errors import InputError, check_delta, check_whole, require
 from .oracles import get_encoding
@@ -176,7 +177,11 @@ def _check_confidence(confidence) -> float:
 
 
 def _bound(select: _Tally, measure: _Tally, delta: float, confidence: float) -> EmpiricalBound:
-    """Choose the threshold with the largest bound on `select`, report the bound it has on `measure`."""
+    """Choose the threshold with the largest bound on `select`, report the bound it has on `measure`.
+
+    The choice uses Clopper-Pearson limits corrected for the number of thresholds tried (Bonferroni),
+    so a threshold that looks good by chance in a thin tail is not preferred to a well-measured one;
+    the bound reported is measured on the other half at the stated confidence."""
     alpha = (1 - confidence) / 2
     thresholds, fp, fn = select.sweep()
     if thresholds.size > 2 * CANDIDATES:  # neighbouring thresholds give the same bound: keep ~CANDIDATES
@@ -184,7 +189,8 @@ def _bound(select: _Tally, measure: _Tally, delta: float, confidence: float) -> 
         key = np.floor(np.log1p(fp) * scale).astype(np.int64) * (CANDIDATES + 2) + np.floor(np.log1p(fn) * scale)
         _, keep = np.unique(key, return_index=True)
         thresholds, fp, fn = thresholds[keep], fp[keep], fn[keep]
-    eps = _eps_of_rates(clopper_pearson_upper(fp, select.t0, alpha), clopper_pearson_upper(fn, select.t1, alpha), delta)
+    tried = alpha / thresholds.size
+    eps = _eps_of_rates(clopper_pearson_upper(fp, select.t0, tried), clopper_pearson_upper(fn, select.t1, tried), delta)
     threshold = float(thresholds[int(np.argmax(eps))])
     fp, fn = measure.at(threshold)
     a_up = float(clopper_pearson_upper(fp, measure.t0, alpha))
@@ -313,14 +319,17 @@ class _Attack:
 
 
 def _categorical(pmf0: np.ndarray, pmf1: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The finite law of a report's sufficient statistic, categories with mass sorted by their
-    log-likelihood ratio ln(pmf1/pmf0) (the score a likelihood-ratio test thresholds)."""
+    """The finite law of a report's sufficient statistic: its log-likelihood ratio ln(pmf1/pmf0) (the
+    score a likelihood-ratio test thresholds), ascending, with the categories of equal ratio merged."""
     keep = (pmf0 > 0) | (pmf1 > 0)
     pmf0, pmf1 = pmf0[keep], pmf1[keep]
     with np.errstate(divide="ignore"):
         llr = np.log(pmf1) - np.log(pmf0)
     order = np.argsort(llr, kind="stable")
-    return llr[order], pmf0[order] / pmf0.sum(), pmf1[order] / pmf1.sum()
+    llr, pmf0, pmf1 = llr[order], pmf0[order], pmf1[order]
+    new = np.r_[True, np.diff(llr) > 1e-12 * np.maximum(1.0, np.abs(llr[1:]))]
+    group = np.cumsum(new) - 1
+    return llr[new], np.bincount(group, pmf0) / pmf0.sum(), np.bincount(group, pmf1) / pmf1.sum()
 
 
 def _categorical_attack(pmf0, pmf1, **words) -> _Attack:
@@ -390,7 +399,7 @@ ANALYST_ENCODINGS = ("onehot", "grr", "oue", "sue")
 def _worst_c(plan: Plan) -> tuple[int, str]:
     """How many of the others hold the target's value in the tight accountant's worst case at the plan's
     eps_b (its extra["worst_c"], the start of the block found), and the words for it."""
-    amp = get_bound("tight-binary-rr").forward(plan.eps_b, plan.n, plan.spec.delta)
+    amp = _forward(get_bound("tight-binary-rr"), plan.eps_b, plan.n, plan.spec.delta, None)
     if not amp.valid:
         return 0, f"none of the other {plan.n - 1:,} respondents hold v (the tight accountant is not valid here: " \
                   f"{amp.reason})"
@@ -417,7 +426,8 @@ def _log_ratio_bit(k: np.ndarray, m: int, pi: float, p1: float, p0: float) -> np
     k = np.asarray(k, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_u = np.log(np.maximum(m - k + 1, 0)) + math.log(pi) - np.log(k) - math.log1p(-pi)  # ln s(k)/s(k-1)
-    out = np.logaddexp(math.log(p1), math.log1p(-p1) + log_u) - np.logaddexp(math.log(p0), math.log1p(-p0) + log_u)
+        out = (np.logaddexp(math.log(p1), math.log1p(-p1) + log_u)
+               - np.logaddexp(math.log(p0), math.log1p(-p0) + log_u))
     return np.where(k == 0, math.log1p(-p1) - math.log1p(-p0), out)
 
 
@@ -521,6 +531,12 @@ class Certified:
 _ESA = "Erlingsson et al., Encode, Shuffle, Analyze Privacy Revisited (2020)"
 
 
+@lru_cache(maxsize=256)
+def _forward(bound: Bound, eps0: float, n: int, delta: float, k: int | None) -> Amplification:
+    """A bound's forward, kept: the analyst's attack and its certified bounds both need the tight one."""
+    return bound.forward(eps0, n, delta, k)
+
+
 def certified_bounds(plan: Plan, observer: str, accountants: tuple[str, ...] | None = None) -> tuple[Certified, ...]:
     """Every certified bound on what `observer` sees: the local guarantee for the server (eps_l_inf) and a
     captured shuffler (eps_l_1, Theorem IV.1 of the ESA paper), and for the analyst the eps_c that each
@@ -535,7 +551,10 @@ def certified_bounds(plan: Plan, observer: str, accountants: tuple[str, ...] | N
     out = []
     for name in accountants or encoding.accountants:
         bound = encoding.bound(name, plan.spec.param_dict)
-        amp = bound.forward(plan.eps_b, plan.n, plan.spec.delta, k)
+        require(bound.name in encoding.accountants or name in encoding.accountants,
+                f"the accountant {name} does not hold for the {encoding.name} encoding; choose among "
+                f"{', '.join(encoding.accountants)}.")
+        amp = _forward(bound, plan.eps_b, plan.n, plan.spec.delta, k)
         out.append(Certified(bound.name, bound.title, amp.eps_c, plan.spec.delta, bound.neighbouring, bound.citation,
                              amp.valid, amp.reason))
     return tuple(out)
@@ -1051,4 +1070,5 @@ def run_audit(*, n: int | None = None, d: int | None = None, data: Histogram | s
             skipped.append(f"{name}: no attack for the {spec.encoding} encoding (supported: {', '.join(supported)})")
             continue
         audits.append(audit_observer(p, name, rngs[name], trials, confidence))
+    require(bool(audits), f"the audit supports the encodings {', '.join(LOCAL_ENCODINGS)}, not {spec.encoding}.")
     return AuditReport(p, label, seed, tuple(audits), guessing_risk(p, counts, label), tuple(skipped))
