@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 from scipy.signal import fftconvolve
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 from scipy.stats import beta, binom
 
 from . import tight
@@ -224,11 +224,13 @@ class TradeOff:
 
 
 def _thin(fpr: np.ndarray, fnr: np.ndarray, points: int = CURVE_POINTS) -> TradeOff:
-    """At most about `points` points, spread evenly in log10(fpr) (down to 1e-12) and in fnr, ends kept."""
+    """About `points` points at most, spread evenly in the log-odds of both rates (so both tails of the
+    curve keep their detail, down to rates of 1e-12), the ends kept."""
     if fpr.size > points:
-        x = np.floor(np.clip(-np.log10(np.maximum(fpr, 1e-12)), 0, 12) * points / 24).astype(np.int64)
-        y = np.floor(fnr * points / 2).astype(np.int64)
-        _, first = np.unique(x * (points + 1) + y, return_index=True)
+        def cell(rate):
+            odds = np.log10(np.clip(rate, 1e-12, 1 - 1e-12)) - np.log10(np.clip(1 - rate, 1e-12, 1 - 1e-12))
+            return np.floor((odds + 12) * points / 48).astype(np.int64)
+        _, first = np.unique(cell(fpr) * (points + 1) + cell(fnr), return_index=True)
         keep = np.union1d(first, [0, fpr.size - 1])
         fpr, fnr = fpr[keep], fnr[keep]
     return TradeOff(fpr.astype(np.float64), fnr.astype(np.float64))
@@ -304,9 +306,10 @@ def _with_bit(y: np.ndarray, p1: float) -> np.ndarray:
 # --- what an observer faces: the attacks -----------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class _Attack:
-    """One observer's attack: words for people, a sampler of both hypotheses' statistics, and the exact
-    laws of the statistic (on one support ordered by increasing likelihood ratio) where known."""
+class Attack:
+    """One observer's attack (``attack`` returns it beside its result): words for people, a sampler of
+    both hypotheses' statistics, and the exact laws of the statistic (on one support ordered by
+    increasing likelihood ratio) where known."""
 
     sees: str
     hypotheses: str
@@ -332,9 +335,9 @@ def _categorical(pmf0: np.ndarray, pmf1: np.ndarray) -> tuple[np.ndarray, np.nda
     return llr[new], np.bincount(group, pmf0) / pmf0.sum(), np.bincount(group, pmf1) / pmf1.sum()
 
 
-def _categorical_attack(pmf0, pmf1, **words) -> _Attack:
+def _categorical_attack(pmf0, pmf1, **words) -> Attack:
     llr, p0, p1 = _categorical(np.asarray(pmf0, dtype=np.float64), np.asarray(pmf1, dtype=np.float64))
-    return _Attack(draw=lambda rng, size: _Tally(llr, rng.multinomial(size, p0), rng.multinomial(size, p1)),
+    return Attack(draw=lambda rng, size: _Tally(llr, rng.multinomial(size, p0), rng.multinomial(size, p1)),
                    exact=(p0, p1), statistic="the exact log-likelihood ratio of the report", **words)
 
 
@@ -359,7 +362,7 @@ def _base(oracle):
     return oracle.oracle if isinstance(oracle, MURS) else oracle
 
 
-def _local_attack(plan: Plan, observer: str) -> _Attack:
+def _local_attack(plan: Plan, observer: str) -> Attack:
     """The server's (or a captured shuffler's) likelihood-ratio test on one respondent's report."""
     oracle = _base(plan.oracle())
     if isinstance(oracle, OneHot):
@@ -409,7 +412,7 @@ def _worst_c(plan: Plan) -> tuple[int, str]:
                 f"the tight accountant finds at eps_l = {plan.eps_b:.6g}, delta = {plan.spec.delta:g}")
 
 
-def _count_attack(m: int, c: int, hi: float, lo: float, p1: float, p0: float, **words) -> _Attack:
+def _count_attack(m: int, c: int, hi: float, lo: float, p1: float, p0: float, **words) -> Attack:
     """One bin's count: Y = Bin(c, hi) + Bin(m - c, lo) from the others plus the target's bit, Bern(p1)
     under H1 and Bern(p0) under H0 (p1 > p0). Y is log-concave, so the likelihood ratio increases with
     the count and the count is the test's statistic."""
@@ -418,7 +421,7 @@ def _count_attack(m: int, c: int, hi: float, lo: float, p1: float, p0: float, **
             return rng.binomial(c, hi, size) + rng.binomial(m - c, lo, size) + (rng.random(size) < p)
         return one(p0), one(p1)
     _, y = _others_pmf(c, m, hi, lo)
-    return _Attack(draw=draw, exact=(_with_bit(y, p0), _with_bit(y, p1)), worst_c=c, **words)
+    return Attack(draw=draw, exact=(_with_bit(y, p0), _with_bit(y, p1)), worst_c=c, **words)
 
 
 def _log_ratio_bit(k: np.ndarray, m: int, pi: float, p1: float, p0: float) -> np.ndarray:
@@ -431,7 +434,7 @@ def _log_ratio_bit(k: np.ndarray, m: int, pi: float, p1: float, p0: float) -> np
     return np.where(k == 0, math.log1p(-p1) - math.log1p(-p0), out)
 
 
-def _analyst_attack(plan: Plan) -> _Attack:
+def _analyst_attack(plan: Plan) -> Attack:
     """The analyst's likelihood-ratio test on the bins of the shuffled aggregate that the target touches."""
     oracle, n, m = plan.oracle(), plan.n, plan.n - 1
     sees = "the shuffled aggregate of all n respondents (1-reports per bin); only the target's bins are drawn"
@@ -451,8 +454,9 @@ def _analyst_attack(plan: Plan) -> _Attack:
                 backstop = rng.binomial(c, q_b, size) + rng.binomial(m - c, p_b, size) + (rng.random(size) < p)
                 return rng.binomial(tau * backstop, 1 - p_f) + rng.binomial(tau * (n - backstop), p_f)
             return one(p_b), one(q_b)
-        return _Attack(sees=(f"the shuffled aggregate of all n respondents (1-reports per bin, summed over the {tau} "
-                             "fragment shufflers); only the target's bin is drawn"), hypotheses=hyp, others=others, worst_c=c, neighbouring="removal", draw=draw,
+        return Attack(sees=(f"the shuffled aggregate of all n respondents (1-reports per bin, summed over the {tau} "
+                             "fragment shufflers); only the target's bin is drawn"),
+                       hypotheses=hyp, others=others, worst_c=c, neighbouring="removal", draw=draw,
                        statistic=(f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
                                   "increases with it: the backstop count does, and the fragment layer preserves it)"))
     hyp = "H1: the target holds value v; H0: the target holds value v' (replacement)."
@@ -464,7 +468,7 @@ def _analyst_attack(plan: Plan) -> _Attack:
                                  statistic="the reports of v (the likelihood ratio increases with it)")
         # the others all hold a third value w: (N_v, N_v', N_w, rest) ~ Multinomial(m; q, q, p, 1 - p - 2q)
         # plus the target's report; the exact ratio is (S + (e^eps - 1) N_v)/(S + (e^eps - 1) N_v'),
-        # S = (n - N_w) + e^-eps N_w (module doc of _grr_llr)
+        # S = (n - N_w) + e^-eps N_w (derived in _grr_llr's docstring)
         rest = max(0.0, 1 - p - 2 * q)
 
         def draw(rng, size):
@@ -476,7 +480,7 @@ def _analyst_attack(plan: Plan) -> _Attack:
                 h[:, 2] += (r >= pv + pv2) & (r < pv + pv2 + q)
                 return _grr_llr(h, n, oracle.eps)
             return one(q, p), one(p, q)
-        return _Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw,
+        return Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw,
                        others=(f"all {m:,} other respondents hold a third value w: each reports v and v' with "
                                "probability q, as the clones of Feldman, McMillan, Talwar (SODA 2023)"),
                        statistic="the exact log-likelihood ratio of the counts of v, v' and w")
@@ -492,7 +496,7 @@ def _analyst_attack(plan: Plan) -> _Attack:
             return one(q, p), one(p, q)
         others = (f"all {m:,} other respondents hold a third value w" if d > 2 else
                   f"all {m:,} other respondents hold v'")
-        return _Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw, others=others,
+        return Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw, others=others,
                        statistic="the exact log-likelihood ratio of the 1-counts of bins v and v'")
     raise InputError(f"the analyst's audit supports {', '.join(ANALYST_ENCODINGS)}, not {plan.spec.encoding}.")
 
@@ -593,6 +597,20 @@ class ObserverAudit:
         return self.bound.eps_lower
 
     @property
+    def confidence(self) -> float:
+        return self.bound.confidence
+
+    @property
+    def trials(self) -> int:
+        """Trials per hypothesis (both halves)."""
+        return self.bound.trials
+
+    @property
+    def best(self) -> tuple[float, float]:
+        """(fpr, fnr) of the chosen test, measured on the second half of the trials."""
+        return self.bound.fpr, self.bound.fnr
+
+    @property
     def gap(self) -> float | None:
         """eps_upper - eps_lower (None when the plan's bound is not valid here)."""
         return None if self.eps_upper.eps is None else self.eps_upper.eps - self.eps_lower
@@ -603,10 +621,10 @@ class ObserverAudit:
         return tuple(c for c in self.certified if c.valid and scale * c.eps < self.eps_lower)
 
     def as_dict(self) -> dict:
-        return {"observer": self.observer, "eps_lower": self.eps_lower, "confidence": self.bound.confidence,
-                "trials": self.bound.trials, "delta": self.bound.delta,
+        return {"observer": self.observer, "eps_lower": self.eps_lower, "confidence": self.confidence,
+                "trials": self.trials, "delta": self.bound.delta,
                 "eps_upper": {"eps": self.eps_upper.eps, "accountant": self.eps_upper.name},
-                "best": {"fpr": self.bound.fpr, "fnr": self.bound.fnr}, "gap": self.gap,
+                "best": dict(zip(("fpr", "fnr"), self.best)), "gap": self.gap,
                 "eps_pair": self.eps_pair, "sees": self.sees, "hypotheses": self.hypotheses,
                 "statistic": self.statistic, "neighbouring": self.neighbouring, "others": self.others,
                 "worst_c": self.worst_c, "test": self.bound.as_dict(),
@@ -629,7 +647,7 @@ def _check_observer(observer: str) -> str:
 
 
 def attack(plan: Plan, observer: str, rng: np.random.Generator, trials: int = DEFAULT_TRIALS,
-           confidence: float = DEFAULT_CONFIDENCE) -> tuple[EmpiricalBound, TradeOff, _Attack]:
+           confidence: float = DEFAULT_CONFIDENCE) -> tuple[EmpiricalBound, TradeOff, Attack]:
     """Run one observer's attack: `trials` draws per hypothesis, the first half choosing the threshold and
     the second measuring it. Returns the empirical bound, the curve from all trials and the attack."""
     observer, trials, confidence = _check_observer(observer), _check_trials(trials), _check_confidence(confidence)
@@ -686,7 +704,7 @@ class Risk:
     @property
     def sentence(self) -> str:
         said = {"server": "The server (no shuffler), seeing one person's report,",
-                "shuffler": "A captured shuffler, seeing one fragment of it,",
+                "shuffler": "A captured shuffler, seeing what of it reaches that shuffler,",
                 "analyst": "The analyst, seeing only the shuffled counts,"}[self.observer]
         base = f"guessing from the data's distribution alone is right {one_in(self.baseline)} times"
         cap = f"the certified guarantee ({self.certified_by}) allows at most {one_in(self.certified_at_most)}"
@@ -822,7 +840,7 @@ def guessing_risk(plan: Plan, counts, prior_from: str = "the data") -> RiskRepor
 
 def _guess(plan, oracle, observer, counts, w) -> tuple[float | None, bool, str]:
     """(P[the Bayes-optimal guess is right], exact, note) for one observer."""
-    base = _base(oracle)
+    base, total = _base(oracle), int(counts.sum())
     if observer != "analyst":
         if isinstance(base, GRR):  # sum over reports r of max(p w_r, q max_{v != r} w_v)
             order = np.argsort(w)
@@ -843,11 +861,10 @@ def _guess(plan, oracle, observer, counts, w) -> tuple[float | None, bool, str]:
         ref, present = laws
         ratio = present / ref
         values, sizes = np.unique(counts[counts > 0], return_counts=True)
-        groups = [(int(s), (v / counts.sum()) * ratio, ref) for v, s in zip(values, sizes)]
+        groups = [(int(s), (v / total) * ratio, ref) for v, s in zip(values, sizes)]
         return _expected_max(groups), True, ""
     if _analyst_laws(plan) is None:
         return None, False, f"no exact posterior of the shuffled {plan.spec.encoding} histogram is computed"
-    total = counts.sum()
     groups = []
     for v, o, s in zip(*_groups(counts)):
         _, ref, present = _count_table(plan, int(o))
@@ -999,8 +1016,9 @@ def _report_posterior(plan: Plan, observer: str, seen, log_w: np.ndarray) -> np.
 def _aggregate_log_ratio(plan: Plan, others: np.ndarray, aggregate: np.ndarray) -> np.ndarray:
     """ln L_v(N_v) per value: the aggregate's law with the target at v against the reference, bin by bin."""
     out = np.zeros(plan.d)
-    for c in np.unique(others):
-        at = np.flatnonzero(others == c)
+    values, group = np.unique(others, return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    for c, at in zip(values, np.split(order, np.cumsum(np.bincount(group))[:-1])):
         k0, ref, present = _count_table(plan, int(c))
         k = np.clip(aggregate[at] - k0, 0, ref.size - 1)
         with np.errstate(divide="ignore"):

@@ -246,7 +246,8 @@ def grid_audits():
     for i, (encoding, kw, n, eps_l, delta) in enumerate(GRID):
         p = local_plan(encoding, eps_l, n=n, d=4, delta=delta, **kw)
         rngs = np.random.default_rng(i).spawn(3)
-        out.append([audit.audit_observer(p, o, r, GRID_TRIALS, CHECKS_CONFIDENCE) for o, r in zip(audit.OBSERVERS, rngs)])
+        out.append([audit.audit_observer(p, o, r, GRID_TRIALS, CHECKS_CONFIDENCE)
+                    for o, r in zip(audit.OBSERVERS, rngs)])
     return out
 
 
