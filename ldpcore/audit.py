@@ -4,18 +4,19 @@ An accountant's eps is an upper bound. An audit runs a distinguishing attack man
 turns its error rates into a LOWER bound: any test telling a dataset D from a neighbour D'
 with false positive rate a and false negative rate b under an (eps, delta)-DP mechanism has
 a + e^eps b >= 1 - delta and b + e^eps a >= 1 - delta (Kairouz, Oh, Viswanath, "The
-composition theorem for differential privacy", ICML 2015, Theorem 2.1). With T trials per
-hypothesis, Clopper-Pearson upper limits a+, b+ (the confidence split between the two) give
+composition theorem for differential privacy", ICML 2015, Sec. 2, the hypothesis-testing
+view). With T trials per hypothesis, Clopper-Pearson upper limits a+, b+ (the confidence split
+between the two) give
 
     eps_lower = max(ln((1 - delta - b+) / a+), ln((1 - delta - a+) / b+)), 0 when not positive,
 
 as in Jagielski, Ullman, Oprea, "Auditing differentially private machine learning: how private
-is private SGD?" (NeurIPS 2020, Sec. 3) and Nasr, Song, Thakurta, Papernot, Carlini,
-"Adversary instantiation: lower bounds for differentially private machine learning" (IEEE S&P
-2021, Sec. 4). The threshold of the test is chosen on one half of the trials and measured on
-the other, so the choice does not inflate the confidence.
+is private SGD?" (NeurIPS 2020) and Nasr, Song, Thakurta, Papernot, Carlini, "Adversary
+instantiation: lower bounds for differentially private machine learning" (IEEE S&P 2021). The
+threshold of the test is chosen on one half of the trials and measured on the other, so the
+choice does not inflate the confidence.
 
-Observers (Erlingsson et al., "Encode, Shuffle, Analyze Privacy Revisited", 2020, Sec. II):
+Observers (Erlingsson et al., "Encode, Shuffle, Analyze Privacy Revisited", 2020):
   server    no shuffler: one respondent's whole report, linked to them;
   shuffler  a captured shuffler: one attribute fragment (one bin's bit) or, with report
             fragments, one fragment; a single-message encoding's shuffler sees the whole report;
@@ -250,8 +251,9 @@ def _exact_curve(pmf0: np.ndarray, pmf1: np.ndarray) -> TradeOff:
 
 def dp_tradeoff(eps: float, delta: float, fpr) -> np.ndarray:
     """The smallest false negative rate an (eps, delta)-DP mechanism allows at each false positive
-    rate: max(0, 1 - delta - e^eps fpr, e^-eps (1 - delta - fpr)) (Kairouz, Oh, Viswanath, ICML 2015,
-    Theorem 2.1). Every attack's curve lies on or above it when the guarantee holds."""
+    rate: max(0, 1 - delta - e^eps fpr, e^-eps (1 - delta - fpr)) (Kairouz, Oh, Viswanath, "The
+    composition theorem for differential privacy", ICML 2015, Sec. 2). Every attack's curve lies on
+    or above it when the guarantee holds."""
     fpr = np.asarray(fpr, dtype=np.float64)
     return np.maximum(0.0, np.maximum(1 - delta - math.exp(eps) * fpr, math.exp(-eps) * (1 - delta - fpr)))
 
