@@ -6,7 +6,7 @@ Value v owns row v+1 and its set C_v = {j : H[v+1, j] = +1} (|C_v| = K/2, an ind
 subgroup of (Z_2)^log2 K). A respondent holding v reports one index j in [K]:
   P[j | v] = 2 e^eps/(K(e^eps+1)) for j in C_v,  2/(K(e^eps+1)) otherwise,
 i.e. j lands in C_v w.p. p = e^eps/(e^eps+1) and is uniform inside its half; eps-LDP under
-replacement, tight. For u != v, |C_u & C_v| = K/4, so a report of another value lies in
+replacement, tight (float64 realises it up to eps = 18.22, ldpcore.oracles.limits). For u != v, |C_u & C_v| = K/4, so a report of another value lies in
 C_u w.p. q = 1/2: with N_u = #reports in C_u = (n + (H Y)_{u+1})/2 (fast Walsh-Hadamard
 transform of the report histogram Y), c_hat_u = (N_u - n/2)/(p - 1/2) and
 Var = [c_u p(1-p) + (n - c_u)/4]/(p - 1/2)^2, ~ n ((e^eps+1)/(e^eps-1))^2. One message of log2 K bits.
@@ -28,6 +28,7 @@ from scipy.special import expit
 
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, check_domain
+from .limits import check_realised, largest_eps
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -59,11 +60,24 @@ class Hadamard(SupportAnalyzer):
     def __post_init__(self):
         check_domain(self.d)
         require(0.5 < self.p < 1, f"Hadamard response's p must lie in (1/2, 1) (got {self.p:g}).")
+        check_realised(self.title, self.eps, 1 - self.p, self.smallest_at)
+
+    @staticmethod
+    def smallest_at(eps: float) -> float:
+        """1 - p = 1/(e^eps+1), the smallest probability of the law (limits)."""
+        return float(expit(-eps))
+
+    @classmethod
+    def largest_eps(cls) -> float:
+        """The largest eps float64 realises (limits): 18.22."""
+        return largest_eps(cls.smallest_at)
 
     @classmethod
     def from_eps(cls, eps: float, d: int) -> Hadamard:
         """p = e^eps/(e^eps+1)."""
-        return cls(check_domain(d), float(expit(check_eps(eps, "eps"))))
+        eps = check_eps(eps, "eps")
+        check_realised(cls.title, eps, cls.smallest_at(eps), cls.smallest_at)
+        return cls(check_domain(d), float(expit(eps)))
 
     @property
     def q(self) -> float:

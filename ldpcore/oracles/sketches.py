@@ -41,6 +41,7 @@ import numpy as np
 from scipy.special import bdtr
 
 from ..errors import check_eps, check_whole, require
+from .limits import check_realised, largest_eps
 from .onehot import eps_of_flip, flip_probability
 
 PRIVACY_NOTE = ("seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
@@ -229,11 +230,24 @@ class _Sketch:
         require(self.k >= 1, f"the number of hash functions k must be >= 1 (got {self.k}).")
         require(2 <= self.m <= 2**32, f"the sketch width m must lie in [2, 2^32] (got {self.m}).")
         require(0 < self.flip < 0.5, f"flip probability must lie in (0, 1/2) (got {self.flip:g}).")
+        check_realised(self.title, self.eps_l, self.flip, self.smallest_at)
+
+    @classmethod
+    def smallest_at(cls, eps: float) -> float:
+        """The flip probability 1/(1+e^(eps/_entries)), the smallest probability of the law (limits)."""
+        return flip_probability(eps / cls._entries)
+
+    @classmethod
+    def largest_eps(cls) -> float:
+        """The largest eps float64 realises (limits): 18.22, or 37.91 for CMS (entries flip at eps/2)."""
+        return largest_eps(cls.smallest_at)
 
     @classmethod
     def from_eps(cls, eps: float, d: int, k: int = 1024, m: int = 65_536, seed: int = 0, **kw):
         """Local eps -> flip probability 1/(1+e^(eps/_entries)) per reported entry."""
-        return cls(d=d, flip=flip_probability(check_eps(eps, "eps_l") / cls._entries), k=k, m=m, seed=seed, **kw)
+        eps = check_eps(eps, "eps_l")
+        check_realised(cls.title, eps, cls.smallest_at(eps), cls.smallest_at)
+        return cls(d=d, flip=cls.smallest_at(eps), k=k, m=m, seed=seed, **kw)
 
     @property
     def eps_l(self) -> float:
