@@ -14,12 +14,11 @@ import numpy as np
 
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
-from .errors import InputError, require
+from .errors import InputError
 from .metrics import analytic_rmse, error_metrics
 from .oracles import get_encoding
+from .oracles.limits import check_reference
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
-
-PER_RESPONDENT_LIMIT = 50_000_000  # cells of the per-respondent reference (oracle.reference_cells)
 
 
 @dataclass(frozen=True)
@@ -61,9 +60,7 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
     if per_respondent:
-        cells = oracle.reference_cells(hist.n)
-        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs {cells:,} cells of memory for "
-                                               f"these reports; the limit is {PER_RESPONDENT_LIMIT:,}.")
+        check_reference(oracle, hist.n)  # before the n values are laid out
         aggregate = oracle.aggregate(oracle.randomize(respondents(hist.counts), rng))
     else:
         aggregate = oracle.sample_aggregate(hist.counts, rng)

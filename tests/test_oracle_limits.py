@@ -11,11 +11,11 @@ import pytest
 from scipy import stats
 
 from ldpcore.errors import InputError
-from ldpcore.experiment import respondents
+from ldpcore.experiment import respondents, run
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.hashing import OLH
-from ldpcore.oracles.limits import EPS_RTOL, eps_error, largest_eps
+from ldpcore.oracles.limits import EPS_RTOL, REFERENCE_CELLS, eps_error, largest_eps
 from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch
 from ldpcore.oracles.unary import SUE
@@ -143,3 +143,20 @@ def test_olh_with_a_small_prime_is_unbiased_with_the_familys_collision_probabili
     # the old debiasing with 1/g would have missed by (n - c)(1/g - q)/(p - 1/g): over ten sigmas
     old_bias = (n - counts) * (oracle.q - 1 / oracle.g) / (oracle.p - 1 / oracle.g)
     assert np.all(np.abs(old_bias) > 10 * np.sqrt(var / reps))
+
+
+@pytest.mark.parametrize("oracle,n", [
+    (OneHot(d=1000, p_b=0.1), 50_001), (SUE.from_eps(1.0, 1000), 50_001), (GRR.from_eps(1.0, 10), 50_000_000),
+    (OLH.from_eps(1.0, 1000), 50_001)])
+def test_per_respondent_references_are_refused_above_their_memory_limit(oracle, n):
+    assert oracle.reference_cells(n) > REFERENCE_CELLS
+    with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
+        oracle.randomize(np.zeros(n, dtype=np.int64), np.random.default_rng(0))
+
+
+def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
+    """n = 1e12 respondents would need 8 TB just for their values: refused from reference_cells first."""
+    from ldpcore.data import Histogram
+    hist = Histogram(counts=np.array([10**12, 5, 0]), name="onebig")
+    with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
+        run(ProtocolSpec(eps_c=1.0, delta=1e-13, encoding="grr"), hist, per_respondent=True)

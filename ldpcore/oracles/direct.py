@@ -28,7 +28,7 @@ import numpy as np
 from .. import amplification
 from ..amplification import blanket_limit
 from ..errors import check_delta, check_eps, check_whole, require
-from .limits import check_realised, largest_eps
+from .limits import check_realised, check_reference, largest_eps
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
@@ -67,7 +67,8 @@ class SupportAnalyzer:
         return 1.0
 
     def reference_cells(self, n: int) -> int:
-        """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table)."""
+        """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table, a unary
+        report d bits); GRR and Hadamard response, whose reports are one index, state their own."""
         return n * self.d
 
 
@@ -157,9 +158,14 @@ class GRR(SupportAnalyzer):
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: keep v w.p. p, else a uniform one of the d-1 other values."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         other = (values + rng.integers(1, self.d, size=values.shape)) % self.d
         return np.where(rng.random(values.shape) < self.p, values, other)
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: one index per report and the d-bin histogram."""
+        return n + self.d
 
     def aggregate(self, reports: np.ndarray) -> np.ndarray:
         """The shuffled multiset as a histogram over [d]."""

@@ -28,7 +28,7 @@ from scipy.special import expit
 
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, check_domain
-from .limits import check_realised, largest_eps
+from .limits import check_realised, check_reference, largest_eps
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -115,10 +115,15 @@ class Hadamard(SupportAnalyzer):
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: j uniform on [K], moved into C_v (w.p. p) or out of it
         by flipping the lowest set bit of v+1 when its parity is wrong."""
+        check_reference(self, np.size(values))
         w = np.asarray(values, dtype=np.int64) + 1
         j = rng.integers(self.K, size=w.shape)
         outside = rng.random(w.shape) >= self.p
         return j ^ np.where(_parity(w & j) != outside, w & -w, 0)
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: one index per report and the K-bin histogram."""
+        return n + self.K
 
     def aggregate(self, reports: np.ndarray) -> np.ndarray:
         """The shuffled multiset as a histogram over [K]."""

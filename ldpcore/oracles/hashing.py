@@ -41,7 +41,7 @@ import numpy as np
 from ..amplification import get_bound
 from ..errors import check_eps, require
 from .direct import GRR, SupportAnalyzer, blanket_a, check_domain
-from .limits import check_realised
+from .limits import check_realised, check_reference
 
 MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
@@ -142,6 +142,7 @@ class OLH(SupportAnalyzer):
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: int64 rows (hash seed..., y); the seed is the hash table
         h(0..d-1) under an ideal hash, else (a, b)."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         n = values.size
         if self.prime is None:

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..errors import check_whole, require
-from .limits import check_realised, largest_eps
+from .limits import check_realised, check_reference, largest_eps
 
 
 def flip_probability(eps: float) -> float:
@@ -92,6 +92,7 @@ class OneHot:
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
+        check_reference(self, np.size(values))
         values = np.asarray(values)
         bits = np.zeros((values.size, self.d), dtype=bool)
         bits[np.arange(values.size), values] = True

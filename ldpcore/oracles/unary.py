@@ -20,7 +20,7 @@ from scipy.special import expit
 
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, check_domain
-from .limits import check_realised, largest_eps
+from .limits import check_realised, check_reference, largest_eps
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class UnaryEncoding(SupportAnalyzer):
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: bool reports of shape (n, d)."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         truth = np.arange(self.d) == values[:, None]
         return rng.random(truth.shape) < np.where(truth, self.p, self.q)
