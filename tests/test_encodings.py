@@ -183,6 +183,24 @@ def test_cli_oracles_and_run_encoding():
                           "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
     rec = json.loads(out.stdout)
     assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is True
+    assert rec["analytic_rmse_raw_note"] == ""  # the mean readout's variance is exact
+
+
+def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(small_horse):
+    """Wherever analytic_rmse_raw is reported (the run record, evaluate's cells, analytic curves) the
+    median readout carries its note; exact variances carry none."""
+    from ldpcore.experiment import Method, analytic, evaluate
+    from ldpcore.oracles.sketches import MEDIAN_NOTE
+    median = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch"))
+    assert run(median, small_horse, seed=1).as_dict()["analytic_rmse_raw_note"] == MEDIAN_NOTE
+    assert "approximation" in MEDIAN_NOTE
+    cell = evaluate(Method("cs", median), 1.0, small_horse, seed=1)
+    assert cell.privacy["analytic_rmse_raw_note"] == MEDIAN_NOTE
+    assert analytic(Method("cs", median), 1.0, small_horse)["rmse_raw_note"] == MEDIAN_NOTE
+    mean = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch", combine="mean"))
+    for spec in (mean, ProtocolSpec(eps_c=1.0, delta=1e-6), ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="hcms",
+                                                                         params=small("hcms"))):
+        assert analytic(Method("x", spec), 1.0, small_horse)["rmse_raw_note"] == ""
 
 
 @pytest.mark.parametrize("k", [None, 50, 5000])

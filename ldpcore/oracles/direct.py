@@ -47,6 +47,8 @@ class SupportAnalyzer:
     c_hat_v = (N_v - n q)/(p - q) from the support counts N_v, and
     Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
 
+    variance_note: ClassVar[str] = ""  # the variance is exact
+
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
         return aggregate

@@ -91,6 +91,7 @@ class MURS:
     name: ClassVar[str] = "murs"
     title: ClassVar[str] = "Multiple shufflers with fake reports (MURS)"
     neighbouring: ClassVar[str] = "replacement"
+    variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
         require(isinstance(self.oracle, (GRR, OLH)), "MURS needs a GRR or (S)OLH oracle.")

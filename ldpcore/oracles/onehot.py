@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
@@ -66,6 +67,8 @@ class OneHot:
     p_b: float
     tau: int | None = None
     p_f: float | None = None
+
+    variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
         require(0 < self.p_b < 0.5, f"flip probability must lie in (0, 1/2) (got {self.p_b:g}).")
