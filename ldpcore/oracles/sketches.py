@@ -813,38 +813,43 @@ class CountSketch(HadamardCountMeanSketch):
     def variance(self, n: int, counts=None):
         """Mean over rows, exact in the fully random hash model: n c^2 - c_x - (n - c_x)/(k m)
         + (sum_v c_v^2 - c_x^2)/(k m), c = 1/(1-2f) (signed gamma has mean 0, second moment
-        1/(k m)); counts=None: c_x = 0, no collision term. Median: that times median_ratio, an
-        approximation (MEDIAN_NOTE)."""
+        1/(k m)); counts=None: c_x = 0, no collision term. Median: _median_variance, an approximation
+        (MEDIAN_NOTE)."""
+        if self.combine == "median":
+            return self._median_variance(n, counts)
         m, k = self.m, self.k
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
         if counts is not None:
             var = var + ((x ** 2).sum() - x ** 2) / (k * m)
-        return var if self.combine == "mean" else var * self.median_ratio(n, counts)
+        return var
 
-    def median_ratio(self, n: int, counts=None) -> float:
-        """Var(median readout)/Var(mean readout), modelled (MEDIAN_NOTE): rows independent, each
-        c_x + N(0, s^2) + sum_v e_v c_v B_v (privacy and row-sampling noise, s^2 = k (n c^2 - c - (n - c)/(k m))
-        at the mean count c; collisions with B_v ~ Bernoulli(1/m), e_v = +-1, fully random hashes).
-        The median of k rows has variance median_factor(k)/(pi/2) / (4 k f(0)^2), f the rows' density at
-        their centre (the asymptotic variance of a sample median, scaled to be exact for normal rows at
-        every k; Stuart and Ord, Kendall's Advanced Theory of Statistics, vol. 1, Sec. 10.10); the mean
-        has (s^2 + sum_v c_v^2/m)/k. Normal rows (no or light collisions) give median_factor(k), up to
-        pi/2; heavy collisions, which the median ignores, less."""
-        m, k = self.m, self.k
-        c = 0.0 if counts is None else float(np.mean(check_counts(counts, self.d)))
-        s2 = k * (n / (1 - 2 * self.flip) ** 2 - c - (n - c) / (k * m))
+    def _median_variance(self, n: int, counts=None):
+        """The median readout's variance in a model of the rows (MEDIAN_NOTE). Row j reads value x as
+        R_j = c_x + a_j + e_j + C_j: a_j = k X_j - c_x, where X_j of x's respondents chose row j (variance
+        c_x (k-1), summing to 0 over the rows), e_j the privacy noise of every report (independent
+        across rows), C_j = sum_{v != x} e_v c_v B_v the collisions (B_v ~ Bernoulli(1/m), e_v = +-1,
+        fully random hashes). With a normal, a_j = b (Z_j - Zbar), Y_j = b Z_j + e_j + C_j is iid of
+        variance S^2 = k n c^2 - (n - c_x)/m (c = 1/(1-2f)) plus the collisions', and
+        median(R) - c_x = median(Y) - b Zbar. Cov(median(Y), Zbar) = b/k (Bahadur's representation of the
+        median and Stein's lemma), so Var = Var(median Y) - b^2/k = Var(median Y) - c_x, and
+        Var(median Y) = median_factor(k)/(pi/2) / (4 k f(0)^2), f the density of Y at 0 (the sample
+        median's asymptotic variance, David and Nagaraja, Order Statistics, 3rd ed. 2003, Ch. 10, scaled
+        to be exact for normal rows at every k). Normal rows give median_factor(k) n c^2 - c_x against the
+        mean readout's n c^2 - c_x; collisions the median ignores lower it. The mean readout in the same
+        model has the exact variance above."""
+        m, k, c2 = self.m, self.k, 1 / (1 - 2 * self.flip) ** 2
+        factor = median_factor(k)
         if counts is None:
-            return median_factor(k)
-        held = np.asarray(counts, dtype=np.float64)
-        mean_rows = (s2 + (held ** 2).sum() / m) / k
-        median_rows = median_factor(k) / (math.pi / 2) / (4 * k * _centre_density(s2, held, m) ** 2)
-        return median_rows / mean_rows
+            return factor * (n * c2 - n / (k * m))
+        x = check_counts(counts, self.d).astype(np.float64)
+        density = _centre_densities(k * n * c2 - n / m, x, m)
+        return factor / (math.pi / 2) / (4 * k * density ** 2) - x
 
 
 MEDIAN_NOTE = ("the count sketch's median readout has no closed-form variance: its analytic RMSE is an "
-               "approximation (asymptotic median of the rows' density, exact for normal rows; within 1% of "
-               "simulations for k >= 16, up to 20% off for k <= 4 with heavy collisions).")
+               "approximation (a model of the rows, exact for normal rows; within 1% of simulations on average "
+               "over the values for k >= 16, up to 20% off for k <= 4 with heavy collisions).")
 
 
 @lru_cache(maxsize=None)
@@ -871,21 +876,26 @@ def median_factor(k: int) -> float:
     return k * float(2 * square + 2 * product) / 4
 
 
-def _centre_density(s2: float, counts: np.ndarray, m: int) -> float:
-    """Density at 0 of N(0, s2) + sum_v e_v c_v B_v (CountSketch.median_ratio) by Fourier inversion,
-    (1/pi) int_0^inf exp(-s2 t^2/2) prod_v (1 - (1 - cos(t c_v))/m) dt on t = u/s, u in [0, 9]
-    (e^-40.5 beyond). Counts below s/50 enter through their variance c^2/m (the product's second-order
-    term); counts above 200 s only move mass far from the centre: a factor 1 - 1/m each."""
+def _centre_densities(s2: float, counts: np.ndarray, m: int) -> np.ndarray:
+    """For every value x, the density at 0 of N(0, s2) + sum_{v != x} e_v c_v B_v (_median_variance) by
+    Fourier inversion, (1/pi) int_0^inf exp(-s2 t^2/2) prod_{v != x} (1 - (1 - cos(t c_v))/m) dt on
+    t = u/s, u in [0, 9] (e^-40.5 beyond), 30 points per period of the fastest cosine. Counts below
+    s/50 enter through their variance c^2/m (the product's second-order term; their own factor is left
+    in), counts above 200 s only move mass far from the centre: a factor 1 - 1/m each. Values sharing
+    a count share a density."""
     s = math.sqrt(s2)
-    held = counts[counts > 0]
-    far, near = held[held > 200 * s], held[(held > s / 50) & (held <= 200 * s)]
-    s = math.sqrt(s2 + (held[held <= s / 50] ** 2).sum() / m)
-    values, repeats = np.unique(near, return_counts=True)
-    u = np.linspace(0.0, 9.0, max(2049, math.ceil(45 * (values.max() if values.size else 0) / s) + 1))  # 30 per period
-    log_product = np.zeros_like(u)
-    for value, times in zip(values, repeats):  # distinct counts: few
-        log_product += times * np.log1p(-(1 - np.cos(u * value / s)) / m)
-    return float(np.trapezoid(np.exp(log_product - u * u / 2), u)) / (math.pi * s) * (1 - 1 / m) ** far.size
+    tiny, far = counts <= s / 50, counts > 200 * s
+    s = math.sqrt(s2 + (counts[tiny] ** 2).sum() / m)
+    values, inverse, repeats = np.unique(counts[~tiny & ~far], return_inverse=True, return_counts=True)
+    u = np.linspace(0.0, 9.0, max(2049, math.ceil(45 * (values.max() if values.size else 0) / s) + 1))
+    own = np.log1p(-(1 - np.cos(np.outer(values, u) / s)) / m) if values.size else np.zeros((0, u.size))
+    log_all = repeats @ own - u * u / 2
+    scale = (1 - 1 / m) ** far.sum() / (math.pi * s)
+    every = float(np.trapezoid(np.exp(log_all), u)) * scale
+    out = np.full(counts.shape, every)
+    out[far] = every / (1 - 1 / m)
+    out[~tiny & ~far] = (np.trapezoid(np.exp(log_all - own), u, axis=1) * scale)[inverse]
+    return out
 
 
 def split_budget_rmse(counts, eps: float, rng: np.random.Generator, reports=(1, 2, 5),
