@@ -12,7 +12,7 @@ from scipy import stats
 from ldpcore.errors import InputError
 from ldpcore.oracles.sketches import (
     CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _iid_binomial, _iid_poisson,
-    _uniform_multinomial, median_factor, split_budget_rmse)
+    _fwht_rows, _uniform_multinomial, median_factor, split_budget_rmse)
 
 COUNTS = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
 CLASSES = [CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch]
@@ -374,3 +374,17 @@ def test_unbiased_over_the_hash_draws_for_every_value(cls):
     fixed = _build(cls, 4.0, counts.size, k=3, m=8, seed=0)
     est = np.array([fixed.estimate(fixed.sample_aggregate(counts, rng), n) for _ in range(reps)])
     assert (np.abs(est.mean(axis=0) - counts) > 4.5 * se).sum() >= 3
+
+
+@pytest.mark.parametrize("cls,kw", [(HadamardCountMeanSketch, {}), (CountSketch, {"combine": "mean"}),
+                                    (CountSketch, {"combine": "median"})])
+def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
+    """Up to 16 values the Hadamard readout transforms only their cells (a Kronecker split of H, in
+    float64); it must give what transforming every row in integers gives."""
+    counts = np.array([900, 0, 31, 4000, 7, 250, 0, 66, 12, 5], dtype=np.int64)
+    sketch = cls.from_eps(3.0, counts.size, k=37, m=256, seed=5, **kw)
+    reports = sketch.sample_aggregate(counts, np.random.default_rng(1))
+    scale, n = 1 / (1 - 2 * sketch.flip), int(counts.sum())
+    whole = sketch._read(_fwht_rows(reports.cells.copy()), n, scale)
+    assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(whole, rel=1e-12, abs=1e-6)
+    assert sketch.estimate(reports, n) == pytest.approx(whole, rel=1e-12, abs=1e-6)

@@ -353,39 +353,6 @@ class _Sketch:
                                            f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}: "
                                            f"lower the counts (an image's scale), d, k or m.")
 
-    def _placements(self, counts: np.ndarray, rng: np.random.Generator):
-        """The true rows of every value's respondents, each picking one of the k rows uniformly:
-        (bound, chunks) with chunks an iterator of (values, rows, respondents) arrays and bound >= every
-        row's load. Values with 2k respondents or more take one Multinomial(c_v, 1/k) (drawn first,
-        all at once when that table is small, so the bound is their largest row load plus every
-        other respondent); the others a row per respondent."""
-        small = np.flatnonzero((counts > 0) & (counts < 2 * self.k))
-        big, every_row, uniform = np.flatnonzero(counts >= 2 * self.k), np.arange(self.k), np.full(self.k, 1 / self.k)
-        step = max(1, _BLOCK // self.k)
-        eager = rng.multinomial(counts[big], uniform) if big.size <= step else None
-        rest = int(counts[small].sum())
-        bound = rest + int(eager.sum(axis=0).max()) if eager is not None and big.size else int(counts.sum())
-
-        def big_chunks():
-            for start in range(0, big.size, step):
-                values = big[start:start + step]
-                loads = eager if eager is not None else rng.multinomial(counts[values], uniform)
-                yield np.repeat(values, self.k), np.tile(every_row, values.size), loads.ravel()
-
-        def chunks():
-            yield from big_chunks()
-            for values in _repeat_blocks(small, counts[small]):
-                yield values, rng.integers(self.k, size=values.size), np.ones(values.size, dtype=np.int64)
-        return bound, chunks()
-
-    def _table(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Exact true row counts X (k, m): X[j, b] = row-j respondents whose value hashes to b."""
-        bound, chunks = self._placements(counts, rng)
-        table = np.zeros(self.k * self.m, dtype=_count_dtype(bound))
-        for values, rows, held in chunks:
-            np.add.at(table, rows * self.m + self.hashes.cells(values, rows), held.astype(table.dtype))
-        return table.reshape(self.k, self.m)
-
     def _rowsum(self, table: np.ndarray, signed: bool = False) -> np.ndarray:
         """sum_j [s_j(x)] table[j, h_j(x)] for every x in [d]; the rows are split over threads."""
         if self.m & (self.m - 1) == 0:
@@ -476,6 +443,39 @@ class CountMeanSketch(_Sketch):
     title = "Count-mean sketch (Apple CMS)"
     neighbouring = "replacement"
     _entries = 2
+
+    def _placements(self, counts: np.ndarray, rng: np.random.Generator):
+        """The true rows of every value's respondents, each picking one of the k rows uniformly:
+        (bound, chunks) with chunks an iterator of (values, rows, respondents) arrays and bound >= every
+        row's load. Values with 2k respondents or more take one Multinomial(c_v, 1/k) (drawn first,
+        all at once when that table is small, so the bound is their largest row load plus every
+        other respondent); the others a row per respondent."""
+        small = np.flatnonzero((counts > 0) & (counts < 2 * self.k))
+        big, every_row, uniform = np.flatnonzero(counts >= 2 * self.k), np.arange(self.k), np.full(self.k, 1 / self.k)
+        step = max(1, _BLOCK // self.k)
+        eager = rng.multinomial(counts[big], uniform) if big.size <= step else None
+        rest = int(counts[small].sum())
+        bound = rest + int(eager.sum(axis=0).max()) if eager is not None and big.size else int(counts.sum())
+
+        def big_chunks():
+            for start in range(0, big.size, step):
+                values = big[start:start + step]
+                loads = eager if eager is not None else rng.multinomial(counts[values], uniform)
+                yield np.repeat(values, self.k), np.tile(every_row, values.size), loads.ravel()
+
+        def chunks():
+            yield from big_chunks()
+            for values in _repeat_blocks(small, counts[small]):
+                yield values, rng.integers(self.k, size=values.size), np.ones(values.size, dtype=np.int64)
+        return bound, chunks()
+
+    def _table(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact true row counts X (k, m): X[j, b] = row-j respondents whose value hashes to b."""
+        bound, chunks = self._placements(counts, rng)
+        table = np.zeros(self.k * self.m, dtype=_count_dtype(bound))
+        for values, rows, held in chunks:
+            np.add.at(table, rows * self.m + self.hashes.cells(values, rows), held.astype(table.dtype))
+        return table.reshape(self.k, self.m)
 
     def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
         """Exact draw of the reported 1s, Bin(X, 1-f) + Bin(n_j - X, f) per cell given the true
@@ -830,7 +830,7 @@ class CountSketch(HadamardCountMeanSketch):
         c_x (k-1), summing to 0 over the rows), e_j the privacy noise of every report (independent
         across rows), C_j = sum_{v != x} e_v c_v B_v the collisions (B_v ~ Bernoulli(1/m), e_v = +-1,
         fully random hashes). With a normal, a_j = b (Z_j - Zbar), Y_j = b Z_j + e_j + C_j is iid of
-        variance S^2 = k n c^2 - (n - c_x)/m (c = 1/(1-2f)) plus the collisions', and
+        variance S^2 = k n c^2 - (n - c_x)/m ~ k n c^2 - n/m (c = 1/(1-2f)) plus the collisions', and
         median(R) - c_x = median(Y) - b Zbar. Cov(median(Y), Zbar) = b/k (Bahadur's representation of the
         median and Stein's lemma), so Var = Var(median Y) - b^2/k = Var(median Y) - c_x, and
         Var(median Y) = median_factor(k)/(pi/2) / (4 k f(0)^2), f the density of Y at 0 (the sample
