@@ -72,14 +72,14 @@ def test_the_bound_on_the_realised_eps_is_the_resolution_over_the_smallest_proba
 @pytest.mark.parametrize("name", list(ENCODINGS))
 def test_every_encoding_takes_its_largest_eps_and_refuses_beyond_with_one_message(name):
     """plan() in the eps_l direction: at the limit the oracle builds; above it one InputError naming it.
-    The limit does not depend on n, so a large n keeps every accountant valid."""
+    The limit does not depend on n, so a large n keeps every accountant valid. (O)LH-type encodings on
+    their automatic hash ranges keep 1 - p near 1/2 and have no limit: they are checked on a given g.)"""
     encoding, d, n, delta = ENCODINGS[name], 4, 10**12, 1e-6
-    params = {"k": 16, "m": 64} if "k" in encoding.param_names else {}
+    params = {"k": 16, "m": 64} if "k" in encoding.param_names else {"g": 4} if "g" in encoding.param_names else {}
     limit = encoding.eps_limit(d, ProtocolSpec(eps_c=1.0, encoding=name, params=params).param_dict)
-    if math.isinf(limit):  # SOLH and MURS on the bound's own hash range keep 1 - p near 1/3
-        assert name in ("solh", "murs")
-        return
     assert 18 < limit < 40
+    assert math.isinf(encoding.eps_limit(d, {**ProtocolSpec(eps_c=1.0, encoding=name).param_dict, "g": 0})) == (
+        name in ("olh", "solh", "murs"))
     spec = ProtocolSpec(eps_c=None, eps_l=limit, delta=delta, encoding=name, params=params)
     try:
         p = plan(spec, n, d)
@@ -160,3 +160,9 @@ def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
     hist = Histogram(counts=np.array([10**12, 5, 0]), name="onebig")
     with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
         run(ProtocolSpec(eps_c=1.0, delta=1e-13, encoding="grr"), hist, per_respondent=True)
+
+
+def test_a_fragment_eps_beyond_the_limit_is_refused_by_the_plan():
+    spec = ProtocolSpec(eps_c=None, eps_l=10.0, delta=1e-6, tau=4, eps_f_rule="manual", eps_f=30.0)
+    with pytest.raises(InputError, match="eps_f of One-hot .* must be at most 18.2230 \\(got 30\\)"):
+        plan(spec, 10**6, 16)

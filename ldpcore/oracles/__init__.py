@@ -158,14 +158,10 @@ def _single(cls, accountants, **kw) -> Encoding:
                     accountants, neighbouring=cls.neighbouring, **kw)
 
 
-def _range_limit(d, params) -> float:
-    """SOLH (or MURS on SOLH): GRR's limit on a given hash range g; the bound's own range (g = 0) keeps
-    1 - p near 1/3 at any eps."""
-    return GRR.largest_eps(params["g"]) if params["g"] else math.inf
-
-
 def _murs_limit(d, params) -> float:
-    return GRR.largest_eps(d or 2) if params["base"] == "grr" else _range_limit(d, params)
+    """GRR's limit on d values, or OLH's on the hash range (the bound's own range, g = 0, keeps 1 - p near
+    1/3 at any eps)."""
+    return GRR.largest_eps(d or 2) if params["base"] == "grr" else OLH.largest_eps(params["g"])
 
 
 def _whole_report(plan) -> dict:
@@ -221,7 +217,7 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     Encoding(SOLH.name, SOLH.title, lambda plan, d: SOLH.from_eps(plan.eps_b, d, _bound_range(plan)), ("solh",),
              lambda d, params: params["g"] or None, params=(HASH_RANGE,), validate=_check_range,
              details=lambda plan: {"hash_range": _bound_range(plan)},
-             eps_limit=_range_limit,
+             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
              privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
                           "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3)."),
     _single(Hadamard, GENERIC_ACCOUNTANTS),

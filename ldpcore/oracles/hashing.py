@@ -95,9 +95,9 @@ class OLH(SupportAnalyzer):
 
     @staticmethod
     def largest_eps(g: int = 0) -> float:
-        """The largest eps OLH takes: GRR.largest_eps(g) on a given range g, AUTO_RANGE_EPS_MAX with g = 0
-        (automatic; float64 realises any eps there)."""
-        return GRR.largest_eps(g) if g else AUTO_RANGE_EPS_MAX
+        """The largest eps float64 realises: GRR.largest_eps(g) on a given range g; any with g = 0 (the
+        automatic range keeps 1 - p near 1/2; from_eps stops at AUTO_RANGE_EPS_MAX for the range's size)."""
+        return GRR.largest_eps(g) if g else math.inf
 
     @property
     def collision(self) -> float:
