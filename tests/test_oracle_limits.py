@@ -163,6 +163,6 @@ def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
 
 
 def test_a_fragment_eps_beyond_the_limit_is_refused_by_the_plan():
-    spec = ProtocolSpec(eps_c=None, eps_l=10.0, delta=1e-6, tau=4, eps_f_rule="manual", eps_f=30.0)
+    spec = ProtocolSpec(eps_c=None, eps_l=5.0, delta=1e-6, tau=4, eps_f_rule="manual", eps_f=30.0)
     with pytest.raises(InputError, match="eps_f of One-hot .* must be at most 18.2230 \\(got 30\\)"):
         plan(spec, 10**6, 16)
