@@ -775,7 +775,9 @@ class CountSketch(HadamardCountMeanSketch):
     2017). T[j] estimates the signed row counts; row j reads k s_j(x) T[j, h_j(x)], unbiased for
     c_x plus collisions of zero mean over the signs. combine="mean" averages the rows (unbiased
     over the hash family, no correction needed); "median" takes their median (robust to a heavy
-    collision; approximately unbiased when the row estimates are symmetric about c_x)."""
+    collision; nearly but not exactly unbiased: the rows are not quite symmetric about c_x, and with
+    heavy collisions (k = 16, m = 64) a value's bias reaches a few hundredths of its standard
+    deviation). Its variance is modelled, not exact (_median_variance, MEDIAN_NOTE)."""
 
     combine: str = "median"
 
