@@ -4,6 +4,7 @@ per-respondent randomizer, exact likelihood-ratio audits, the paper's message co
 Table VII in kind."""
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,8 +12,8 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.oracles.sketches import (
-    CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _iid_binomial, _iid_poisson,
-    _fwht_rows, _uniform_multinomial, median_factor, split_budget_rmse)
+    SIMULATION_DRAWS, CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _fwht_rows,
+    _iid_binomial, _iid_poisson, _uniform_multinomial, median_factor, split_budget_rmse)
 
 COUNTS = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
 CLASSES = [CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch]
@@ -388,3 +389,14 @@ def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
     whole = sketch._read(_fwht_rows(reports.cells.copy()), n, scale)
     assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(whole, rel=1e-12, abs=1e-6)
     assert sketch.estimate(reports, n) == pytest.approx(whole, rel=1e-12, abs=1e-6)
+
+
+@pytest.mark.parametrize("cls,counts", [(HadamardCountMeanSketch, np.full(20, 3 * 10**7)),
+                                        (CountMeanSketch, np.full(250_000, 2048))])
+def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, counts):
+    """The exact samplers cost sum_x min(c_x, k m) (Hadamard sketches) or sum_x min(c_x, 2k) (bit
+    sketches) plus k m random draws, whatever n: above SIMULATION_DRAWS one message says so."""
+    sketch = cls.from_eps(5.0, counts.size)
+    limit = re.escape(f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}")
+    with pytest.raises(InputError, match=limit):
+        sketch.sample_aggregate(counts, np.random.default_rng(0))

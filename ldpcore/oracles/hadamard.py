@@ -6,9 +6,10 @@ Value v owns row v+1 and its set C_v = {j : H[v+1, j] = +1} (|C_v| = K/2, an ind
 subgroup of (Z_2)^log2 K). A respondent holding v reports one index j in [K]:
   P[j | v] = 2 e^eps/(K(e^eps+1)) for j in C_v,  2/(K(e^eps+1)) otherwise,
 i.e. j lands in C_v w.p. p = e^eps/(e^eps+1) and is uniform inside its half; eps-LDP under
-replacement, tight (float64 realises it up to eps = 18.22, ldpcore.oracles.limits). For u != v, |C_u & C_v| = K/4, so a report of another value lies in
-C_u w.p. q = 1/2: with N_u = #reports in C_u = (n + (H Y)_{u+1})/2 (fast Walsh-Hadamard
-transform of the report histogram Y), c_hat_u = (N_u - n/2)/(p - 1/2) and
+replacement, tight (float64 realises it up to eps = 18.22, ldpcore.oracles.limits). For
+u != v, |C_u & C_v| = K/4, so a report of another value lies in C_u w.p. q = 1/2: with
+N_u = #reports in C_u = (n + (H Y)_{u+1})/2 (fast Walsh-Hadamard transform of the report
+histogram Y), c_hat_u = (N_u - n/2)/(p - 1/2) and
 Var = [c_u p(1-p) + (n - c_u)/4]/(p - 1/2)^2, ~ n ((e^eps+1)/(e^eps-1))^2. One message of log2 K bits.
 
 Exact aggregate sampler, O(K log K) binomials for any n: every respondent is uniform on an

@@ -349,7 +349,7 @@ class _Sketch:
 
     def _check_draws(self, draws: float) -> None:
         """An exact simulation drawing `draws` random numbers, or InputError above SIMULATION_DRAWS."""
-        require(draws <= SIMULATION_DRAWS, f"an exact simulation of the {self.title} would draw about {draws:.3g} "
+        require(draws <= SIMULATION_DRAWS, f"an exact simulation of {self.title} would draw about {draws:.3g} "
                                            f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}: "
                                            f"lower the counts (an image's scale), d, k or m.")
 
