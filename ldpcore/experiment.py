@@ -14,12 +14,11 @@ import numpy as np
 
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
-from .errors import InputError, require
+from .errors import InputError
 from .metrics import analytic_rmse, error_metrics
 from .oracles import get_encoding
+from .oracles.limits import check_reference
 from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
-
-PER_RESPONDENT_LIMIT = 50_000_000  # cells of the per-respondent reference (oracle.reference_cells)
 
 
 @dataclass(frozen=True)
@@ -35,14 +34,20 @@ class Result:
 
     @property
     def analytic_std(self) -> float:
-        """The analytic rmse_raw: root of the mean over bins of each estimate's variance."""
+        """The analytic rmse_raw: root of the mean over bins of each estimate's variance (an approximation
+        where analytic_note says so)."""
         return analytic_rmse(self.plan.oracle(), self.plan.n, self.histogram.counts)
+
+    @property
+    def analytic_note(self) -> str:
+        """What analytic_std is short of exact ("" when exact: the count sketch's median readout says why not)."""
+        return self.plan.oracle().variance_note
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""
         return {
             "input": self.histogram.name, **self.plan.as_dict(),
-            **self.metrics, "analytic_rmse_raw": self.analytic_std,
+            **self.metrics, "analytic_rmse_raw": self.analytic_std, "analytic_rmse_raw_note": self.analytic_note,
             "seed": self.seed, "seconds": self.seconds, "spec": self.plan.spec.as_dict(),
             "shape": list(self.histogram.shape) if self.histogram.shape else None,
             "input_notes": list(self.histogram.notes),
@@ -61,9 +66,7 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
     if per_respondent:
-        cells = oracle.reference_cells(hist.n)
-        require(cells <= PER_RESPONDENT_LIMIT, f"the per-respondent path needs {cells:,} cells of memory for "
-                                               f"these reports; the limit is {PER_RESPONDENT_LIMIT:,}.")
+        check_reference(oracle, hist.n)  # before the n values are laid out
         aggregate = oracle.aggregate(oracle.randomize(respondents(hist.counts), rng))
     else:
         aggregate = oracle.sample_aggregate(hist.counts, rng)
@@ -148,7 +151,7 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                        "eps_l_1": math.inf, "neighbouring": NEIGHBOURING, "mechanism": "analytic Gaussian"}
             return Cell(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
         r = run(method.at(eps_c), hist, seed)
-        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": r.analytic_std}
+        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": r.analytic_std, "analytic_rmse_raw_note": r.analytic_note}
         return Cell(method.label, eps_c, seed, r.estimate, r.metrics, privacy)
     except InputError as exc:
         return Cell(method.label, eps_c, seed, error=str(exc))
@@ -170,14 +173,16 @@ def sweep(methods: list[Method], eps_cs, hist: Histogram, seed: int = 0, progres
 
 def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
     """The analytic curves of a method at eps_c (no simulation): eps_l_inf, eps_l_1, the root
-    mean variance of the bins' raw estimates, messages; None where the method is undefined."""
+    mean variance of the bins' raw estimates (rmse_raw_note: what it is short of exact, "" when
+    exact), messages; None where the method is undefined."""
     try:
         if method.central:
             sigma = analytic_gaussian_sigma(eps_c, method.spec.delta)
             return {"eps_c": eps_c, "eps_l_inf": math.inf, "eps_l_1": math.inf, "rmse_raw": sigma,
-                    "expected_messages": 1.0}
+                    "rmse_raw_note": "", "expected_messages": 1.0}
         p = plan(method.at(eps_c), hist.n, hist.d)
         return {"eps_c": p.eps_c, "eps_l_inf": p.eps_l_inf, "eps_l_1": p.eps_l_1,
-                "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts), "expected_messages": p.expected_messages}
+                "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts), "rmse_raw_note": p.oracle().variance_note,
+                "expected_messages": p.expected_messages}
     except InputError:
         return None

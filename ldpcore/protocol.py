@@ -8,12 +8,13 @@ the accountant, and the expected messages per respondent.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from .amplification import Amplification, Bound, get_bound
 from .errors import check_delta, check_eps, require
 from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 from .oracles import get_encoding
+from .oracles.limits import too_large
 from .oracles.onehot import flip_probability
 
 NEIGHBOURING = "removal"
@@ -141,21 +142,33 @@ class Plan:
 
 
 def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
-    """Privacy numbers for n respondents; raises InputError where the accountant is not valid."""
+    """Privacy numbers for n respondents; raises InputError where the accountant is not valid.
+
+    The local eps stays within what the encoding's probabilities realise in float64
+    (Encoding.eps_limit, ldpcore.oracles.limits): a larger eps_l is refused; an accountant's eps_l
+    above the limit is lowered to it and the plan says so (capped, with a note), certifying less
+    than the eps_c asked for."""
     require(d is None or d >= 2, f"the domain needs at least 2 bins (got d={d}).")
     encoding = get_encoding(spec.encoding)
     bound = spec.bound
     k = encoding.channel_k(d, spec.param_dict)  # the alphabet of one shuffled channel
     notes = [] if encoding.certified else [encoding.privacy_note]
+    limit = encoding.eps_limit(d, spec.param_dict)
+    what = encoding.title + ("" if d is None else f" on d={d:,} values")
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
         require(amp.valid, amp.reason)
         if amp.note:
             notes.append(amp.note)
-        if amp.capped:
+        if amp.eps0 > limit:
+            amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
+            notes.append(f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
+                         f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
+        elif amp.capped:
             notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
                          f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
     else:
+        require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
         amp = bound.forward(spec.eps_l, n, spec.delta, k)
         require(amp.valid, amp.reason)
         if amp.note:
@@ -166,6 +179,7 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     eps_l_inf = eps_l_1 = eps_b
     if spec.tau is not None:
         eps_f = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+        require(eps_f <= limit, too_large(what, eps_f, limit, "eps_f"))
         p_f = flip_probability(eps_f)
         eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
         if spec.eps_f_rule == "paper" and eps_f < 2.5:

@@ -64,8 +64,10 @@ if "fake_reports" in p:
     extra.append(f"{p['fake_reports']:,} fake reports; eps vs the server + all other respondents = "
                  + (fmt(users) if users != float("inf") else "inf (too few fakes for the blanket bound)")
                  + f", vs the server + all shufflers = {fmt(p['eps_vs_server_and_shufflers'])}")
+analytic = (f"analytic {fmt(p['analytic_rmse_raw'])}" if not p["analytic_rmse_raw_note"] else
+            f"analytic approximation {fmt(p['analytic_rmse_raw'])}: {p['analytic_rmse_raw_note']}")
 st.caption(f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt(m['rmse_raw'])} "
-           f"(analytic {fmt(p['analytic_rmse_raw'])}); total variation {m['tv']:.4f}"
+           f"({analytic}); total variation {m['tv']:.4f}"
            + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
            + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}.")
 

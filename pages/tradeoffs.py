@@ -12,7 +12,8 @@ page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Trade-offs")
 st.caption("Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
-           "hash family for sketches); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+           "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
+           "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
            "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
            "does not certify that eps_c.")
 inp = data_sidebar()

@@ -53,6 +53,21 @@ def test_per_respondent_path_runs_for_every_encoding(encoding):
     assert np.isfinite(r.metrics["rmse_raw"])
 
 
+@pytest.mark.parametrize("encoding", SKETCHES)
+def test_sketch_runs_draw_their_hash_functions_from_the_run_seed(small_horse, encoding):
+    """plan() builds sketches without a hash seed: run(seed=s) draws the hash functions from s, so the
+    same seed reproduces the run exactly and different seeds hash differently."""
+    spec = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding=encoding, params=small(encoding))
+    a, b, c = (run(spec, small_horse, seed=s) for s in (3, 3, 4))
+    assert np.array_equal(a.estimate, b.estimate) and not np.array_equal(a.estimate, c.estimate)
+    oracle = a.plan.oracle()
+    assert oracle.seed is None
+    seeds = [oracle.sample_aggregate(small_horse.counts, np.random.default_rng(s)).seed for s in (3, 4)]
+    assert seeds[0] != seeds[1]
+    reports = oracle.sample_aggregate(small_horse.counts, np.random.default_rng(3))
+    assert np.array_equal(oracle.estimate(reports, small_horse.n), a.estimate)  # the run's own hash functions
+
+
 def test_solh_picks_the_hash_range_with_eps_l_as_in_the_spec():
     """spec/frequency_oracles.md: eps_c=0.5, n=1e6, delta=1e-9 -> A = 833.806, d' = 278, eps_l = 6.3222."""
     p = plan(ProtocolSpec(eps_c=0.5, delta=1e-9, encoding="solh"), 10**6, 10_000)
@@ -168,6 +183,24 @@ def test_cli_oracles_and_run_encoding():
                           "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
     rec = json.loads(out.stdout)
     assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is True
+    assert rec["analytic_rmse_raw_note"] == ""  # the mean readout's variance is exact
+
+
+def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(small_horse):
+    """Wherever analytic_rmse_raw is reported (the run record, evaluate's cells, analytic curves) the
+    median readout carries its note; exact variances carry none."""
+    from ldpcore.experiment import Method, analytic, evaluate
+    from ldpcore.oracles.sketches import MEDIAN_NOTE
+    median = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch"))
+    assert run(median, small_horse, seed=1).as_dict()["analytic_rmse_raw_note"] == MEDIAN_NOTE
+    assert "approximation" in MEDIAN_NOTE
+    cell = evaluate(Method("cs", median), 1.0, small_horse, seed=1)
+    assert cell.privacy["analytic_rmse_raw_note"] == MEDIAN_NOTE
+    assert analytic(Method("cs", median), 1.0, small_horse)["rmse_raw_note"] == MEDIAN_NOTE
+    mean = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch", combine="mean"))
+    for spec in (mean, ProtocolSpec(eps_c=1.0, delta=1e-6), ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="hcms",
+                                                                         params=small("hcms"))):
+        assert analytic(Method("x", spec), 1.0, small_horse)["rmse_raw_note"] == ""
 
 
 @pytest.mark.parametrize("k", [None, 50, 5000])

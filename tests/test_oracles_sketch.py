@@ -4,6 +4,7 @@ per-respondent randomizer, exact likelihood-ratio audits, the paper's message co
 Table VII in kind."""
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,14 +12,15 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.oracles.sketches import (
-    CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _iid_binomial,
-    split_budget_rmse)
+    SIMULATION_DRAWS, CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _fwht_rows,
+    _iid_binomial, _iid_poisson, _uniform_multinomial, median_factor, split_budget_rmse)
 
 COUNTS = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
 CLASSES = [CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch]
 
 
 def _build(cls, eps, d, k, m, seed=3):
+    """A sketch with fixed hash functions (seed) unless seed=None (drawn per run, as plan() builds them)."""
     kw = {"combine": "mean"} if cls is CountSketch else {}
     return cls.from_eps(eps, d, k=k, m=m, seed=seed, **kw)
 
@@ -82,7 +84,7 @@ def test_variance_is_the_mse_over_the_hash_family(cls):
     assert sketches[0].variance(n) == pytest.approx(sketches[0].variance(n, np.zeros_like(counts))[0])
 
 
-def test_count_sketch_median_is_nearly_unbiased_with_pi_over_2_the_mean_variance():
+def test_count_sketch_median_is_nearly_unbiased_with_its_modelled_variance():
     """Without collisions the median's only bias is the rows' asymmetry (tiny with ~400 reports per
     row); a collision in one row shifts it by about one order-statistic gap (its documented bias)."""
     counts = np.array([400, 0, 1500, 80, 3000, 650, 20, 900], dtype=np.int64) * 4
@@ -94,6 +96,37 @@ def test_count_sketch_median_is_nearly_unbiased_with_pi_over_2_the_mean_variance
     var = sketch.variance(n, counts)
     assert np.all(np.abs(err.mean(axis=0)) < 4 * np.sqrt(var / reps))
     assert (err ** 2).mean() / var.mean() == pytest.approx(1, abs=0.1)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 16, 65])
+def test_median_factor_is_k_times_the_variance_of_the_median_of_k_normals(k):
+    """Against 100,000 medians of k standard normals (the mean of the middle two for even k); the
+    tolerance is 4.5 standard errors of a sample variance, sqrt(2/R) relative."""
+    rows = np.random.default_rng(k).standard_normal((100_000, k))
+    measured = k * np.median(rows, axis=1).var()
+    assert measured == pytest.approx(median_factor(k), rel=4.5 * math.sqrt(2 / rows.shape[0]))
+    assert median_factor(4096) == pytest.approx(math.pi / 2, rel=1e-3)
+
+
+@pytest.mark.parametrize("shape,ratio_range", [("flat", (1.5, 1.6)), ("heavy", (0.6, 1.45)), ("dominant", (0.05, 0.3))])
+def test_count_sketch_median_variance_matches_the_measured_mse(shape, ratio_range):
+    """k = 64, m = 1,024, hash functions drawn per run: the median readout's measured MSE against
+    `variance`, within the model's 1% plus 4 standard errors of the mean of the squared errors. Flat
+    counts give near-normal rows (median_factor(64) = 1.537 times the mean readout's MSE); heavy-tailed
+    counts collide hard, which the median ignores (with two dominant values, the mean readout's error
+    of the small ones is mostly collisions with them); a dominant value's rows share its fixed total,
+    which the mean readout cancels and the median only partly. pi/2 times the mean readout's variance,
+    the former rule, is off by up to 14x."""
+    rng = np.random.default_rng(0)
+    counts = {"flat": rng.integers(0, 500, 2000), "heavy": (rng.pareto(1.0, 2000) * 50).astype(np.int64),
+              "dominant": np.concatenate([[10**6, 3 * 10**5], np.full(100, 50)])}[shape]
+    sketch = CountSketch.from_eps(6.0, counts.size, k=64, m=1024)
+    n, reps = int(counts.sum()), 100
+    sq = np.array([(sketch.estimate(sketch.sample_aggregate(counts, rng), n) - counts) ** 2 for _ in range(reps)])
+    var = sketch.variance(n, counts)
+    assert sq.mean() / var.mean() == pytest.approx(1, abs=0.01 + 4 * sq.std() / math.sqrt(sq.size) / sq.mean())
+    mean = CountSketch.from_eps(6.0, counts.size, k=64, m=1024, combine="mean").variance(n, counts)
+    assert ratio_range[0] < var.mean() / mean.mean() < ratio_range[1]
 
 
 def _cells_agree(fast, slow):
@@ -141,9 +174,9 @@ def test_iid_binomial_sampler_has_the_binomial_law(n, p):
     assert stats.chisquare(f_obs[f_exp > 0], f_exp[f_exp > 0]).pvalue > 1e-3
 
 
-def _bit_reports(k, m):
+def _bit_reports(seed, k, m):
     rows, bits = zip(*[(j, b) for j in range(k) for b in itertools.product([False, True], repeat=m)])
-    return np.array(rows), np.array(bits)
+    return seed, np.array(rows), np.array(bits)
 
 
 @pytest.mark.parametrize("cls,removal,replacement", [
@@ -155,9 +188,9 @@ def test_audit_exact_likelihood_ratios(cls, removal, replacement):
     eps, d, k, m = 1.7, 5, 3, 4
     sketch = _build(cls, eps, d, k, m, seed=2)
     if removal is None:
-        reports = tuple(np.array(r) for r in zip(*itertools.product(range(k), range(m), [False, True])))
+        reports = (2,) + tuple(np.array(r) for r in zip(*itertools.product(range(k), range(m), [False, True])))
     else:
-        reports = _bit_reports(k, m)
+        reports = _bit_reports(2, k, m)
     logs = [sketch.report_log_prob(x, reports) for x in range(d)]
     assert all(np.exp(lp).sum() == pytest.approx(1.0, abs=1e-12) for lp in logs)
     assert max(np.abs(a - b).max() for a in logs for b in logs) == pytest.approx(replacement * eps, abs=1e-9)
@@ -169,9 +202,10 @@ def test_audit_exact_likelihood_ratios(cls, removal, replacement):
 
 def test_randomizer_frequencies_match_the_exact_report_probabilities():
     sketch = CountSketch.from_eps(1.2, 6, k=2, m=4, seed=4)
-    reports = tuple(np.array(r) for r in zip(*itertools.product(range(2), range(4), [False, True])))
+    reports = (4,) + tuple(np.array(r) for r in zip(*itertools.product(range(2), range(4), [False, True])))
     probs = np.exp(sketch.report_log_prob(5, reports))
-    rows, coefs, plus = sketch.randomize(np.full(40_000, 5), np.random.default_rng(6))
+    seed, rows, coefs, plus = sketch.randomize(np.full(40_000, 5), np.random.default_rng(6))
+    assert seed == 4
     observed = np.bincount((rows * 4 + coefs) * 2 + plus, minlength=16)
     assert stats.chisquare(observed, probs * 40_000).pvalue > 1e-3
 
@@ -247,3 +281,122 @@ def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
     horse = load_dataset("horse")
     rmse = split_budget_rmse(horse.counts, eps, np.random.default_rng(7), reports=(1, 2, 5), k=1024, m=65536)
     assert rmse[1] < rmse[2] < rmse[5], rmse
+
+
+def test_uniform_multinomial_has_the_multinomial_law_exactly():
+    """Every composition of 24 balls in 3 cells against the multinomial pmf; the Poisson start lands
+    below the total (balls added) and above it (balls removed) both, and both paths are exact."""
+    rng, total, cells, reps = np.random.default_rng(13), 24, 3, 30_000
+    draws = np.array([_uniform_multinomial(total, cells, rng) for _ in range(reps)])
+    assert (draws.sum(axis=1) == total).all()
+    keys, observed = np.unique(draws, axis=0, return_counts=True)
+    expected = stats.multinomial.pmf(keys, total, np.full(cells, 1 / cells)) * reps
+    keep = expected >= 5
+    f_obs = np.append(observed[keep], reps - observed[keep].sum())
+    f_exp = np.append(expected[keep], reps - expected[keep].sum())
+    assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
+    # both corrections happen at this size: the Poisson sum falls on either side of the total
+    sums = [_iid_poisson((total - math.sqrt(total)) / cells, cells, rng).sum() for _ in range(2000)]
+    assert min(sums) < total < max(sums)
+
+
+@pytest.mark.parametrize("lam", [0.7, 30.0, 16_384.0])
+def test_iid_poisson_sampler_has_the_poisson_law(lam):
+    draws = _iid_poisson(lam, 200_000, np.random.default_rng(9))
+    support = np.arange(draws.min(), draws.max() + 1)
+    pmf = stats.poisson.pmf(support, lam)
+    keep = pmf * draws.size >= 5
+    observed = np.bincount(draws - support[0], minlength=support.size)
+    f_obs = np.append(observed[keep], observed[~keep].sum())
+    f_exp = np.append(pmf[keep], 1 - pmf[keep].sum()) * draws.size
+    assert stats.chisquare(f_obs[f_exp > 0], f_exp[f_exp > 0]).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("cls", [HadamardCountMeanSketch, CountSketch])
+def test_hadamard_sketch_multinomial_fields_agree_with_the_per_respondent_randomizer(cls):
+    """With k m / 2 = 8, value 0's kept reports (about 10) and the row-uniform others (about 50) are
+    drawn as multinomial fields, not report by report: same law as the per-respondent reference."""
+    counts = np.array([60, 0, 5, 3], dtype=np.int64)
+    sketch = _build(cls, 0.5, counts.size, k=2, m=8)
+    values, reps = np.repeat(np.arange(counts.size), counts), 3000
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(2)
+    fast = np.array([np.concatenate([(a := sketch.sample_aggregate(counts, rng_a)).loads, a.cells.ravel()])
+                     for _ in range(reps)])
+    slow = np.array([np.concatenate([(a := sketch.aggregate(sketch.randomize(values, rng_b))).loads,
+                                     a.cells.ravel()]) for _ in range(reps)])
+    _cells_agree(fast, slow)
+
+
+def test_hadamard_sketch_of_a_huge_count_is_exact_in_its_first_moments():
+    """[2^40, 5, 0]: the simulation draws k m multinomial cells, not 2^40 reports. Row loads (about 2^30)
+    sum to n and fit the int32 cells, every cell is within its row's load, and the estimates are
+    within five analytic standard deviations (1.05e6 at eps 10)."""
+    counts = np.array([2**40, 5, 0], dtype=np.int64)
+    sketch = HadamardCountMeanSketch.from_eps(10.0, 3, k=1024, m=64)
+    reports = sketch.sample_aggregate(counts, np.random.default_rng(4))
+    assert reports.loads.sum() == counts.sum() and reports.cells.dtype == np.int32
+    assert (np.abs(reports.cells).max(axis=1) <= reports.loads).all()
+    est = sketch.estimate(reports, int(counts.sum()))
+    assert np.all(np.abs(est - counts) < 5 * np.sqrt(sketch.variance(int(counts.sum()), counts)))
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_the_run_seed_draws_the_hash_functions(cls):
+    """seed=None (as plan() builds sketches): the generator draws the hash functions, so the same seed
+    reproduces the run exactly and another seed hashes differently."""
+    counts = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
+    sketch = _build(cls, 3.0, counts.size, k=4, m=8, seed=None)
+    n = int(counts.sum())
+    a, b, c = (sketch.sample_aggregate(counts, np.random.default_rng(s)) for s in (5, 5, 6))
+    assert a.seed == b.seed != c.seed
+    assert np.array_equal(a.cells, b.cells) and np.array_equal(sketch.estimate(a, n), sketch.estimate(b, n))
+    keys = np.arange(1000)
+    assert not np.array_equal(sketch.with_hashes(a.seed).hashes.cells(keys, 0),
+                              sketch.with_hashes(c.seed).hashes.cells(keys, 0))
+    # reports carry their hash seed; a sketch with fixed hashes refuses reports made with others
+    seed, *_ = sketch.randomize(np.array([0, 3, 3]), np.random.default_rng(5))
+    assert seed == a.seed
+    with pytest.raises(InputError, match="made with hash seed"):
+        _build(cls, 3.0, counts.size, k=4, m=8, seed=a.seed + 1).estimate(a, n)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_unbiased_over_the_hash_draws_for_every_value(cls):
+    """Heavy collisions (12 values, 3 rows of 8 cells): with the hash functions drawn per run, every
+    value's mean estimate over runs is within 4.5 standard errors of its count (the per-value MSE over
+    hashes and noise, `variance`, Bonferroni over 12 values); with one fixed hash family most values
+    carry a collision bias far beyond that."""
+    counts = np.array([30, 5, 0, 80, 12, 44, 0, 9, 60, 2, 18, 1], dtype=np.int64)
+    n, reps, rng = int(counts.sum()), 4000, np.random.default_rng(17)
+    fresh = _build(cls, 4.0, counts.size, k=3, m=8, seed=None)
+    est = np.array([fresh.estimate(fresh.sample_aggregate(counts, rng), n) for _ in range(reps)])
+    se = np.sqrt(fresh.variance(n, counts) / reps)
+    assert np.all(np.abs(est.mean(axis=0) - counts) < 4.5 * se), (est.mean(axis=0) - counts) / se
+    fixed = _build(cls, 4.0, counts.size, k=3, m=8, seed=0)
+    est = np.array([fixed.estimate(fixed.sample_aggregate(counts, rng), n) for _ in range(reps)])
+    assert (np.abs(est.mean(axis=0) - counts) > 4.5 * se).sum() >= 3
+
+
+@pytest.mark.parametrize("cls,kw", [(HadamardCountMeanSketch, {}), (CountSketch, {"combine": "mean"}),
+                                    (CountSketch, {"combine": "median"})])
+def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
+    """Up to 16 values the Hadamard readout transforms only their cells (a Kronecker split of H, in
+    float64); it must give what transforming every row in integers gives."""
+    counts = np.array([900, 0, 31, 4000, 7, 250, 0, 66, 12, 5], dtype=np.int64)
+    sketch = cls.from_eps(3.0, counts.size, k=37, m=256, seed=5, **kw)
+    reports = sketch.sample_aggregate(counts, np.random.default_rng(1))
+    scale, n = 1 / (1 - 2 * sketch.flip), int(counts.sum())
+    whole = sketch._read(_fwht_rows(reports.cells.copy()), n, scale)
+    assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(whole, rel=1e-12, abs=1e-6)
+    assert sketch.estimate(reports, n) == pytest.approx(whole, rel=1e-12, abs=1e-6)
+
+
+@pytest.mark.parametrize("cls,counts", [(HadamardCountMeanSketch, np.full(20, 3 * 10**7)),
+                                        (CountMeanSketch, np.full(250_000, 2048))])
+def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, counts):
+    """The exact samplers cost sum_x min(c_x, k m) (Hadamard sketches) or sum_x min(c_x, 2k) (bit
+    sketches) plus k m random draws, whatever n: above SIMULATION_DRAWS one message says so."""
+    sketch = cls.from_eps(5.0, counts.size)
+    limit = re.escape(f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}")
+    with pytest.raises(InputError, match=limit):
+        sketch.sample_aggregate(counts, np.random.default_rng(0))

@@ -36,8 +36,12 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
         line = [c for c in curves[m.label] if c is not None]
         ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
         xs = [c["eps_c"] for c in line]
-        rmse.add_trace(go.Scatter(x=xs, y=[c["rmse_raw"] for c in line], mode="lines", line=dict(color=color),
-                                  name=m.label, legendgroup=m.label, hovertemplate="analytic std (raw): %{y:.4g}"))
+        approximate = any(c["rmse_raw_note"] for c in line)  # dashed: the count sketch's median readout
+        rmse.add_trace(go.Scatter(x=xs, y=[c["rmse_raw"] for c in line], mode="lines",
+                                  line=dict(color=color, dash="dash" if approximate else None),
+                                  name=m.label + (" (analytic line: approximation)" if approximate else ""),
+                                  legendgroup=m.label, hovertemplate=("approximate " if approximate else "")
+                                  + "analytic std (raw): %{y:.4g}"))
         rmse.add_trace(go.Scatter(x=[c.privacy['eps_c'] for c in ok], y=[c.metrics["rmse_raw"] for c in ok], mode="markers",
                                   marker=dict(color=color, symbol="circle-open", size=9), showlegend=False,
                                   name=m.label, legendgroup=m.label, hovertemplate="measured RMSE (raw): %{y:.4g}"))

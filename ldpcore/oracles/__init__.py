@@ -86,7 +86,9 @@ class Encoding:
     lower end (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its
     own); details(plan) adds encoding-specific numbers to the record (d may be None);
     validate(values) checks the parameters together; hidden(values) names the parameters
-    that do not apply to these values (a form need not ask for them).
+    that do not apply to these values (a form need not ask for them); eps_limit(d, params)
+    is the largest local eps the oracle takes (ldpcore.oracles.limits; d=None: the limit at
+    the smallest domain, d = 2, where it depends on d).
     """
 
     name: str
@@ -103,6 +105,7 @@ class Encoding:
     details: Callable = lambda plan: {}  # plan -> encoding-specific numbers for the record
     validate: Callable[[dict], None] = lambda values: None
     hidden: Callable[[dict], set] = lambda values: set()
+    eps_limit: Callable[[int | None, dict], float] = lambda d, params: math.inf
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -148,9 +151,17 @@ SKETCH = (SKETCH_ROWS, SKETCH_WIDTH)
 
 
 def _single(cls, accountants, **kw) -> Encoding:
-    """An oracle calibrated from the plan's local eps: cls.from_eps(eps_b, d, **its parameters)."""
+    """An oracle calibrated from the plan's local eps: cls.from_eps(eps_b, d, **its parameters); its
+    eps_limit is cls.largest_eps() unless given."""
+    kw.setdefault("eps_limit", lambda d, params: cls.largest_eps())
     return Encoding(cls.name, cls.title, lambda plan, d: cls.from_eps(plan.eps_b, d, **plan.spec.param_dict),
                     accountants, neighbouring=cls.neighbouring, **kw)
+
+
+def _murs_limit(d, params) -> float:
+    """GRR's limit on d values, or OLH's on the hash range (the bound's own range, g = 0, keeps 1 - p near
+    1/3 at any eps)."""
+    return GRR.largest_eps(d or 2) if params["base"] == "grr" else OLH.largest_eps(params["g"])
 
 
 def _whole_report(plan) -> dict:
@@ -196,14 +207,17 @@ def _murs_alphabet(d, params):
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     Encoding("onehot", "One-hot (k-RAPPOR), attribute fragments",
              lambda plan, d: OneHot(d=d, p_b=plan.p_b, tau=plan.spec.tau, p_f=plan.p_f),
-             BINARY_RR_ACCOUNTANTS, lambda d, params: 2, neighbouring="removal", fragments=True),
-    _single(GRR, GRR_ACCOUNTANTS, channel_k=lambda d, params: d),
+             BINARY_RR_ACCOUNTANTS, lambda d, params: 2, neighbouring="removal", fragments=True,
+             eps_limit=lambda d, params: OneHot.largest_eps()),
+    _single(GRR, GRR_ACCOUNTANTS, channel_k=lambda d, params: d, eps_limit=lambda d, params: GRR.largest_eps(d or 2)),
     _single(OUE, GENERIC_ACCOUNTANTS),
     _single(SUE, GENERIC_ACCOUNTANTS),
-    _single(OLH, GENERIC_ACCOUNTANTS, params=(HASH_RANGE,), validate=_check_range, details=_olh_range),
+    _single(OLH, GENERIC_ACCOUNTANTS, params=(HASH_RANGE,), validate=_check_range, details=_olh_range,
+            eps_limit=lambda d, params: OLH.largest_eps(params["g"])),
     Encoding(SOLH.name, SOLH.title, lambda plan, d: SOLH.from_eps(plan.eps_b, d, _bound_range(plan)), ("solh",),
              lambda d, params: params["g"] or None, params=(HASH_RANGE,), validate=_check_range,
              details=lambda plan: {"hash_range": _bound_range(plan)},
+             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
              privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
                           "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3)."),
     _single(Hadamard, GENERIC_ACCOUNTANTS),
@@ -213,7 +227,8 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
              privacy_note="MURS (seeds/003 Theorem 4): eps_c is eps_1 against the server, from the blanket of the "
                           "other reports and the fakes; against the server and all other respondents only the "
                           "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
-             bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]), details=_murs_details),
+             bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]), details=_murs_details,
+             eps_limit=_murs_limit),
     _single(FragmentedSketch, BINARY_RR_ACCOUNTANTS, channel_k=lambda d, params: 2, params=SKETCH,
             validate=_check_cells, certified=False, privacy_note=FragmentedSketch.privacy_note,
             details=_whole_report),

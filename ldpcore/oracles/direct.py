@@ -10,6 +10,9 @@ Exact aggregate (blanket decomposition, Balle et al. 2019): GRR(v) = (1-gamma) d
 gamma Uniform[d] with 1 - gamma = p - q, so kept_v ~ Bin(c_v, p-q) respondents report
 the truth and the other n - sum(kept) a uniform value: Multinomial(n - sum kept, 1/d).
 
+Float64 realises GRR's eps only while 1 - p = (d-1) q stays well above 2^-53 (limits): from_eps
+refuses larger eps, naming GRR.largest_eps(d) (19.38 at d = 4, 18.22 at d = 2).
+
 Shuffled GRR (seeds/003 Theorem 1, Balle et al. Theorem 3.1): eps_c =
 sqrt(14 ln(2/delta)(e^eps_l + d - 1)/(n-1)), so e^eps_l = A - d + 1 with
 A = (n-1) eps_c^2/(14 ln(2/delta)); valid for eps_c <= min(1, 14 ln(2/delta)/27).
@@ -25,6 +28,7 @@ import numpy as np
 from .. import amplification
 from ..amplification import blanket_limit
 from ..errors import check_delta, check_eps, check_whole, require
+from .limits import check_realised, check_reference, largest_eps
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
@@ -42,6 +46,8 @@ class SupportAnalyzer:
     w.p. p and any other value w.p. q (spec/frequency_oracles.md): one message per respondent,
     c_hat_v = (N_v - n q)/(p - q) from the support counts N_v, and
     Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
+
+    variance_note: ClassVar[str] = ""  # the variance is exact
 
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
@@ -63,7 +69,8 @@ class SupportAnalyzer:
         return 1.0
 
     def reference_cells(self, n: int) -> int:
-        """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table)."""
+        """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table, a unary
+        report d bits); GRR and Hadamard response, whose reports are one index, state their own."""
         return n * self.d
 
 
@@ -104,11 +111,29 @@ class GRR(SupportAnalyzer):
         check_domain(self.d)
         require(0 < self.q < self.p and math.isclose(self.p + (self.d - 1) * self.q, 1, rel_tol=1e-12),
                 f"GRR needs 0 < q < p with p + (d-1) q = 1 (got p={self.p:g}, q={self.q:g}, d={self.d}).")
+        self.check_realised(self.eps, self.d, (self.d - 1) * self.q)
+
+    @staticmethod
+    def smallest_at(eps: float, d: int) -> float:
+        """1 - p = (d-1)/(e^eps + d - 1), the smallest probability GRR's law depends on."""
+        t = (d - 1) * math.exp(-eps)
+        return t / (1 + t)
+
+    @classmethod
+    def check_realised(cls, eps: float, d: int, smallest: float) -> None:
+        """InputError naming GRR.largest_eps(d) unless float64 realises eps with 1 - p = smallest."""
+        check_realised(f"GRR on d={d} values", eps, smallest, lambda e: cls.smallest_at(e, d))
+
+    @classmethod
+    def largest_eps(cls, d: int) -> float:
+        """The largest eps float64 realises for GRR on d values (limits)."""
+        return largest_eps(lambda eps: cls.smallest_at(eps, d))
 
     @classmethod
     def from_eps(cls, eps: float, d: int) -> GRR:
         """p = e^eps/(e^eps + d - 1) (Wang et al. 2017, Eq. (1) of seeds/003)."""
         eps, d = check_eps(eps, "eps"), check_domain(d)
+        cls.check_realised(eps, d, cls.smallest_at(eps, d))
         scale = 1 + (d - 1) * math.exp(-eps)  # (e^eps + d - 1)/e^eps, finite for any eps
         return cls(d, 1 / scale, math.exp(-eps) / scale)
 
@@ -135,9 +160,14 @@ class GRR(SupportAnalyzer):
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: keep v w.p. p, else a uniform one of the d-1 other values."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         other = (values + rng.integers(1, self.d, size=values.shape)) % self.d
         return np.where(rng.random(values.shape) < self.p, values, other)
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: one index per report and the d-bin histogram."""
+        return n + self.d
 
     def aggregate(self, reports: np.ndarray) -> np.ndarray:
         """The shuffled multiset as a histogram over [d]."""

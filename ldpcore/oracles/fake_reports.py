@@ -24,6 +24,7 @@ from ..amplification import EPS0_MIN, Bound, solh_hash_range
 from ..errors import check_delta, check_eps, check_whole, require
 from .direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from .hashing import OLH, SOLH
+from .limits import check_reference
 
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay
@@ -90,6 +91,7 @@ class MURS:
     name: ClassVar[str] = "murs"
     title: ClassVar[str] = "Multiple shufflers with fake reports (MURS)"
     neighbouring: ClassVar[str] = "replacement"
+    variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
         require(isinstance(self.oracle, (GRR, OLH)), "MURS needs a GRR or (S)OLH oracle.")
@@ -147,6 +149,7 @@ class MURS:
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Reference: the respondents' reports and n_u randomized uniform fake inputs, shuffled."""
+        check_reference(self, np.size(values))
         inputs = np.concatenate([np.asarray(values, dtype=np.int64), rng.integers(self.d, size=self.fakes)])
         return rng.permutation(self.oracle.randomize(inputs, rng), axis=0)
 

@@ -6,9 +6,10 @@ Value v owns row v+1 and its set C_v = {j : H[v+1, j] = +1} (|C_v| = K/2, an ind
 subgroup of (Z_2)^log2 K). A respondent holding v reports one index j in [K]:
   P[j | v] = 2 e^eps/(K(e^eps+1)) for j in C_v,  2/(K(e^eps+1)) otherwise,
 i.e. j lands in C_v w.p. p = e^eps/(e^eps+1) and is uniform inside its half; eps-LDP under
-replacement, tight. For u != v, |C_u & C_v| = K/4, so a report of another value lies in
-C_u w.p. q = 1/2: with N_u = #reports in C_u = (n + (H Y)_{u+1})/2 (fast Walsh-Hadamard
-transform of the report histogram Y), c_hat_u = (N_u - n/2)/(p - 1/2) and
+replacement, tight (float64 realises it up to eps = 18.22, ldpcore.oracles.limits). For
+u != v, |C_u & C_v| = K/4, so a report of another value lies in C_u w.p. q = 1/2: with
+N_u = #reports in C_u = (n + (H Y)_{u+1})/2 (fast Walsh-Hadamard transform of the report
+histogram Y), c_hat_u = (N_u - n/2)/(p - 1/2) and
 Var = [c_u p(1-p) + (n - c_u)/4]/(p - 1/2)^2, ~ n ((e^eps+1)/(e^eps-1))^2. One message of log2 K bits.
 
 Exact aggregate sampler, O(K log K) binomials for any n: every respondent is uniform on an
@@ -28,6 +29,7 @@ from scipy.special import expit
 
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, check_domain
+from .limits import check_realised, check_reference, largest_eps
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -59,11 +61,24 @@ class Hadamard(SupportAnalyzer):
     def __post_init__(self):
         check_domain(self.d)
         require(0.5 < self.p < 1, f"Hadamard response's p must lie in (1/2, 1) (got {self.p:g}).")
+        check_realised(self.title, self.eps, 1 - self.p, self.smallest_at)
+
+    @staticmethod
+    def smallest_at(eps: float) -> float:
+        """1 - p = 1/(e^eps+1), the smallest probability of the law (limits)."""
+        return float(expit(-eps))
+
+    @classmethod
+    def largest_eps(cls) -> float:
+        """The largest eps float64 realises (limits): 18.22."""
+        return largest_eps(cls.smallest_at)
 
     @classmethod
     def from_eps(cls, eps: float, d: int) -> Hadamard:
         """p = e^eps/(e^eps+1)."""
-        return cls(check_domain(d), float(expit(check_eps(eps, "eps"))))
+        eps = check_eps(eps, "eps")
+        check_realised(cls.title, eps, cls.smallest_at(eps), cls.smallest_at)
+        return cls(check_domain(d), float(expit(eps)))
 
     @property
     def q(self) -> float:
@@ -101,10 +116,15 @@ class Hadamard(SupportAnalyzer):
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: j uniform on [K], moved into C_v (w.p. p) or out of it
         by flipping the lowest set bit of v+1 when its parity is wrong."""
+        check_reference(self, np.size(values))
         w = np.asarray(values, dtype=np.int64) + 1
         j = rng.integers(self.K, size=w.shape)
         outside = rng.random(w.shape) >= self.p
         return j ^ np.where(_parity(w & j) != outside, w & -w, 0)
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: one index per report and the K-bin histogram."""
+        return n + self.K
 
     def aggregate(self, reports: np.ndarray) -> np.ndarray:
         """The shuffled multiset as a histogram over [K]."""

@@ -10,9 +10,18 @@ N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (spec/frequency_oracles.md). OLH: g = roun
 Var ~ 4n e^eps/(e^eps-1)^2.
 
 Real-hash mode (prime=P): h(x) = ((a x + b) mod P) mod g with a in [1, P), b in [0, P)
-drawn per respondent (a 2-universal family); collisions happen w.p. 1/g - O(1/P), so the
-ideal-hash sampler and estimator are a cross-check of it to O(1/P). The analyzer's real
-cost is O(n d) hash evaluations; sample_aggregate always draws the ideal-hash law in O(d).
+drawn per respondent (Carter and Wegman, "Universal classes of hash functions", 1979). For
+keys x != y in [0, P), (a x + b, a y + b) mod P is uniform on the ordered pairs of distinct
+residues, so with P = Q g + R (R buckets of Q + 1 residues, g - R of Q) two keys collide w.p.
+  q* = [R Q (Q+1) + (g-R) Q (Q-1)] / (P (P-1))    (1/g - O(1/P); 0.206 at P = 17, g = 4),
+and a report of another value supports u w.p. q = p q* + (1-p)(1-q*)/(g-1) (= 1/g when q* =
+1/g), whatever the two values. The estimator and the variance use that q, so they are exact
+for the real family too; the support indicators of one report are only pairwise independent
+across values, so sample_aggregate's Bin(c_u, p) + Bin(n - c_u, q) is exact bin by bin, not
+jointly. The analyzer's real cost is O(n d) hash evaluations.
+
+Float64 realises OLH's eps while 1 - p = (g-1)/(e^eps+g-1) stays well above 2^-53 (limits):
+always with g = round(e^eps) + 1 (1 - p ~ 1/2), up to GRR.largest_eps(g) for a given g.
 
 SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
 (eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
@@ -31,9 +40,11 @@ import numpy as np
 
 from ..amplification import get_bound
 from ..errors import check_eps, require
-from .direct import SupportAnalyzer, blanket_a, check_domain
+from .direct import GRR, SupportAnalyzer, blanket_a, check_domain
+from .limits import check_realised, check_reference
 
 MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
+AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
 
 
 def _is_prime(m: int) -> bool:
@@ -59,6 +70,7 @@ class OLH(SupportAnalyzer):
         check_domain(self.g, "g (hash range)")
         require(self.g <= MERSENNE_31, f"g (hash range) must be at most 2^31 - 1 (got {self.g:,}).")
         require(1 / self.g < self.p < 1, f"OLH's p must lie in (1/g, 1) (got {self.p:g}, g={self.g}).")
+        self.check_realised(self.eps, self.g, 1 - self.p)
         if self.prime is not None:
             require(_is_prime(self.prime) and max(self.d, self.g) <= self.prime <= MERSENNE_31,
                     f"the hash prime must be a prime in [max(d, g), 2^31 - 1] (got {self.prime}, d={self.d}, g={self.g}).")
@@ -68,15 +80,38 @@ class OLH(SupportAnalyzer):
         """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (None or 0; Wang et al. 2017)."""
         eps = check_eps(eps, "eps")
         if not g:
-            require(eps <= 21, f"OLH's hash range round(e^eps) + 1 must stay below 2^31: eps <= 21 (got {eps:g}).")
+            require(eps <= AUTO_RANGE_EPS_MAX, f"OLH's hash range round(e^eps) + 1 must stay below 2^31: "
+                                               f"eps <= {AUTO_RANGE_EPS_MAX} (got {eps:g}).")
             g = round(math.exp(eps)) + 1
         g = check_domain(g, "g (hash range)")
+        cls.check_realised(eps, g, GRR.smallest_at(eps, g))
         return cls(check_domain(d), g, 1 / (1 + (g - 1) * math.exp(-eps)), prime)
+
+    @classmethod
+    def check_realised(cls, eps: float, g: int, smallest: float) -> None:
+        """InputError naming the largest usable eps unless float64 realises eps with 1 - p = smallest
+        (GRR on the g buckets)."""
+        check_realised(f"{cls.title} on g={g} buckets", eps, smallest, lambda e: GRR.smallest_at(e, g))
+
+    @staticmethod
+    def largest_eps(g: int = 0) -> float:
+        """The largest eps float64 realises: GRR.largest_eps(g) on a given range g; any with g = 0 (the
+        automatic range keeps 1 - p near 1/2; from_eps stops at AUTO_RANGE_EPS_MAX for the range's size)."""
+        return GRR.largest_eps(g) if g else math.inf
+
+    @property
+    def collision(self) -> float:
+        """q* = P[h(x) = h(y)] for keys x != y: 1/g for the ideal hash, the family's exact value mod prime."""
+        if self.prime is None:
+            return 1 / self.g
+        quotient, remainder = divmod(self.prime, self.g)  # P = Q g + R
+        pairs = remainder * quotient * (quotient + 1) + (self.g - remainder) * quotient * (quotient - 1)
+        return pairs / (self.prime * (self.prime - 1))
 
     @property
     def q(self) -> float:
-        """P[a report of another value supports v] = 1/g under an ideal hash."""
-        return 1 / self.g
+        """P[a report of another value supports v] = p q* + (1-p)(1-q*)/(g-1): 1/g under an ideal hash."""
+        return self.p * self.collision + self.q_bucket * (1 - self.collision)
 
     @property
     def q_bucket(self) -> float:
@@ -94,7 +129,7 @@ class OLH(SupportAnalyzer):
 
     # --- what the analyzer sees -------------------------------------------------------
     def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Exact support counts under an ideal hash: Bin(c_v, p) + Bin(n - c_v, 1/g)."""
+        """Support counts Bin(c_v, p) + Bin(n - c_v, q): exact under an ideal hash, bin by bin mod prime."""
         counts = np.asarray(counts, dtype=np.int64)
         return rng.binomial(counts, self.p) + rng.binomial(counts.sum() - counts, self.q)
 
@@ -107,6 +142,7 @@ class OLH(SupportAnalyzer):
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: int64 rows (hash seed..., y); the seed is the hash table
         h(0..d-1) under an ideal hash, else (a, b)."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         n = values.size
         if self.prime is None:
@@ -130,7 +166,7 @@ class OLH(SupportAnalyzer):
         hit = self._table(reports[..., :-1])[..., value] == reports[..., -1]
         return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
 
-    # --- communication (the analyzer: SupportAnalyzer with q* = 1/g, seeds/003 Eq. (3)) ---
+    # --- communication (the analyzer: SupportAnalyzer with q, seeds/003 Eq. (3) for q = 1/g) ---
     @property
     def bits_per_message(self) -> int:
         """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""

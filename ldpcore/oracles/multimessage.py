@@ -23,6 +23,7 @@ from scipy.special import gammaln
 from ..errors import check_delta, check_eps, check_whole, require
 from . import GRR_ACCOUNTANTS
 from .direct import GRR
+from .limits import check_reference
 from .sketches import HashFamily, binomial_window, check_counts, check_values
 
 _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
@@ -151,12 +152,14 @@ class HadamardMultiMessage:
         tuples (cost O(n (1+rho) tau d), small inputs)."""
         counts = check_counts(counts, self.d)
         if exact:
+            check_reference(self, int(counts.sum()))  # before the n values are laid out
             return self.aggregate(self.randomize(np.repeat(np.arange(self.d), counts), rng))
         total = int(counts.sum()) * (1 + self.rho)
         return counts + rng.binomial(total - counts, 2.0 ** -self.tau)
 
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference: (n, 1+rho, tau) indices in [B'], each user's tuples in random order."""
+        check_reference(self, np.size(values))
         values = check_values(values, self.d)
         own = rng.integers(self.width, size=(values.size, self.tau))
         key = values[:, None] + 1
@@ -166,6 +169,10 @@ class HadamardMultiMessage:
         tuples = np.concatenate([own[:, None], blanket], axis=1)
         order = rng.random(tuples.shape[:2]).argsort(axis=1)
         return np.take_along_axis(tuples, order[..., None], axis=1)
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-user reference: (1 + rho) tuples of tau indices per user."""
+        return n * (1 + self.rho) * self.tau
 
     def aggregate(self, reports) -> np.ndarray:
         """c_j: the tuples (of all users) inside C_j^tau. O(tuples tau d)."""
@@ -369,10 +376,15 @@ class CountMinMultiMessage:
 
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference: (n, tau, width) message counts (0, 1 or 2 per cell)."""
+        check_reference(self, np.size(values))
         values = check_values(values, self.d)
         reports = (rng.random((values.size, self.tau, self.width)) < self.q).astype(np.int64)
         reports[np.arange(values.size)[:, None], np.arange(self.tau), self._cells[:, values].T] += 1
         return reports
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-user reference: a tau x width table of message counts per user."""
+        return n * self.tau * self.width
 
     @staticmethod
     def aggregate(reports) -> np.ndarray:

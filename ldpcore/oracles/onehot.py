@@ -6,6 +6,9 @@ the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the ref
 report of an absent respondent is the randomized all-zeros vector, one bit away from
 any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (spec/esa.md).
 
+Float64 realises a flip probability's eps only while it stays well above 2^-53: eps_b and eps_f
+up to OneHot.largest_eps() = 18.22 (ldpcore.oracles.limits); larger ones are refused.
+
 Exact aggregate simulation (cost O(d) for any n and tau):
   backstop   B_j ~ Bin(c_j, 1-p_b) + Bin(n - c_j, p_b)
   fragments  N_j ~ Bin(tau B_j, 1-p_f) + Bin(tau (n - B_j), p_f)   (sum over the tau shufflers)
@@ -15,11 +18,13 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
 
 from ..errors import check_whole, require
+from .limits import check_realised, check_reference, largest_eps
 
 
 def flip_probability(eps: float) -> float:
@@ -63,11 +68,20 @@ class OneHot:
     tau: int | None = None
     p_f: float | None = None
 
+    variance_note: ClassVar[str] = ""  # the variance is exact
+
     def __post_init__(self):
         require(0 < self.p_b < 0.5, f"flip probability must lie in (0, 1/2) (got {self.p_b:g}).")
+        check_realised("one-hot reports", eps_of_flip(self.p_b), self.p_b, flip_probability, "eps_b")
         if self.tau is not None:
             require(self.p_f is not None and 0 < self.p_f < 0.5,
                     f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).")
+            check_realised("one-hot reports", eps_of_flip(self.p_f), self.p_f, flip_probability, "eps_f")
+
+    @staticmethod
+    def largest_eps() -> float:
+        """The largest eps_b (or eps_f) float64 realises for a bit flipped w.p. 1/(1+e^eps): 18.22."""
+        return largest_eps(flip_probability)
 
     # --- what the analyzer sees -------------------------------------------------------
     def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -81,6 +95,7 @@ class OneHot:
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
+        check_reference(self, np.size(values))
         values = np.asarray(values)
         bits = np.zeros((values.size, self.d), dtype=bool)
         bits[np.arange(values.size), values] = True

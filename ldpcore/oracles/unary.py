@@ -6,6 +6,8 @@ in two bits, so the replacement eps is ln(p(1-q)/((1-p)q)) (tight):
   SUE: p = e^(eps/2)/(e^(eps/2)+1), q = 1-p;   OUE: p = 1/2, q = 1/(e^eps+1).
 Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (spec/frequency_oracles.md); the
 bits are independent, so the exact aggregate is N_v ~ Bin(c_v, p) + Bin(n - c_v, q).
+Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps = 18.22, SUE
+(whose q is at eps/2) up to 37.91; larger eps are refused.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from scipy.special import expit
 
 from ..errors import check_eps, require
 from .direct import SupportAnalyzer, check_domain
+from .limits import check_realised, check_reference, largest_eps
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,12 @@ class UnaryEncoding(SupportAnalyzer):
     def __post_init__(self):
         check_domain(self.d)
         require(0 < self.q < self.p < 1, f"unary encoding needs 0 < q < p < 1 (got p={self.p:g}, q={self.q:g}).")
+        check_realised(self.title, self.eps, min(self.q, 1 - self.p), self.smallest_at)
+
+    @classmethod
+    def largest_eps(cls) -> float:
+        """The largest eps float64 realises for this encoding (limits)."""
+        return largest_eps(cls.smallest_at)
 
     @property
     def eps(self) -> float:
@@ -48,6 +57,7 @@ class UnaryEncoding(SupportAnalyzer):
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: bool reports of shape (n, d)."""
+        check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         truth = np.arange(self.d) == values[:, None]
         return rng.random(truth.shape) < np.where(truth, self.p, self.q)
@@ -79,10 +89,16 @@ class SUE(UnaryEncoding):
     name: ClassVar[str] = "sue"
     title: ClassVar[str] = "Symmetric unary encoding (basic RAPPOR)"
 
+    @staticmethod
+    def smallest_at(eps: float) -> float:
+        """q = 1 - p = 1/(e^(eps/2)+1)."""
+        return float(expit(-eps / 2))
+
     @classmethod
     def from_eps(cls, eps: float, d: int) -> SUE:
         """p = e^(eps/2)/(e^(eps/2)+1), q = 1 - p; Var ~ n e^(eps/2)/(e^(eps/2)-1)^2."""
         eps = check_eps(eps, "eps")
+        check_realised(cls.title, eps, cls.smallest_at(eps), cls.smallest_at)
         return cls(check_domain(d), float(expit(eps / 2)), float(expit(-eps / 2)))
 
 
@@ -93,8 +109,14 @@ class OUE(UnaryEncoding):
     name: ClassVar[str] = "oue"
     title: ClassVar[str] = "Optimized unary encoding"
 
+    @staticmethod
+    def smallest_at(eps: float) -> float:
+        """q = 1/(e^eps+1)."""
+        return float(expit(-eps))
+
     @classmethod
     def from_eps(cls, eps: float, d: int) -> OUE:
         """p = 1/2, q = 1/(e^eps+1); Var ~ 4 n e^eps/(e^eps-1)^2."""
         eps = check_eps(eps, "eps")
+        check_realised(cls.title, eps, cls.smallest_at(eps), cls.smallest_at)
         return cls(check_domain(d), 0.5, float(expit(-eps)))
