@@ -174,7 +174,7 @@ class _Input:
             self.path.write_bytes(self.source)
         else:
             real = Path(self.source)
-            require(real.is_file(), f"no such file: {real}")
+            require(real.is_file(), f"no such file: {real}.")
             os.symlink(real.resolve(), self.path)
         with open(self.path, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
@@ -261,10 +261,11 @@ class _Input:
         bad = self.query("SELECT line, error_type, error_message FROM reject_errors ORDER BY line LIMIT 1")
         if bad:
             line, kind, message = bad[0]
-            hint = ""
-            if kind in ("MISSING COLUMNS", "TOO MANY COLUMNS"):
-                hint = f" (expected {len(self.types)} as in the header, delimited by {self.delimiter!r})"
-            raise InputError(f"{self.name}, line {line}: {message.rstrip('.')}{hint}.")
+            found = re.search(r"Found: (\d+)", message)
+            if kind in ("MISSING COLUMNS", "TOO MANY COLUMNS") and found:
+                raise InputError(f"{self.name}, line {line}: {found.group(1)} fields where the header has "
+                                 f"{len(self.types)} (delimiter {self.delimiter!r}).")
+            raise InputError(f"{self.name}, line {line}: {message.rstrip('.')}.")
 
     def column(self, column: str, what: str = "column") -> str:
         """The SQL name of a column, or an InputError naming the file's columns (and the
@@ -445,7 +446,7 @@ def _check_numbers(inp: _Input, tally: _Tally, columns):
                           f"TRY_CAST(trim({ref}) AS DOUBLE) IS NULL LIMIT 1")
         if found:
             raise InputError(f"{inp.name}: column {column!r} holds {found[0][0]!r}, which is not a number "
-                             f"({bad:,} such rows); choose a numeric column or read it as categories.")
+                             f"({_rows(bad)} without a number).")
 
 
 # --- readers ----------------------------------------------------------------------------
