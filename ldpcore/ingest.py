@@ -55,7 +55,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from .data import MAX_PIXELS, Histogram
+from .data import ASSETS, MAX_PIXELS, Histogram
 from .errors import InputError, check_whole, require
 from .numeric.mechanisms import to_unit
 from .numeric.table import MAX_CATEGORIES, MAX_ROWS, NumericTable
@@ -785,3 +785,33 @@ def write_counts(hist: Histogram, path) -> Path:
         out.writerow(("value", "count"))
         out.writerows(zip(labels, hist.counts.tolist()))
     return path
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A bundled raw-records file (assets/make_samples.py generates them with a seed) and the
+    reader arguments that make a histogram of it; load(**options) overrides them."""
+
+    name: str
+    description: str
+    file: str
+    reader: object
+    options: tuple[tuple[str, object], ...]
+
+    def load(self, **options) -> tuple[Histogram, IngestReport]:
+        return self.reader(ASSETS / self.file, **(dict(self.options) | options))
+
+
+SAMPLES = {s.name: s for s in (
+    Sample("app-events", "app-category events of 6,000 users over a week, one category per user (first event)",
+           "app_events.csv", read_categorical,
+           (("column", "app_category"), ("user_column", "user_id"), ("per_user", "first"))),
+    Sample("city-points", "100,000 synthetic location points over a fictional city, on a 256-cell-wide grid",
+           "city_points.csv", read_points, (("width", 256),)),
+)}
+
+
+def load_sample(name: str, **options) -> tuple[Histogram, IngestReport]:
+    """A bundled raw-records sample by name (see SAMPLES), with reader options overridden."""
+    require(name in SAMPLES, f"unknown sample {name!r}; choose one of {', '.join(SAMPLES)}.")
+    return SAMPLES[name].load(**options)

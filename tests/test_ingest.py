@@ -14,8 +14,8 @@ from ldpcore.data import load_csv
 from ldpcore.errors import InputError
 from ldpcore.experiment import run
 from ldpcore.export import render
-from ldpcore.ingest import (IngestReport, parse_bbox, parse_rule, read_categorical, read_counts, read_numeric,
-                            read_points, read_table, write_counts)
+from ldpcore.ingest import (IngestReport, load_sample, parse_bbox, parse_rule, read_categorical, read_counts,
+                            read_numeric, read_points, read_table, write_counts)
 from ldpcore.numeric.table import load_table_csv
 from ldpcore.protocol import ProtocolSpec
 
@@ -300,3 +300,15 @@ def test_bad_parameters():
         parse_bbox("1,2,3")
     assert parse_bbox(" -74.1, 40.6 ,-73.8,40.9") == (-74.1, 40.6, -73.8, 40.9)
     assert parse_rule("Distinct:3") == ("distinct", 3) and parse_rule("mode") == ("mode", 1)
+
+
+def test_bundled_samples_load():
+    hist, rep = load_sample("app-events")
+    assert rep.rule == "first" and rep.users == hist.n == 5998 and len(hist.labels) == 30
+    assert rep.rows == 48266 and rep.empty == 92 and accounted(rep)
+    hist, rep = load_sample("app-events", per_user="distinct:2")
+    assert rep.users < hist.n <= 2 * rep.users
+    grid, rep = load_sample("city-points", width=64)
+    assert grid.shape[1] == 64 and grid.n == rep.rows == 100_000 and grid.is_image
+    with pytest.raises(InputError, match="unknown sample 'nyc'; choose one of app-events, city-points"):
+        load_sample("nyc")
