@@ -319,17 +319,18 @@ class _Tally:
 
 
 def _tally(inp: _Input, value: str, status: str, user: str | None, rule: tuple[str, int] | None,
-           domain: list | None, cap: int, weight: str | None = None) -> _Tally:
-    """Aggregate the file in DuckDB: value and status are SQL over the file's columns (status
-    NULL = kept); user a column for a per-user rule; domain the allowed values (others are
-    out of domain); weight a count column for a value,count table. Only counts come back."""
+           domain: list | None, cap: int, weight: str | None = None, source: str | None = None) -> _Tally:
+    """Aggregate the file in DuckDB: value and status are SQL over the columns of source
+    (default: the file; status NULL = kept); user a column for a per-user rule; domain the
+    allowed values (others are out of domain); weight a count column for a value,count
+    table. Only counts come back."""
     if user is not None:
         uref = inp.column(user, "user column")
         cols = f"{value} AS v, {status} AS st, trim(CAST({uref} AS VARCHAR)) AS u, _rn"
-        inner = f"SELECT {cols} FROM {inp.scan(row_order=True)}"
+        inner = f"SELECT {cols} FROM {source or inp.scan(row_order=True)}"
         agg = "SELECT v, coalesce(st, 0) AS st, u, count(*) AS r, count(*) AS c, min(_rn) AS f FROM src GROUP BY ALL"
     else:
-        inner = f"SELECT {value} AS v, {status} AS st{f', {weight} AS w' if weight else ''} FROM {inp.scan()}"
+        inner = f"SELECT {value} AS v, {status} AS st{f', {weight} AS w' if weight else ''} FROM {source or inp.scan()}"
         agg = (f"SELECT v, coalesce(st, 0) AS st, count(*) AS r, {'sum(w)' if weight else 'count(*)'} AS c "
                "FROM src GROUP BY ALL")
     inp.execute(f"CREATE TABLE agg AS WITH src AS ({inner}) {agg}")
@@ -371,10 +372,11 @@ def _rule_name(user_column, per_user) -> tuple[tuple[str, int] | None, str]:
 
 
 def _domain(domain, cap: int) -> list[str] | None:
-    """A declared domain as trimmed text: 1 to cap distinct, non-empty values."""
+    """A declared domain as text without surrounding spaces (as SQL's TRIM): 1 to cap
+    distinct, non-empty values."""
     if domain is None:
         return None
-    values = [str(v).strip() for v in domain]
+    values = [str(v).strip(" ") for v in domain]
     require(0 < len(values) <= cap, f"the domain needs 1 to {cap:,} values (got {len(values):,}).")
     require("" not in values, "the domain cannot hold an empty value.")
     seen = set()
@@ -384,9 +386,12 @@ def _domain(domain, cap: int) -> list[str] | None:
 
 
 def _natural_order(labels: list[str]) -> list[str]:
+    """Sorted as numbers when every label is a finite number, else by text."""
     try:
         keys = [float(v) for v in labels]
     except ValueError:
+        return sorted(labels)
+    if not all(math.isfinite(k) for k in keys):
         return sorted(labels)
     return [v for _, v in sorted(zip(keys, labels))]
 
@@ -522,15 +527,27 @@ def _bin_count(bins, n: int, data_min: float, data_max: float, lo: float, hi: fl
     return int(np.ceil((hi - lo) / width)) if width else 1
 
 
-def _bin_sql(x: str, axis: str, nbins: int) -> str:
-    """SQL: the bin index of x among nbins equal bins over [$lo_axis, $hi_axis] whose edges are
-    $e_axis = numpy.linspace(lo, hi, nbins + 1), exactly as numpy.histogram's equal-bin path
-    (numpy/lib/_histograms_impl.py): scale, truncate, then correct by one against the edges;
-    the last bin includes its right edge. x must lie in [lo, hi]."""
-    lo, hi, e = f"$lo_{axis}", f"$hi_{axis}", f"$e_{axis}"
-    i0 = f"least(floor(({x} - {lo}) / ({hi} - {lo}) * {nbins}), {nbins - 1})::BIGINT"
-    i1 = f"({i0} - ({x} < {e}[{i0} + 1])::BIGINT)"
-    return f"({i1} + ({x} >= {e}[{i1} + 2] AND {i1} <> {nbins - 1})::BIGINT)"
+def _binned(inp: _Input, row_order: bool, missing: str, axes) -> str:
+    """SQL: the file with _st (the row's status, NULL = kept) and _b0, _b1, ... (each axis's
+    bin, NULL unless kept). axes: (x, nbins) per axis, x SQL for a DOUBLE, binned over
+    [$lo_j, $hi_j] with edges $e_j = numpy.linspace(lo, hi, nbins + 1) as numpy.histogram's
+    equal-bin path does (numpy/lib/_histograms_impl.py): scale and truncate, then correct
+    by one against the edges; the last bin includes its right edge. One stage per step, so
+    that DuckDB computes each once."""
+    xs = ", ".join(f"{x} AS _x{j}" for j, (x, _) in enumerate(axes))
+    any_of = lambda test: " OR ".join(test.format(j=j) for j in range(len(axes)))  # noqa: E731
+    inside = " AND ".join(f"_x{j} BETWEEN $lo_{j} AND $hi_{j}" for j in range(len(axes)))
+    status = (f"CASE WHEN _miss IS NOT NULL THEN _miss WHEN {any_of('_x{j} IS NULL')} THEN {_NOT_NUMBER} "
+              f"WHEN {any_of('isnan(_x{j})')} THEN {_NULL} WHEN NOT ({inside}) THEN {_OUT} END")
+    i0 = ", ".join(f"CASE WHEN _st IS NULL THEN least(floor((_x{j} - $lo_{j}) / ($hi_{j} - $lo_{j}) * {n}), {n - 1})"
+                   f"::BIGINT END AS _i{j}" for j, (_, n) in enumerate(axes))
+    i1 = ", ".join(f"_i{j} - (_x{j} < $e_{j}[_i{j} + 1])::BIGINT AS _k{j}" for j in range(len(axes)))
+    i2 = ", ".join(f"_k{j} + (_x{j} >= $e_{j}[_k{j} + 2] AND _k{j} <> {n - 1})::BIGINT AS _b{j}"
+                   for j, (_, n) in enumerate(axes))
+    sql = f"SELECT *, {xs}, {missing} AS _miss FROM {inp.scan(row_order)}"
+    for stage in (f"{status} AS _st", i0, i1, i2):
+        sql = f"SELECT *, {stage} FROM ({sql})"
+    return f"({sql})"
 
 
 def _edges(lo: float, hi: float, nbins: int, what: str) -> np.ndarray:
@@ -567,12 +584,9 @@ def read_numeric(source, column: str, *, bins=10, value_range=None, user_column:
         nbins = _bin_count(bins, n, dmin, dmax, lo, hi)
         require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
         edges = _edges(lo, hi, nbins, f"column {column!r}")
-        status = (f"CASE WHEN {inp.missing(column)} IS NOT NULL THEN {inp.missing(column)} "
-                  f"WHEN {x} IS NULL THEN {_NOT_NUMBER} WHEN isnan({x}) THEN {_NULL} "
-                  f"WHEN {x} < $lo_x OR {x} > $hi_x THEN {_OUT} END")
-        value = f"CASE WHEN {x} BETWEEN $lo_x AND $hi_x THEN {_bin_sql(x, 'x', nbins)} END"
-        inp.bind(lo_x=lo, hi_x=hi, e_x=edges.tolist())
-        tally = _tally(inp, value, status, user_column, rule, None, cap)
+        inp.bind(lo_0=lo, hi_0=hi, e_0=edges.tolist())
+        source = _binned(inp, user_column is not None, inp.missing(column), [(x, nbins)])
+        tally = _tally(inp, "_b0", "_st", user_column, rule, None, cap, source=source)
         _check_numbers(inp, tally, [column])
         counts = np.zeros(nbins, dtype=np.int64)
         counts[tally.values.astype(np.int64)] = tally.counts
@@ -639,14 +653,11 @@ def read_points(source, lat: str | None = None, lon: str | None = None, *, width
         require(width * height <= MAX_PIXELS,
                 f"a {width} x {height} grid has more than {MAX_PIXELS:,} cells; choose a smaller width.")
         ex, ey = _edges(west, east, width, "longitude"), _edges(south, north, height, "latitude")
-        missing = f"coalesce({inp.missing(lat)}, {inp.missing(lon)})"
-        status = (f"CASE WHEN {missing} IS NOT NULL THEN {missing} "
-                  f"WHEN {x} IS NULL OR {y} IS NULL THEN {_NOT_NUMBER} WHEN isnan({x}) OR isnan({y}) THEN {_NULL} "
-                  f"WHEN NOT ({x} BETWEEN $lo_x AND $hi_x AND {y} BETWEEN $lo_y AND $hi_y) THEN {_OUT} END")
-        cell = f"({height - 1} - {_bin_sql(y, 'y', height)}) * {width} + {_bin_sql(x, 'x', width)}"
-        value = f"CASE WHEN {x} BETWEEN $lo_x AND $hi_x AND {y} BETWEEN $lo_y AND $hi_y THEN {cell} END"
-        inp.bind(lo_x=west, hi_x=east, e_x=ex.tolist(), lo_y=south, hi_y=north, e_y=ey.tolist())
-        tally = _tally(inp, value, status, user_column, rule, None, MAX_PIXELS)
+        inp.bind(lo_0=south, hi_0=north, e_0=ey.tolist(), lo_1=west, hi_1=east, e_1=ex.tolist())
+        source = _binned(inp, user_column is not None, f"coalesce({inp.missing(lat)}, {inp.missing(lon)})",
+                         [(y, height), (x, width)])
+        cell = f"({height - 1} - _b0) * {width} + _b1"   # row 0 is the north edge
+        tally = _tally(inp, cell, "_st", user_column, rule, None, MAX_PIXELS, source=source)
         _check_numbers(inp, tally, [lat, lon])
         counts = np.zeros(width * height, dtype=np.int64)
         counts[tally.values.astype(np.int64)] = tally.counts
