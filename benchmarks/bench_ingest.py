@@ -4,6 +4,8 @@
    categories "cat00000".."cat09999") -> read_categorical.
 2. A generated 10-million-point latitude/longitude Parquet file -> read_points on a
    1024 x 1024 grid over a fixed box.
+3. With --per-user RULE: a generated Parquet file of --events events (default 30 million) of
+   users "u0".."u2999999" -> read_categorical with that per-user rule (no baseline).
 Each run is a fresh subprocess that prints its own peak RSS (ru_maxrss), so the peak is
 the whole process's. Prints median seconds, seconds per million rows, peak RSS beside the
 file's size on disk and in memory, and the ratio to a baseline on the same file: pyarrow
@@ -15,7 +17,7 @@ without it the baseline is skipped. The two results are checked to be equal.
 The files are generated once into --dir (default: a folder in the system's temporary
 directory) by DuckDB from a hash of the row number, so they are the same on every machine.
 Usage: python benchmarks/bench_ingest.py [--repeats R] [--rows N] [--points N] [--dir DIR]
-       [--memory-limit 1GB]
+       [--memory-limit 1GB] [--per-user first|mode|distinct:K [--events N]]
 """
 import argparse
 import json
@@ -33,6 +35,7 @@ D = 10_000
 GRID = 1024
 BBOX = (-74.10, 40.60, -73.80, 40.90)   # west, south, east, north
 BATCH = 1 << 20
+USERS = 3_000_000
 
 
 def uniform(salt: int) -> str:
@@ -40,10 +43,17 @@ def uniform(salt: int) -> str:
     return f"((hash(i * 4 + {salt}) % 4294967291)::DOUBLE + 0.5) / 4294967291"
 
 
-def generate(dirpath: Path, rows: int, points: int) -> tuple[Path, Path]:
+def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, Path, Path]:
     import duckdb
     cats, pts = dirpath / f"categories_{rows}.parquet", dirpath / f"points_{points}.parquet"
+    log = dirpath / f"events_{events}.parquet"
     con = duckdb.connect()
+    if events and not log.exists():
+        t = time.perf_counter()
+        con.execute(f"COPY (SELECT 'u' || (hash(i * 7) % {USERS}) AS user_id, "
+                    f"printf('cat%05d', (hash(i * 7 + 1) % {D})::INT) AS category FROM range({events}) t(i)) "
+                    f"TO '{log}' (FORMAT PARQUET)")
+        print(f"generated {log.name} in {time.perf_counter() - t:.0f} s")
     if not cats.exists():
         t = time.perf_counter()
         # a skewed law over d categories: floor(d * u^2.5), u uniform
@@ -59,12 +69,12 @@ def generate(dirpath: Path, rows: int, points: int) -> tuple[Path, Path]:
                     f"FROM range({points}) t(i)) TO '{pts}' (FORMAT PARQUET)")
         print(f"generated {pts.name} in {time.perf_counter() - t:.0f} s")
     con.close()
-    return cats, pts
+    return cats, pts, log
 
 
 # --- what each subprocess runs ------------------------------------------------------------
 
-def child(task: str, path: str, memory_limit: str) -> dict:
+def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
     import resource
 
     import numpy as np
@@ -76,6 +86,9 @@ def child(task: str, path: str, memory_limit: str) -> dict:
     start = time.perf_counter()   # the imports above are not timed
     if task == "ingest-categorical":
         hist, _ = read_categorical(path, "category", memory_limit=memory_limit)
+        result = dict(zip(hist.labels, hist.counts.tolist()))
+    elif task == "ingest-per-user":
+        hist, _ = read_categorical(path, "category", user_column="user_id", per_user=per_user, memory_limit=memory_limit)
         result = dict(zip(hist.labels, hist.counts.tolist()))
     elif task == "ingest-points":
         hist, _ = read_points(path, "lat", "lon", width=GRID, height=GRID, bbox=BBOX, memory_limit=memory_limit)
@@ -102,10 +115,11 @@ def child(task: str, path: str, memory_limit: str) -> dict:
             "digest": digest}
 
 
-def measure(task: str, path: Path, repeats: int, memory_limit: str) -> dict:
+def measure(task: str, path: Path, repeats: int, memory_limit: str, per_user: str) -> dict:
     runs = []
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, __file__, "--child", task, str(path), "--memory-limit", memory_limit],
+        out = subprocess.run([sys.executable, __file__, "--child", task, str(path), "--memory-limit", memory_limit,
+                              "--per-user", per_user],
                              check=True, capture_output=True, text=True, cwd=ROOT)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {"seconds": statistics.median(r["seconds"] for r in runs), "peak_rss": max(r["peak_rss"] for r in runs),
@@ -131,15 +145,17 @@ def main(argv=None):
     ap.add_argument("--points", type=int, default=10_000_000)
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "ldpcore-bench-ingest")
     ap.add_argument("--memory-limit", default="1GB")
+    ap.add_argument("--per-user", default="", help="also time this per-user rule on an event log")
+    ap.add_argument("--events", type=int, default=30_000_000)
     ap.add_argument("--child", nargs=2, metavar=("TASK", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(*args.child, args.memory_limit)))
+        print(json.dumps(child(*args.child, args.memory_limit, args.per_user)))
         return 0
 
     import duckdb
     args.dir.mkdir(parents=True, exist_ok=True)
-    cats, pts = generate(args.dir, args.rows, args.points)
+    cats, pts, log = generate(args.dir, args.rows, args.points, args.events if args.per_user else 0)
     con = duckdb.connect()
     chars, distinct = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
     con.close()
@@ -155,14 +171,16 @@ def main(argv=None):
         ("points", pts, args.points,
          f"{args.points:,} points -> {GRID} x {GRID} grid; file {mb(pts.stat().st_size)} on disk, "
          f"{mb(16 * args.points)} in memory as two float64 columns"),
-    )
+    ) + ((("per-user", log, args.events,
+            f"{args.events:,} events of up to {USERS:,} users, per_user={args.per_user}; file {mb(log.stat().st_size)} "
+            "on disk"),) if args.per_user else ())
     for kind, path, rows, what in cases:
         print(f"\n{kind}: {what}")
-        ours = measure(f"ingest-{kind}", path, args.repeats, args.memory_limit)
+        ours = measure(f"ingest-{kind}", path, args.repeats, args.memory_limit, args.per_user)
         print(f"  ldpcore.ingest  median {ours['seconds']:7.2f} s  {ours['seconds'] / rows * 1e6:6.3f} s per million rows"
               f"  peak RSS {mb(ours['peak_rss'])}")
-        if baseline:
-            base = measure(f"baseline-{kind}", path, args.repeats, args.memory_limit)
+        if baseline and kind != "per-user":
+            base = measure(f"baseline-{kind}", path, args.repeats, args.memory_limit, args.per_user)
             print(f"  pyarrow+numpy   median {base['seconds']:7.2f} s  {base['seconds'] / rows * 1e6:6.3f} s per million rows"
                   f"  peak RSS {mb(base['peak_rss'])}")
             print(f"  ratio: baseline / ldpcore = {base['seconds'] / ours['seconds']:.2f}x time, "

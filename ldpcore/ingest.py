@@ -191,9 +191,11 @@ class _Input:
         self.con = duckdb.connect(str(tmp / "work.duckdb"))
         for setting, value in (("memory_limit", self.memory_limit), ("temp_directory", str(tmp / "spill")),
                                ("autoinstall_known_extensions", False), ("autoload_known_extensions", False),
-                               # DuckDB pushes a cast of a CSV column into the reader, where it
-                               # turns TRY_CAST's NULL into an error: keep casts in the query
-                               ("disabled_optimizers", "type_pushdown")):
+                               # type_pushdown moves a cast of a CSV column into the reader, where
+                               # TRY_CAST's NULL becomes an error; top_n_window_elimination turns
+                               # distinct:K's row_number() <= K into list aggregates that cannot
+                               # spill (out of memory at 1 GB on 30 M events of 3 M users)
+                               ("disabled_optimizers", "type_pushdown,top_n_window_elimination")):
             self.con.execute(f"SET {setting} = $v", {"v": value})
         if self.threads is not None:
             self.con.execute("SET threads = $v", {"v": check_whole(self.threads, 1, "threads")})
@@ -323,44 +325,49 @@ def _tally(inp: _Input, value: str, status: str, user: str | None, rule: tuple[s
     """Aggregate the file in DuckDB: value and status are SQL over the columns of source
     (default: the file; status NULL = kept); user a column for a per-user rule; domain the
     allowed values (others are out of domain); weight a count column for a value,count
-    table. Only counts come back."""
+    table. Only counts come back.
+
+    One pass counts the rows per (value, status): a table of about d rows, which gives
+    the report, the domain check and, without a rule, the histogram. A per-user rule
+    takes a second pass over the kept rows, grouped by user (first) or by user and value
+    (mode, distinct:K); DuckDB spills those groups to disk beyond its memory limit."""
+    base = source or inp.scan(row_order=user is not None)
     if user is not None:
         uref = inp.column(user, "user column")
-        cols = f"{value} AS v, {status} AS st, trim(CAST({uref} AS VARCHAR)) AS u, _rn"
-        inner = f"SELECT {cols} FROM {source or inp.scan(row_order=True)}"
-        agg = "SELECT v, coalesce(st, 0) AS st, u, count(*) AS r, count(*) AS c, min(_rn) AS f FROM src GROUP BY ALL"
+        src = (f"SELECT v, coalesce(st, CASE WHEN u IS NULL OR u = '' THEN {_NO_USER} END) AS st, u, _rn "
+               f"FROM (SELECT {value} AS v, {status} AS st, trim(CAST({uref} AS VARCHAR)) AS u, _rn FROM {base})")
     else:
-        inner = f"SELECT {value} AS v, {status} AS st{f', {weight} AS w' if weight else ''} FROM {source or inp.scan()}"
-        agg = (f"SELECT v, coalesce(st, 0) AS st, count(*) AS r, {'sum(w)' if weight else 'count(*)'} AS c "
-               "FROM src GROUP BY ALL")
-    inp.execute(f"CREATE TABLE agg AS WITH src AS ({inner}) {agg}")
+        src = f"SELECT {value} AS v, {status} AS st{f', {weight} AS w' if weight else ''} FROM {base}"
+    inp.execute(f"CREATE TABLE agg AS SELECT v, coalesce(st, 0) AS st, count(*) AS r, "
+                f"{'sum(w)' if weight else 'count(*)'} AS c FROM ({src}) GROUP BY ALL")
     inp.check_rows()
-    if user is not None:
-        inp.execute(f"UPDATE agg SET st = {_NO_USER} WHERE st = 0 AND (u IS NULL OR u = '')")
+    kept = f"SELECT v, u, _rn FROM ({src}) WHERE st IS NULL"
     if domain is not None:
         inp.execute("CREATE TABLE dom AS SELECT unnest($labels) AS label", {"labels": domain})
         inp.execute(f"UPDATE agg SET st = {_OUT} WHERE st = 0 AND v NOT IN (SELECT label FROM dom)")
+        kept += " AND v IN (SELECT label FROM dom)"
     status_rows = dict(inp.query("SELECT st, sum(r)::BIGINT FROM agg GROUP BY st"))
     require(sum(status_rows.values()) > 0, f"{inp.name} holds no rows.")
-    distinct, users = inp.query(
-        f"SELECT count(DISTINCT v), {'count(DISTINCT u)' if user else 'NULL'} FROM agg WHERE st = 0")[0]
+    (distinct,) = inp.query("SELECT count(*) FROM agg WHERE st = 0")[0]
     require(distinct <= cap, f"{inp.name}: the data has {distinct:,} distinct values; the limit is {cap:,} "
                              "(declare a domain, or bin a numeric column).")
     examples = tuple(str(v) for (v,) in inp.query(
-        f"SELECT v FROM agg WHERE st = {_OUT} AND v IS NOT NULL GROUP BY v ORDER BY sum(r) DESC, v LIMIT 5"))
+        f"SELECT v FROM agg WHERE st = {_OUT} AND v IS NOT NULL ORDER BY r DESC, v LIMIT 5"))
     kind, k = rule if rule is not None else (None, 1)
     if kind is None:
-        sql = "SELECT v, sum(c)::BIGINT AS n FROM agg WHERE st = 0 GROUP BY v"
-    elif kind == "distinct":
-        sql = (f"SELECT v, count(*) AS n FROM (SELECT unnest(arg_min(v, f, {k})) AS v FROM agg WHERE st = 0 "
-               "GROUP BY u) GROUP BY v")
+        got = inp.fetch("SELECT v, c::BIGINT AS n FROM agg WHERE st = 0")
+        return _Tally(values=np.asarray(got["v"]), counts=np.asarray(got["n"], dtype=np.int64),
+                      status_rows=status_rows, distinct=int(distinct), users=None, examples=examples)
+    if kind == "first":
+        chosen = f"SELECT arg_min(v, _rn) AS v, 1 AS k FROM ({kept}) GROUP BY u"
     else:
-        key = "f" if kind == "first" else "(-c, f)"
-        sql = f"SELECT v, count(*) AS n FROM (SELECT arg_min(v, {key}) AS v FROM agg WHERE st = 0 GROUP BY u) GROUP BY v"
-    got = inp.fetch(sql)
+        per_value = f"SELECT u, v, count(*) AS c, min(_rn) AS f FROM ({kept}) GROUP BY u, v"
+        order = "c DESC, f" if kind == "mode" else "f"
+        chosen = (f"SELECT v, row_number() OVER (PARTITION BY u ORDER BY {order}) AS k FROM ({per_value}) "
+                  f"QUALIFY k <= {k if kind == 'distinct' else 1}")
+    got = inp.fetch(f"SELECT v, count(*) AS n, count(*) FILTER (WHERE k = 1) AS users FROM ({chosen}) GROUP BY v")
     return _Tally(values=np.asarray(got["v"]), counts=np.asarray(got["n"], dtype=np.int64),
-                  status_rows=status_rows, distinct=int(distinct), users=None if users is None else int(users),
-                  examples=examples)
+                  status_rows=status_rows, distinct=int(distinct), users=int(np.sum(got["users"])), examples=examples)
 
 
 def _rule_name(user_column, per_user) -> tuple[tuple[str, int] | None, str]:
