@@ -724,8 +724,8 @@ def read_table(source, columns, *, categorical=(), ranges: dict | None = None, n
     columns, numeric unless named in categorical (their values become codes in the order
     of read_categorical's labels).
 
-    Rows with a NULL or empty value in any of the columns are counted and left out (a
-    table has no missing values). Numeric columns map to [-1, 1] over ranges[column] =
+    Rows with a NULL, empty, NaN or infinite value in any of the columns are counted (as
+    nulls or empty) and left out: a table has no missing values. Numeric columns map to [-1, 1] over ranges[column] =
     (lo, hi); values outside it are clipped into it, as a client clips before randomizing,
     so their rows stay in kept and out_of_domain counts them among the kept rows. A column
     without a range uses the data's min and max, stated in a note. The table itself is
@@ -733,6 +733,7 @@ def read_table(source, columns, *, categorical=(), ranges: dict | None = None, n
     """
     columns, categorical, ranges = list(columns), list(categorical), dict(ranges or {})
     require(len(columns) > 0, "name at least one column for the table.")
+    require(len(set(columns)) == len(columns), f"a column is named twice in {columns}.")
     for col in categorical + list(ranges):
         require(col in columns, f"{col!r} is named in categorical or ranges but not in columns.")
     with _Input(source, name, delimiter, memory_limit, threads) as inp:
@@ -740,8 +741,10 @@ def read_table(source, columns, *, categorical=(), ranges: dict | None = None, n
         nums = {c: inp.number(c) for c in numeric}
         texts = {c: inp.text(c) for c in categorical}
         not_number = " OR ".join(f"{x} IS NULL" for x in nums.values()) or "false"
-        status = f"coalesce({', '.join(inp.missing(c) for c in columns)}, CASE WHEN {not_number} THEN {_NOT_NUMBER} END)"
-        tally = _tally(inp, "NULL", status, None, None, None, 1)
+        not_finite = " OR ".join(f"NOT isfinite({x})" for x in nums.values()) or "false"
+        status = (f"coalesce({', '.join(inp.missing(c) for c in columns)}, CASE WHEN {not_number} THEN {_NOT_NUMBER} "
+                  f"WHEN {not_finite} THEN {_NULL} END)")
+        tally = _tally(inp, "NULL", status, None, None, None, 1)   # rows per status (one value, NULL)
         _check_numbers(inp, tally, numeric)
         kept = tally.status_rows.get(_KEPT, 0)
         require(kept > 0, f"{inp.name}: no row has a value in every column of {', '.join(columns)}.")

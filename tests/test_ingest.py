@@ -182,14 +182,15 @@ def test_numeric_nan_inf_and_empty_are_accounted(tmp_path):
 
 
 def test_table_matches_the_csv_table_loader(tmp_path):
-    rows = [("30", "red", "1.5"), ("41", "blue", "2"), ("", "red", "3"), ("52", "green", "9"), ("38", "red", "0.5")]
+    rows = [("30", "red", "1.5"), ("41", "blue", "2"), ("", "red", "3"), ("52", "green", "9"), ("38", "red", "0.5"),
+            ("44", "blue", "nan")]
     path = write_csv(tmp_path / "t.csv", ("age", "color", "income"), rows)
     table, rep = read_table(path, ["age", "color", "income"], categorical=["color"], ranges={"income": (0, 5)})
-    complete = write_csv(tmp_path / "c.csv", ("age", "color", "income"), [r for r in rows if r[0]])
+    complete = write_csv(tmp_path / "c.csv", ("age", "color", "income"), [r for r in rows if r[0] and r[2] != "nan"])
     ref = load_table_csv(complete, categorical=["color"], ranges={"income": (0, 5)})
     assert np.array_equal(table.numeric, ref.numeric) and np.array_equal(table.categorical, ref.categorical)
     assert table.labels == ref.labels and table.ranges == ref.ranges and table.n == 4
-    assert (rep.rows, rep.kept, rep.empty, rep.out_of_domain) == (5, 4, 1, 1)
+    assert (rep.rows, rep.kept, rep.empty, rep.nulls, rep.out_of_domain) == (6, 4, 1, 1, 1)
     assert "income: 1 value(s) outside [0, 5] were clipped." in table.notes
 
 
