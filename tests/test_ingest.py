@@ -98,12 +98,13 @@ def test_csv_tsv_parquet_and_bytes_give_identical_histograms(tmp_path):
         kw = {} if rule is None else {"user_column": "user", "per_user": rule}
         results = [read_categorical(p, "app", **kw) for p in paths]
         results.append(read_categorical(paths[2].read_bytes(), "app", name="upload.parquet", **kw))
+        results.append(read_categorical(paths[0], "app", threads=1, memory_limit="64MB", **kw))
         hist0 = results[0][0]
         assert set(hist0.labels) == set(names.tolist())
         for hist, rep in results:
             assert hist.labels == hist0.labels and np.array_equal(hist.counts, hist0.counts)
             assert rep.rows == 3000 and rep.kept == 3000 and accounted(rep)
-    assert results[-1][1].file == "upload.parquet"
+    assert results[-2][1].file == "upload.parquet"
 
 
 def test_nulls_empty_and_out_of_domain_are_counted_and_reported(tmp_path):
@@ -292,6 +293,14 @@ def test_malformed_files_give_one_clear_message(tmp_path, case):
     with pytest.raises(InputError) as err:
         reader(tmp_path / file, **kw)
     assert message in str(err.value) and one_sentence(str(err.value), file), str(err.value)
+
+
+def test_a_named_delimiter_reads_what_the_default_refuses(tmp_path):
+    path = write_csv(tmp_path / "semi.csv", ("user", "app"), [("u1", "mail"), ("u2", "a,b")], delimiter=";")
+    hist, rep = read_categorical(path, "app", delimiter=";")
+    assert hist.labels == ("a,b", "mail") and rep.rows == 2
+    with pytest.raises(InputError, match="the delimiter must be one character"):
+        read_categorical(path, "app", delimiter=";;")
 
 
 def test_bad_parameters():
