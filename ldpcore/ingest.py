@@ -506,20 +506,21 @@ def _range(value_range, what: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _outer_range(inp: _Input, x: str, value_range, what: str) -> tuple[float, float, int, bool]:
-    """(lo, hi, finite values in it, taken from the data), numpy.histogram's outer edges:
-    a single value v gives [v - 0.5, v + 0.5]."""
-    if value_range is not None:
-        lo, hi = _range(value_range, what)
-        (n,) = inp.query(f"SELECT count(*) FROM {inp.scan()} WHERE {x} BETWEEN $lo AND $hi", {"lo": lo, "hi": hi})[0]
-        return lo, hi, int(n), False
-    n, lo, hi = inp.query(f"SELECT count(*), min({x}), max({x}) FROM {inp.scan()} WHERE isfinite({x})")[0]
-    if n == 0:
-        return 0.0, 1.0, 0, True
-    lo, hi = float(lo), float(hi)
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return lo, hi, int(n), True
+def _numeric_range(inp: _Input, x: str, value_range, want_stats: bool, what: str):
+    """(lo, hi, n, data min, data max, taken from the data): the outer edges as
+    numpy.histogram takes them (the finite data's min and max, v +- 0.5 for a single value
+    v, (0, 1) for none) and, when asked or needed, the count and span of the values in them."""
+    given = value_range is not None
+    lo, hi = _range(value_range, what) if given else (0.0, 1.0)
+    n, dmin, dmax = 0, 0.0, 0.0
+    if want_stats or not given:
+        where = f"{x} BETWEEN $lo AND $hi" if given else f"isfinite({x})"
+        n, dmin, dmax = inp.query(f"SELECT count(*), min({x}), max({x}) FROM {inp.scan()} WHERE {where}",
+                                  {"lo": lo, "hi": hi} if given else {})[0]
+        n, dmin, dmax = int(n), float(dmin or 0.0), float(dmax or 0.0)
+    if not given and n > 0:
+        lo, hi = (dmin - 0.5, dmax + 0.5) if dmin == dmax else (dmin, dmax)
+    return lo, hi, n, dmin, dmax, not given
 
 
 def _bin_count(bins, n: int, data_min: float, data_max: float, lo: float, hi: float) -> int:
@@ -582,12 +583,8 @@ def read_numeric(source, column: str, *, bins=10, value_range=None, user_column:
     cap = check_whole(max_domain, 1, "max_domain")
     with _Input(source, name, delimiter, memory_limit, threads) as inp:
         x = inp.number(column)
-        lo, hi, n, from_data = _outer_range(inp, x, value_range, f"column {column!r}")
-        if isinstance(bins, str) and n > 0:
-            dmin, dmax = (float(v) for v in inp.query(
-                f"SELECT min({x}), max({x}) FROM {inp.scan()} WHERE {x} BETWEEN $lo AND $hi", {"lo": lo, "hi": hi})[0])
-        else:
-            dmin = dmax = 0.0
+        lo, hi, n, dmin, dmax, from_data = _numeric_range(inp, x, value_range, isinstance(bins, str),
+                                                         f"column {column!r}")
         nbins = _bin_count(bins, n, dmin, dmax, lo, hi)
         require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
         edges = _edges(lo, hi, nbins, f"column {column!r}")
