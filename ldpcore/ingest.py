@@ -16,7 +16,8 @@ Readers (each returns ``(Histogram, IngestReport)``, except read_table):
     read_counts       an already-aggregated value,count table (what write_counts writes
                       and a cluster's GROUP BY produces, docs/your_data.md)
     read_table        numeric and categorical columns -> the Numeric page's NumericTable
-and write_counts writes a Histogram as value,count (the ``histogram --out`` file).
+and write_counts writes a Histogram as value,count (the ``histogram --out`` file);
+load_sample reads the bundled samples (SAMPLES) with their reader.
 
 The per-user rules (``user_column`` with ``per_user``) and their privacy meaning:
     no user column  every row is one respondent: the guarantee is per row, so a person
