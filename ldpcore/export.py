@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import math
+import os
 import textwrap
 from pathlib import Path
 
@@ -12,7 +13,10 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .data import Histogram
+from .errors import InputError
 from .metrics import clip_estimate
+
+CSV_ROWS_PER_CHUNK = 65_536  # the estimate CSV is made (and written) this many rows at a time
 
 
 def to_gray(values: np.ndarray, shape: tuple[int, int], vmax: float) -> Image.Image:
@@ -48,13 +52,23 @@ def png_bytes(img: Image.Image) -> bytes:
     return buf.getvalue()
 
 
+def estimate_csv_chunks(hist: Histogram, estimate: np.ndarray):
+    """The estimate CSV (value,true,estimate,clipped rows; value = label, pixel index or bin index) as
+    pieces of text of CSV_ROWS_PER_CHUNK rows, so that a file of millions of rows is never held whole."""
+    yield "value,true,estimate,clipped\n"
+    labels = iter(hist.labels) if hist.labels is not None else None
+    for start in range(0, hist.d, CSV_ROWS_PER_CHUNK):
+        stop = min(start + CSV_ROWS_PER_CHUNK, hist.d)
+        values = [next(labels) for _ in range(stop - start)] if labels is not None else range(start, stop)
+        part = estimate[start:stop]
+        clipped = clip_estimate(part, hist.max_count)
+        yield "".join(f"{v},{t},{e:.6g},{c:.6g}\n" for v, t, e, c in
+                      zip(values, hist.counts[start:stop].tolist(), part.tolist(), clipped.tolist()))
+
+
 def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
     """value,true,estimate,clipped rows (value = label, pixel index or bin index)."""
-    labels = hist.labels or range(hist.d)
-    clipped = clip_estimate(estimate, hist.max_count)
-    lines = ["value,true,estimate,clipped"]
-    lines += [f"{v},{t},{e:.6g},{c:.6g}" for v, t, e, c in zip(labels, hist.counts, estimate, clipped)]
-    return "\n".join(lines) + "\n"
+    return "".join(estimate_csv_chunks(hist, estimate))
 
 
 def to_json(record: dict) -> str:
@@ -72,19 +86,39 @@ def to_json(record: dict) -> str:
     return json.dumps(clean(record), indent=2)
 
 
-def write_run(result, record: dict, out: Path) -> list[Path]:
-    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out."""
+def output_folder(out) -> Path:
+    """The folder out, made if needed, checked to take files; InputError (naming out and the reason)
+    if it is a file or cannot be made or written, before any work is done for it."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the output folder {out} is a file; give a folder (it is made if needed).")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot make the output folder {out} ({exc.strerror or exc}).") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in the output folder {out} (permission denied).")
+    return out
+
+
+def write_run(result, record: dict, out: Path) -> list[Path]:
+    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out
+    (made if needed); InputError if they cannot be written."""
+    out = output_folder(out)
     hist = result.histogram
     files = {
-        "original.png": png_bytes(render(hist)),
-        "reconstruction.png": png_bytes(render(hist, result.estimate)),
-        "estimate.csv": estimate_csv(hist, result.estimate).encode(),
-        "run.json": to_json(record).encode(),
+        "original.png": lambda: [png_bytes(render(hist))],
+        "reconstruction.png": lambda: [png_bytes(render(hist, result.estimate))],
+        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, result.estimate)),
+        "run.json": lambda: [to_json(record).encode()],
     }
-    for name, data in files.items():
-        (out / name).write_bytes(data)
+    for name, parts in files.items():
+        try:
+            with open(out / name, "wb") as f:
+                for part in parts():
+                    f.write(part)
+        except OSError as exc:
+            raise InputError(f"cannot write {out / name} ({exc.strerror or exc}).") from None
     return [out / name for name in files]
 
 
