@@ -45,7 +45,8 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
     eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
     p.add_argument("--tau", type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
-                   help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute fragments only")
+                   help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute "
+                        "fragments only")
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")

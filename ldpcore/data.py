@@ -107,10 +107,10 @@ class Histogram:
         require(np.issubdtype(counts.dtype, np.integer), "histogram counts must be whole numbers.")
         require(bool((counts >= 0).all()), "histogram counts must be >= 0.")
         largest = int(counts.max())
-        require(largest <= MAX_COUNT, f"{self.name}: a count of {shown(largest)} is above {MAX_COUNT_TEXT}.")
+        require(largest <= MAX_COUNT, f"{self.name}: a count of {largest:,} is above {MAX_COUNT_TEXT}.")
         total = exact_total(counts)
         require(total > 0, f"{self.name} has no respondents (every count is 0).")
-        require(total <= MAX_COUNT, f"{self.name} holds n = {shown(total)} respondents; n must be at most "
+        require(total <= MAX_COUNT, f"{self.name} holds n = {total:,} respondents; n must be at most "
                                     f"{MAX_COUNT_TEXT}.")
         if self.shape is not None:
             require(self.shape[0] * self.shape[1] == counts.size, "image shape does not match the counts.")
@@ -274,7 +274,7 @@ def _pixel_counts(img: Image.Image, scale: float, name: str) -> np.ndarray:
     else:  # 16-bit greys as floats (divided by 257 to 0-255)
         lum = np.asarray(img, dtype=np.float64) / (1.0 if img.mode == "F" else 257.0)
         top = np.rint(lum.max() * scale)
-    require(top <= MAX_COUNT, f"{name}{at} puts {shown(int(top))} respondents on one pixel; a count must be at "
+    require(top <= MAX_COUNT, f"{name}{at} puts {int(top):,} respondents on one pixel; a count must be at "
                               f"most {MAX_COUNT_TEXT} (lower the scale).")
     if img.mode == "L":
         n = sum(per_level[v] * int(table[v]) for v in levels)
@@ -282,7 +282,7 @@ def _pixel_counts(img: Image.Image, scale: float, name: str) -> np.ndarray:
     else:
         counts = np.rint(lum * scale)
         n = counts.sum()
-    require(n <= MAX_COUNT, f"{name}{at} holds n = {shown(int(n))} respondents; n must be at most "
+    require(n <= MAX_COUNT, f"{name}{at} holds n = {int(n):,} respondents; n must be at most "
                             f"{MAX_COUNT_TEXT} (lower the scale).")
     if n == 0:
         raise InputError(f"{name} has no respondents: every pixel is black." if img.getextrema()[1] == 0 else

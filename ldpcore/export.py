@@ -201,12 +201,14 @@ def table_latex(cells) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_png(cells, hist: Histogram) -> bytes:
-    """The whole table as one PNG: reconstructions with their captions, as in Table IV."""
+def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
+    """The whole table as one PNG: reconstructions with their captions, as in Table IV. estimate_of(cell), if
+    given, supplies each defined cell's estimate as its picture is drawn (only one is needed at a time)."""
     from PIL import ImageFont
     rows = table_rows(cells)
     eps, methods, at = _grid(rows)
-    estimates = {(f"{c.eps_c:g}", c.method): c.estimate for c in cells}
+    estimate_of = estimate_of or (lambda c: c.estimate)
+    defined = {(f"{c.eps_c:g}", c.method): c for c in cells if c.error is None}
     font = ImageFont.load_default(size=13)
     ref = render(hist)
     tw = 200  # thumbnail width (px)
@@ -225,11 +227,11 @@ def table_png(cells, hist: Histogram) -> bytes:
         draw.text((8, y + th // 2 - 7), f"eps_c = {e}", fill="black", font=font)
         for j, m in enumerate(methods):
             x = head_w + j * (tw + pad) + pad
-            est = estimates[(e, m)]
-            if est is None:
+            if (e, m) not in defined:
                 draw.rectangle([x, y, x + tw - 1, y + th - 1], outline="gray")
             else:
-                sheet.paste(render(hist, est).resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
+                picture = render(hist, estimate_of(defined[(e, m)]))
+                sheet.paste(picture.resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
             for k, line in enumerate(cell_caption(at[(e, m)])):
                 draw.text((x, y + th + 3 + 15 * k), line[:34], fill="black", font=font)
     return png_bytes(sheet)

@@ -1,10 +1,11 @@
 """Reconstruct: the data, the protocol, and what the analyzer recovers from shuffled reports."""
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
 from ldpcore.experiment import Method
-from ldpcore.export import estimate_csv, fmt, to_json
+from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs
 from ui.figures import histogram_figure
@@ -107,9 +108,10 @@ else:
 record = {**esa.privacy, **esa.metrics, "input": hist.name, "seed": seed, "spec": spec.as_dict(),
           "central": {**central.privacy, **central.metrics}}
 d1, d2, d3 = st.columns(3)
-# files are made only when a button is clicked
-d1.download_button("Reconstruction (PNG)", lambda: runs.full_png(inp, esa_method, spec.eps_c, seed), "reconstruction.png",
-                   "image/png", on_click="ignore")
-d2.download_button("Estimate (CSV)", lambda: estimate_csv(hist, esa.estimate), "estimate.csv", "text/csv",
-                   on_click="ignore")
-d3.download_button("Run record (JSON)", lambda: to_json(record), "run.json", "application/json", on_click="ignore")
+# files are made only when a button is clicked, by functions that hold the view's settings, not its results: a
+# function made in this page would keep all of its variables (the runs' estimates) alive until the next rerun
+d1.download_button("Reconstruction (PNG)", partial(runs.full_png, inp, esa_method, spec.eps_c, seed),
+                   "reconstruction.png", "image/png", on_click="ignore")
+d2.download_button("Estimate (CSV)", partial(runs.estimate_csv, inp, esa_method, spec.eps_c, seed), "estimate.csv",
+                   "text/csv", on_click="ignore")
+d3.download_button("Run record (JSON)", partial(to_json, record), "run.json", "application/json", on_click="ignore")

@@ -14,10 +14,11 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def huge_png(width: int, height: int) -> bytes:
-    """A valid all-black grayscale PNG of width x height, built without holding it decoded."""
+def huge_png(width: int, height: int, level: int = 0) -> bytes:
+    """A valid grayscale PNG of width x height, every pixel of luminance level (default black), built
+    without holding it decoded."""
     comp = zlib.compressobj(9)
-    row = b"\x00" * (width + 1)
+    row = b"\x00" + bytes([level]) * width
     idat = b"".join(comp.compress(row) for _ in range(height)) + comp.flush()
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")

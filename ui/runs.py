@@ -15,6 +15,7 @@ from PIL import Image
 from ldpcore.data import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment import Cell, Method, analytic, evaluate, sweep
+from ldpcore import export
 from ldpcore.export import error_map, png_bytes, render
 from ldpcore.protocol import ProtocolSpec, plan
 from ui.cache import cached
@@ -63,6 +64,11 @@ def full_png(inp, method: Method, eps_c: float, seed: int) -> bytes:
     return png_bytes(render(inp.hist, cell(inp, method, eps_c, seed).estimate))
 
 
+def estimate_csv(inp, method: Method, eps_c: float, seed: int) -> str:
+    """The estimate of cell(...) as CSV (ldpcore.export.estimate_csv), made when it is asked for."""
+    return export.estimate_csv(inp.hist, cell(inp, method, eps_c, seed).estimate)
+
+
 @cached("images")
 def _error_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes:
     return png_bytes(_fit(error_map(_hist, _cell(input_key, _hist, spec, central, seed).estimate), max_width), FAST)
@@ -109,10 +115,21 @@ def original_png(inp, max_width: int = DISPLAY_WIDTH) -> bytes:
 
 
 def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
-    """Every method at every eps_c, cached per cell, with a progress bar."""
+    """Every method at every eps_c, cached per cell, with a progress bar; the cells' estimates are left out
+    (a sweep's list would otherwise hold all of them at once: get one with cell() or cell_png())."""
     bar = st.progress(0.0, text=label)
     cells = sweep(methods, eps_cs, inp.hist, seed,
                   progress=lambda done, total: bar.progress(done / total, text=f"{label} {done}/{total}"),
-                  evaluate_cell=lambda m, e, h, s: cell(inp, m, e, s))
+                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
     bar.empty()
     return cells
+
+
+def table_png(inp, methods, eps_cs, seed: int) -> bytes:
+    """The report table as one PNG (ldpcore.export.table_png), made when it is asked for from the cached cells
+    (an estimate is fetched, or simulated again, as its picture is drawn)."""
+    cells = sweep(methods, eps_cs, inp.hist, seed,
+                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
+    by_label = {m.label: m for m in methods}
+    return export.table_png(cells, inp.hist,
+                            estimate_of=lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate)
