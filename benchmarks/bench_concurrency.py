@@ -3,8 +3,8 @@
 Starts `streamlit run app.py` (or uses --url), opens --sessions Chromium pages on the Reconstruct
 page (default data: the Horse look-alike), waits until every page shows its reconstruction,
 then every session steps eps_c --steps times down its log grid, each step as soon as its
-previous one is on screen (all sessions walk the same values, as a class following a teacher
-does). A step's latency runs from the key press to the updated reconstruction on screen.
+previous one is on screen (or --think seconds later; all sessions walk the same values, as a class
+following a teacher does). A step's latency runs from the key press to the updated reconstruction on screen.
 Prints every session's median, the distribution over all steps (median, p90, max) and the
 server's CPU seconds per step. Target (issue 11): median <= 1.0 s and max <= 3 s for 8 x 15.
 Usage: python benchmarks/bench_concurrency.py [--sessions 8] [--steps 15] [--port 8611] [--url URL]
@@ -62,7 +62,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
 
 
-async def session(browser, url: str, steps: int, start: asyncio.Event, ready: list, latencies: list) -> None:
+async def session(browser, url: str, steps: int, start: asyncio.Event, ready: list, latencies: list,
+                  think: float) -> None:
     context = await browser.new_context(viewport={"width": 1500, "height": 1000})
     page = await context.new_page()
     await page.goto(url, timeout=180_000)
@@ -78,14 +79,15 @@ async def session(browser, url: str, steps: int, start: asyncio.Event, ready: li
         await when(page, NEW_IMAGE, src)
         latencies.append(time.perf_counter() - begin)
         await when(page, IDLE)
+        await asyncio.sleep(think)
 
 
-async def measure(url: str, sessions: int, steps: int, pid: int | None) -> list[list[float]]:
+async def measure(url: str, sessions: int, steps: int, pid: int | None, think: float = 0.0) -> list[list[float]]:
     from playwright.async_api import async_playwright
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         start, ready, results = asyncio.Event(), [], [[] for _ in range(sessions)]
-        tasks = [asyncio.create_task(session(browser, url, steps, start, ready, results[i])) for i in range(sessions)]
+        tasks = [asyncio.create_task(session(browser, url, steps, start, ready, results[i], think)) for i in range(sessions)]
         opening = time.perf_counter()
         while len(ready) < sessions:  # every page shows its first view
             if any(t.done() for t in tasks):
@@ -124,14 +126,16 @@ def main():
     parser.add_argument("--url", help="measure a server that is already running (e.g. the multi-process deployment)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to report its CPU")
     parser.add_argument("--page", default="reconstruct", help="the page's URL path and query, e.g. 'reconstruct?dataset=child'")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds each session looks at a new view before its next step (default: none)")
     args = parser.parse_args()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     if args.url:
-        ok = report(asyncio.run(measure(f"{args.url.rstrip('/')}/{args.page}", args.sessions, args.steps, args.pid)))
+        ok = report(asyncio.run(measure(f"{args.url.rstrip('/')}/{args.page}", args.sessions, args.steps, args.pid, args.think)))
     else:
         with streamlit_server(args.port) as (url, proc):
-            ok = report(asyncio.run(measure(f"{url}/{args.page}", args.sessions, args.steps, proc.pid)))
+            ok = report(asyncio.run(measure(f"{url}/{args.page}", args.sessions, args.steps, proc.pid, args.think)))
     sys.exit(0 if ok else 1)
 
 

@@ -390,13 +390,12 @@ def _fast_block(block: bytes, before: int, state: _CsvState):
     commas_before = _running(comma)
     found = commas_before[ends[rows]] - commas_before[starts[rows]] + 1
     state.check_width(int(found[0]), int(lines[0]))
-    wrong = np.flatnonzero(found != state.width)
-    if wrong.size:
-        state.check_width(int(found[wrong[0]]), int(lines[wrong[0]]))
+    wrong = np.flatnonzero(found != state.width)  # refused after the counts on the rows above it are checked
     if state.width == 1:
         a, b, spans = first, last + 1, None
     else:
-        at = np.flatnonzero(comma)[commas_before[starts[rows]]]  # each row's comma
+        commas = np.flatnonzero(comma)  # not empty: the first row has its comma (checked above)
+        at = commas[np.minimum(commas_before[starts[rows]], commas.size - 1)]  # each row's comma (if it has one)
         after = np.searchsorted(solid, at + 1)  # the first non-blank byte after it, if in the row
         a = np.where(after < k1, solid[np.minimum(after, solid.size - 1)], at + 1)
         b = np.maximum(last + 1, a)
@@ -416,8 +415,11 @@ def _fast_block(block: bytes, before: int, state: _CsvState):
         inside = place[None, :] < fl[:, None]
         values = np.where(inside, arr[np.where(inside, fb[:, None] - 1 - place[None, :], 0)].astype(np.int64) - 48, 0)
         counts[fast] = values @ (10 ** place.astype(np.int64))
-    for i in np.flatnonzero(~fast):
+    first_wrong = wrong[0] - (lines.size < found.size) if wrong.size else lines.size  # (a header row was dropped)
+    for i in np.flatnonzero(~fast[:first_wrong]):
         counts[i] = _parse_count(block[a[i]:b[i]].decode(), int(lines[i]), state.name)
+    if wrong.size:
+        state.check_width(int(found[wrong[0]]), int(lines[first_wrong]))
     return lines, counts, spans
 
 

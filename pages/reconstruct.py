@@ -89,14 +89,15 @@ if show_tight:
             f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
             + same_reports))
 
-if hist.is_image:
+if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     a, b, c = st.columns(3)
-    a.image(pngs[0], caption="Original", width="stretch")
-    b.image(pngs[1], width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
-    c.image(pngs[2], width="stretch", caption=f"Central Gaussian, no LDP (sigma {fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
+    a.image(pngs[0], caption="Original", width="stretch", output_format="PNG")
+    b.image(pngs[1], width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}", output_format="PNG")
+    c.image(pngs[2], width="stretch", output_format="PNG", caption=f"Central Gaussian, no LDP (sigma "
+            f"{fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
-        errors.image(runs.error_png(inp, esa_method, spec.eps_c, seed), width="stretch",
+        errors.image(runs.error_png(inp, esa_method, spec.eps_c, seed), width="stretch", output_format="PNG",
                      caption="Clipped estimate minus truth: red over, blue under, white exact "
                              "(full scale = input maximum).")
 else:

@@ -41,7 +41,7 @@ for i in range(0, len(cells), len(methods)):
     line[0].markdown(f"**{rows[i]['eps_c']}**")
     for col, m, c, r in zip(line[1:], methods, cells[i:i + len(methods)], rows[i:i + len(methods)]):
         if c.error is None:
-            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch")
+            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch", output_format="PNG")
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")
