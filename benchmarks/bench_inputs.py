@@ -2,13 +2,10 @@
 
 Writes, in a temporary folder, a 10^7-line count CSV, a 10^7-row value,count CSV, a 101-million-row
 CSV (192 MiB, beyond the 20-million-row limit) and a 7072x7072 PNG (beyond the 50-megapixel limit),
-then times `python -m ldpcore run --input FILE` on each and reads its peak resident memory from the
-kernel (wait4). Targets (issue 11): the 10^7-line CSV in <= 10 s and <= 1 GB; the refusals early.
+then times `python -m ldpcore run --input FILE` on each, with its peak resident memory (VmHWM). Targets (issue 11): the 10^7-line CSV in <= 10 s and <= 1 GB; the refusals early.
 Usage: python benchmarks/bench_inputs.py [--lines 10000000]
 """
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,17 +15,15 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import huge_png  # noqa: E402
+from conftest import cli_measured, huge_png  # noqa: E402
 
 
 def measure(path: Path) -> tuple[float, float, int, str]:
-    """Seconds, peak resident MB, status and the last stderr line of one `run --input path`."""
+    """Seconds, peak resident MB, status and the stderr line of one `run --input path`."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "ldpcore", "run", "--input", str(path), "--delta", "1e-8",
-                             "--eps-c", "1", "--json"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = proc.stderr.read().decode().strip()
-    _, status, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
+    status, err, peak = cli_measured("run", "--input", path, "--delta", "1e-8", "--eps-c", "1", "--json",
+                                     limit_bytes=16 * 2**30)
+    return time.perf_counter() - start, peak / 2**20, status, err.strip()
 
 
 def main():

@@ -1,9 +1,9 @@
 """Hostile input and heavy load (issue 11): every case gives the right result or exactly one clear message.
 
 Command line: status 2, nothing on stdout, one line on stderr naming the problem, no traceback; where
-memory matters the command runs in a subprocess under an address-space limit (RLIMIT_AS) and its peak
-resident memory is read from the kernel (wait4). Library: exact counts and the stated limits. Dashboard
-(AppTest): one st.error naming the problem, never an exception.
+memory matters the command runs under an address-space limit (RLIMIT_AS) and reports its peak resident
+memory (conftest.cli_measured). Library: exact counts and the stated limits. Dashboard (AppTest): one
+st.error naming the problem, never an exception.
 """
 import os
 import resource
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import assert_one_error, huge_png, open_page
+from conftest import assert_one_error, cli_measured, huge_png, open_page
 from ldpcore.data import MAX_CSV_ROWS, load_csv, load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
 from ldpcore.protocol import ProtocolSpec, plan
@@ -31,17 +31,6 @@ def cli(*args, limit_bytes: int = 4 * GB):
                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)),
                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
     return out.returncode, out.stdout, out.stderr
-
-
-def cli_measured(*args, limit_bytes: int = 4 * GB):
-    """As cli() (stdout discarded): (status, stderr, the peak resident bytes of that one process, from wait4)."""
-    proc = subprocess.Popen([sys.executable, "-m", "ldpcore", *map(str, args)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
-                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)))
-    err = proc.stderr.read().decode()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    return proc.returncode, err, usage.ru_maxrss * 1024
 
 
 def assert_one_line(status: int, out: str, err: str, expected: str | None = None):
