@@ -33,7 +33,6 @@ def _checked(check, *args):
             return check(text, *args)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-    convert.__name__ = "whole number"
     return convert
 
 

@@ -206,6 +206,7 @@ def _upload(name: str, data: bytes):
     ("latin.csv", "caf\xe9,5\n".encode("latin-1"), "latin.csv is not a UTF-8 text file"),
     ("empty.csv", b"", "empty.csv is empty"),
     ("sum.csv", f"{2**62}\n{2**62}\n{2**62}\n{2**62}\n5\n".encode(), "the limit that keeps counts within int64"),
+    ("three.csv", f"{2**62}\n{2**62}\n{2**62}\n".encode(), "the limit that keeps counts within int64"),
     ("max.csv", f"{2**63 - 1}\n".encode(), "count 9223372036854775807 is above 2^62"),
     ("e30.csv", b"1e30\n", "count 1e30 is above 2^62"),
     ("sep.csv", b"1_000\n5\n", "count '1_000' is not a number"),

@@ -62,6 +62,7 @@ def test_csv_formats():
     assert list(load_csv(b"3\n0\n5\n").counts) == [3, 0, 5]
     h = load_csv(b"value,count\napple,4\npear,1\n# comment\n\nfig,0\n")
     assert list(h.counts) == [4, 1, 0] and h.labels == ("apple", "pear", "fig")
+    assert h.labels[1:] == ["pear", "fig"] and h.labels[-1] == "fig" and len(h.labels) == 3
     assert list(load_csv(b"a,2\nb,3\n").counts) == [2, 3]
 
 

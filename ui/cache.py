@@ -75,9 +75,6 @@ class Cache:
         self._computing: dict = {}  # key -> threading.Event, set when the computation ends
         self._lock = threading.Lock()
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def __contains__(self, key) -> bool:
         return key in self._entries
 
@@ -112,11 +109,6 @@ class Cache:
                 self.bytes -= freed
             self._entries[key] = (value, size)
             self.bytes += size
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.bytes = 0
 
 
 CACHES = {name: Cache(name) for name in BUDGETS_MB}
