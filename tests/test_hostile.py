@@ -221,3 +221,10 @@ def test_an_upload_in_the_limits_shows_its_exact_n():
     at = _upload("exact.csv", b"a,9007199254740\nb,3\n")  # n = 9,007,199,254,743 > 2^53 / 1000, read exactly
     assert not at.exception and not at.error
     assert "exact.csv: n = 9,007,199,254,743 respondents" in at.caption[0].value
+
+
+def test_running_out_of_memory_is_one_line(tmp_path):
+    path = tmp_path / "white.png"
+    path.write_bytes(huge_png(7000, 7000, 255))  # 49 megapixels: about 400 MB of counts alone
+    status, out, err = cli(*RUN, path, limit_bytes=GB)
+    assert_one_line(status, out, err, "not enough memory for this input")
