@@ -1,18 +1,20 @@
 """Command line: ``python -m ldpcore privacy|run|amplify|oracles ...`` (stable; see README).
 
-Invalid input exits with status 2 and one line on stderr naming the problem.
+Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
+every InputError, output that cannot be written (a closed pipe included) and running out of memory.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 from .amplification import BOUNDS, get_bound
 from .data import DATASETS, load_dataset, load_path
-from .errors import InputError, require
+from .errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
 from .experiment import run, run_central
-from .export import to_json, write_run
+from .export import output_folder, to_json, write_run
 from .fragments import EPS_F_RULES
 from .oracles import ACCOUNTANT_NAMES, ENCODINGS
 from .protocol import ProtocolSpec, plan
@@ -20,14 +22,30 @@ from .protocol import ProtocolSpec, plan
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, status 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _checked(check, *args):
+    """An argparse type: the text through an ldpcore check (exact whole numbers and their limits); its
+    InputError becomes argparse's one-line error naming the option."""
+    def convert(text: str):
+        try:
+            return check(text, *args)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return convert
+
+
+RESPONDENTS = _checked(check_n)
 
 
 def _protocol_args(p: argparse.ArgumentParser) -> None:
     eps = p.add_mutually_exclusive_group(required=True)
     eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
     eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
-    p.add_argument("--tau", type=int, help="report fragments with a backstop (Algorithm 2); omit for attribute fragments only")
+    p.add_argument("--tau", type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
+                   help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute "
+                        "fragments only")
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
@@ -71,9 +89,11 @@ def cmd_run(a) -> None:
         hist = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed)
         delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
-        hist = load_path(a.input, scale=a.scale, max_side=a.max_side)
         require(a.delta is not None, "--delta is required with --input.")
+        hist = load_path(a.input, scale=a.scale, max_side=a.max_side)
         delta = a.delta
+    if a.out:
+        output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
     result = run(_spec(a, delta), hist, seed=a.seed)
     record = result.as_dict()
@@ -129,9 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
-    p.add_argument("--n", type=int, help="number of respondents")
+    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--domain", type=int, help="domain size d (for expected messages)")
+    p.add_argument("--domain", type=_checked(check_whole, 2, "the domain size d"),
+                   help="domain size d (for expected messages)")
     _protocol_args(p)
     p.set_defaults(func=cmd_privacy)
     r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
@@ -139,9 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     r.add_argument("--scale", type=float, default=1.0, help="respondents per unit of luminance (Map: 2.5)")
-    r.add_argument("--max-side", type=int, help="downsample images to at most this many pixels per side")
+    r.add_argument("--max-side", type=_checked(check_whole, 1, "max_side (pixels)"),
+                   help="downsample images to at most this many pixels per side")
     r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
     _protocol_args(r)
     r.set_defaults(func=cmd_run)
@@ -151,9 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     direction = m.add_mutually_exclusive_group()
     direction.add_argument("--eps0", type=float, help="local epsilon (nats); prints the eps_c it certifies")
     direction.add_argument("--eps-c", type=float, help="central epsilon (nats); prints the largest eps0")
-    m.add_argument("--n", type=float, help="number of respondents (1e9 is fine)")
+    m.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     m.add_argument("--delta", type=float)
-    m.add_argument("--domain", type=int, help="domain size k for k-RR bounds; for solh a fixed hash range")
+    m.add_argument("--domain", type=_checked(check_whole, 2, "the domain size k"),
+                   help="domain size k for k-RR bounds; for solh a fixed hash range")
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
     o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
@@ -163,10 +186,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         args.func(args)
+        sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to write at exit
+        return _fail("the output was closed before it was complete (broken pipe).")
+    except MemoryError:
+        return _fail("not enough memory for this input; use a smaller input (e.g. --max-side for images).")
     return 0
+
+
+def _fail(message: str) -> int:
+    """Print one error line on stderr; status 2."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return 2

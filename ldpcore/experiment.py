@@ -14,7 +14,7 @@ import numpy as np
 
 from .central import analytic_gaussian_sigma, gaussian_mechanism
 from .data import Histogram
-from .errors import InputError
+from .errors import InputError, check_seed, require
 from .metrics import analytic_rmse, error_metrics
 from .oracles import get_encoding
 from .oracles.limits import check_reference
@@ -62,6 +62,7 @@ def respondents(counts: np.ndarray) -> np.ndarray:
 def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool = False) -> Result:
     """Simulate the protocol on hist and measure its error; seeds are explicit."""
     start = time.perf_counter()
+    seed = check_seed(seed)
     p = plan(spec, hist.n, hist.d)
     oracle = p.oracle()
     rng = np.random.default_rng(seed)
@@ -90,7 +91,7 @@ class CentralResult:
 
 def run_central(eps_c: float, delta: float, hist: Histogram, seed: int = 0) -> CentralResult:
     """Analytic-Gaussian baseline at the same (eps_c, delta), removal neighbours."""
-    sigma = analytic_gaussian_sigma(eps_c, delta)
+    sigma, seed = analytic_gaussian_sigma(eps_c, delta), check_seed(seed)
     estimate = gaussian_mechanism(hist.counts, sigma, np.random.default_rng(seed))
     metrics = error_metrics(hist.counts, estimate, hist.max_count, hist.peak if hist.is_image else None)
     return CentralResult(eps_c, delta, sigma, estimate, metrics, seed)

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import math
+import os
 import textwrap
 from pathlib import Path
 
@@ -12,13 +13,18 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .data import Histogram
+from .errors import InputError
 from .metrics import clip_estimate
+
+CSV_ROWS_PER_CHUNK = 65_536  # the estimate CSV and the error map are made this many values at a time
 
 
 def to_gray(values: np.ndarray, shape: tuple[int, int], vmax: float) -> Image.Image:
     """An image on the fixed scale [0, vmax] -> [0, 255] (same scale for original and estimate)."""
-    scaled = np.clip(np.asarray(values, dtype=np.float64) / max(vmax, 1e-12), 0, 1) * 255
-    return Image.fromarray(np.rint(scaled).astype(np.uint8).reshape(shape), mode="L")
+    scaled = np.asarray(values, dtype=np.float64) / max(vmax, 1e-12)  # one float copy, then worked in place
+    np.clip(scaled, 0, 1, out=scaled)
+    scaled *= 255
+    return Image.fromarray(np.rint(scaled, out=scaled).astype(np.uint8).reshape(shape), mode="L")
 
 
 def histogram_plot(values: np.ndarray, vmax: float, width: int = 1024, height: int = 320) -> Image.Image:
@@ -42,19 +48,31 @@ def render(hist: Histogram, values: np.ndarray | None = None) -> Image.Image:
     return histogram_plot(values, hist.max_count)
 
 
-def png_bytes(img: Image.Image) -> bytes:
+def png_bytes(img: Image.Image, compress_level: int = 6) -> bytes:
+    """img as a PNG file; compress_level 1 encodes a few times faster than the default 6 for files about
+    10% larger (what a page shows and throws away on the next step)."""
     buf = io.BytesIO()
-    img.save(buf, format="PNG")
+    img.save(buf, format="PNG", compress_level=compress_level)
     return buf.getvalue()
+
+
+def estimate_csv_chunks(hist: Histogram, estimate: np.ndarray):
+    """The estimate CSV (value,true,estimate,clipped rows; value = label, pixel index or bin index) as
+    pieces of text of CSV_ROWS_PER_CHUNK rows, so that a file of millions of rows is never held whole."""
+    yield "value,true,estimate,clipped\n"
+    labels = iter(hist.labels) if hist.labels is not None else None
+    for start in range(0, hist.d, CSV_ROWS_PER_CHUNK):
+        stop = min(start + CSV_ROWS_PER_CHUNK, hist.d)
+        values = [next(labels) for _ in range(stop - start)] if labels is not None else range(start, stop)
+        part = estimate[start:stop]
+        clipped = clip_estimate(part, hist.max_count)
+        yield "".join(f"{v},{t},{e:.6g},{c:.6g}\n" for v, t, e, c in
+                      zip(values, hist.counts[start:stop].tolist(), part.tolist(), clipped.tolist()))
 
 
 def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
     """value,true,estimate,clipped rows (value = label, pixel index or bin index)."""
-    labels = hist.labels or range(hist.d)
-    clipped = clip_estimate(estimate, hist.max_count)
-    lines = ["value,true,estimate,clipped"]
-    lines += [f"{v},{t},{e:.6g},{c:.6g}" for v, t, e, c in zip(labels, hist.counts, estimate, clipped)]
-    return "\n".join(lines) + "\n"
+    return "".join(estimate_csv_chunks(hist, estimate))
 
 
 def to_json(record: dict) -> str:
@@ -72,19 +90,39 @@ def to_json(record: dict) -> str:
     return json.dumps(clean(record), indent=2)
 
 
-def write_run(result, record: dict, out: Path) -> list[Path]:
-    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out."""
+def output_folder(out) -> Path:
+    """The folder out, made if needed, checked to take files; InputError (naming out and the reason)
+    if it is a file or cannot be made or written, before any work is done for it."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the output folder {out} is a file; give a folder (it is made if needed).")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot make the output folder {out} ({exc.strerror or exc}).") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in the output folder {out} (permission denied).")
+    return out
+
+
+def write_run(result, record: dict, out: Path) -> list[Path]:
+    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out
+    (made if needed); InputError if they cannot be written."""
+    out = output_folder(out)
     hist = result.histogram
     files = {
-        "original.png": png_bytes(render(hist)),
-        "reconstruction.png": png_bytes(render(hist, result.estimate)),
-        "estimate.csv": estimate_csv(hist, result.estimate).encode(),
-        "run.json": to_json(record).encode(),
+        "original.png": lambda: [png_bytes(render(hist))],
+        "reconstruction.png": lambda: [png_bytes(render(hist, result.estimate))],
+        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, result.estimate)),
+        "run.json": lambda: [to_json(record).encode()],
     }
-    for name, data in files.items():
-        (out / name).write_bytes(data)
+    for name, parts in files.items():
+        try:
+            with open(out / name, "wb") as f:
+                for part in parts():
+                    f.write(part)
+        except OSError as exc:
+            raise InputError(f"cannot write {out / name} ({exc.strerror or exc}).") from None
     return [out / name for name in files]
 
 
@@ -163,12 +201,14 @@ def table_latex(cells) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_png(cells, hist: Histogram) -> bytes:
-    """The whole table as one PNG: reconstructions with their captions, as in Table IV."""
+def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
+    """The whole table as one PNG: reconstructions with their captions, as in Table IV. estimate_of(cell), if
+    given, supplies each defined cell's estimate as its picture is drawn (only one is needed at a time)."""
     from PIL import ImageFont
     rows = table_rows(cells)
     eps, methods, at = _grid(rows)
-    estimates = {(f"{c.eps_c:g}", c.method): c.estimate for c in cells}
+    estimate_of = estimate_of or (lambda c: c.estimate)
+    defined = {(f"{c.eps_c:g}", c.method): c for c in cells if c.error is None}
     font = ImageFont.load_default(size=13)
     ref = render(hist)
     tw = 200  # thumbnail width (px)
@@ -187,19 +227,23 @@ def table_png(cells, hist: Histogram) -> bytes:
         draw.text((8, y + th // 2 - 7), f"eps_c = {e}", fill="black", font=font)
         for j, m in enumerate(methods):
             x = head_w + j * (tw + pad) + pad
-            est = estimates[(e, m)]
-            if est is None:
+            if (e, m) not in defined:
                 draw.rectangle([x, y, x + tw - 1, y + th - 1], outline="gray")
             else:
-                sheet.paste(render(hist, est).resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
+                picture = render(hist, estimate_of(defined[(e, m)]))
+                sheet.paste(picture.resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
             for k, line in enumerate(cell_caption(at[(e, m)])):
                 draw.text((x, y + th + 3 + 15 * k), line[:34], fill="black", font=font)
     return png_bytes(sheet)
 
 
 def error_map(hist: Histogram, estimate: np.ndarray) -> Image.Image:
-    """Signed error of the clipped estimate: red over, blue under, white exact (scale +-input max)."""
-    err = clip_estimate(estimate, hist.max_count) - hist.counts
-    t = np.clip(err / max(hist.max_count, 1), -1, 1)
-    rgb = np.stack([1 - np.maximum(-t, 0), 1 - np.abs(t), 1 - np.maximum(t, 0)], axis=-1)
-    return Image.fromarray(np.rint(rgb * 255).astype(np.uint8).reshape(hist.shape + (3,)), mode="RGB")
+    """Signed error of the clipped estimate: red over, blue under, white exact (scale +-input max);
+    made CSV_ROWS_PER_CHUNK pixels at a time, so a 50-megapixel map needs no float copies of the image."""
+    rgb = np.empty((hist.d, 3), dtype=np.uint8)
+    scale = max(hist.max_count, 1)
+    for start in range(0, hist.d, CSV_ROWS_PER_CHUNK):
+        part = slice(start, start + CSV_ROWS_PER_CHUNK)
+        t = np.clip((clip_estimate(estimate[part], hist.max_count) - hist.counts[part]) / scale, -1, 1)
+        rgb[part] = np.rint(np.stack([1 - np.maximum(-t, 0), 1 - np.abs(t), 1 - np.maximum(t, 0)], axis=-1) * 255)
+    return Image.fromarray(rgb.reshape(hist.shape + (3,)), mode="RGB")

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 
 from .amplification import Amplification, Bound, get_bound
-from .errors import check_delta, check_eps, require
+from .errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
 from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 from .oracles import get_encoding
 from .oracles.limits import too_large
@@ -54,8 +54,8 @@ class ProtocolSpec:
         if self.eps_l is not None:
             check_eps(self.eps_l, "eps_l")
         check_delta(self.delta)
-        require(self.tau is None or (int(self.tau) == self.tau and self.tau >= 1),
-                f"tau (report fragments) must be a whole number >= 1 (got {self.tau}).")
+        if self.tau is not None:
+            object.__setattr__(self, "tau", check_whole(self.tau, 1, "tau (report fragments)", MAX_TAU))
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
         encoding = get_encoding(self.encoding)
         object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
@@ -142,13 +142,16 @@ class Plan:
 
 
 def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
-    """Privacy numbers for n respondents; raises InputError where the accountant is not valid.
+    """Privacy numbers for n respondents (at most errors.MAX_N, for every accountant) over d bins (at most
+    errors.MAX_D); raises InputError where the accountant is not valid.
 
     The local eps stays within what the encoding's probabilities realise in float64
     (Encoding.eps_limit, ldpcore.oracles.limits): a larger eps_l is refused; an accountant's eps_l
     above the limit is lowered to it and the plan says so (capped, with a note), certifying less
     than the eps_c asked for."""
-    require(d is None or d >= 2, f"the domain needs at least 2 bins (got d={d}).")
+    n = check_n(n)
+    if d is not None:
+        d = check_whole(d, 2, "the domain size d", MAX_D)
     encoding = get_encoding(spec.encoding)
     bound = spec.bound
     k = encoding.channel_k(d, spec.param_dict)  # the alphabet of one shuffled channel

@@ -5,6 +5,7 @@ import streamlit as st
 from ldpcore.accountant import compare, eps0_curve, eps_c_curve
 from ldpcore.amplification import BOUNDS
 from ui import page_config
+from ui.cache import cached
 from ui.figures import log_lines
 from ui.protocol import parse_delta
 
@@ -27,7 +28,7 @@ k = int(c5.number_input("Domain k", min_value=2, max_value=10**9, value=2, key="
 delta = parse_delta(delta_text, "1e-8")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached("results")
 def _table(n, delta, k, direction, value):
     rows = compare(n, delta, k, **{direction: value})
     return [{"bound": a.bound, "title": BOUNDS[a.bound].title, "eps0": a.eps0, "eps_c": a.eps_c,
@@ -37,8 +38,8 @@ def _table(n, delta, k, direction, value):
 
 
 # each curve cached on the arguments it uses (eps0 against n does not depend on the chosen n)
-_eps_c_curve = st.cache_data(max_entries=32, show_spinner=False)(eps_c_curve)
-_eps0_curve = st.cache_data(max_entries=32, show_spinner=False)(eps0_curve)
+_eps_c_curve = cached("results")(eps_c_curve)
+_eps0_curve = cached("results")(eps0_curve)
 
 
 rows = _table(n, delta, k, direction, value)

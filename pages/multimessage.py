@@ -5,6 +5,7 @@ import streamlit as st
 from ldpcore.errors import InputError
 from ldpcore.multiparty import DATA_SHAPES, error_against_n, threat_table
 from ui import page_config
+from ui.cache import cached
 from ui.figures import log_lines
 from ui.protocol import eps_c_slider, parse_delta
 
@@ -27,7 +28,7 @@ shape = c4.radio("Data", DATA_SHAPES, key="mm_shape", bind="query-params", horiz
 delta = parse_delta(delta_text, "1e-6")
 
 
-@st.cache_data(max_entries=32, show_spinner="Computing the curves...")
+@cached("results", spinner="Computing the curves...")
 def _curves(eps, delta, d, shape):
     n_grid = np.geomspace(1e3, 1e8, 16).astype(np.int64)
     return n_grid, error_against_n(eps, delta, d, n_grid, shape)

@@ -1,13 +1,12 @@
 """Reconstruct: the data, the protocol, and what the analyzer recovers from shuffled reports."""
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.experiment import Method
-from ldpcore.export import error_map, estimate_csv, fmt, png_bytes, to_json
+from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
-from ldpcore.protocol import plan
 from ui import page_config, runs
 from ui.figures import histogram_figure
 from ui.inputs import data_sidebar
@@ -20,6 +19,8 @@ inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 hist = inp.hist
 
+# everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
+# renders the page once per step instead of once per element that waited for a computation
 esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
 esa = runs.cell(inp, esa_method, spec.eps_c, seed)
 if esa.error:
@@ -27,11 +28,19 @@ if esa.error:
     st.stop()
 central = runs.cell(inp, central_method, spec.eps_c, seed)
 p, m = esa.privacy, esa.metrics
+encoding = ENCODINGS[spec.encoding]
+TIGHT = "tight-binary-rr"
+show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
+if show_tight:
+    tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
+    same = runs.certified_eps_c(inp, spec, p["eps_b"], TIGHT)  # what the tight accountant certifies for these reports
+if hist.is_image:  # at display resolution; the downloads below are at the input's
+    pngs = (runs.original_png(inp), runs.cell_png(inp, esa_method, spec.eps_c, seed),
+            runs.cell_png(inp, central_method, spec.eps_c, seed))
 
 st.caption(f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
            + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
            + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours.")
-encoding = ENCODINGS[spec.encoding]
 for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
 
@@ -71,15 +80,10 @@ st.caption(f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt
            + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
            + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}.")
 
-TIGHT = "tight-binary-rr"
-if spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified:
-    tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
-    try:  # what the tight accountant certifies for this run's reports
-        same = plan(replace(spec, eps_c=None, eps_l=p["eps_b"], accountant=TIGHT), hist.n, hist.d).eps_c
-        same_reports = (f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = **{same:.3g}**, "
-                        f"not {p['eps_c']:.3g}, at delta = {spec.delta:g}.")
-    except InputError as exc:
-        same_reports = str(exc)
+if show_tight:
+    same_reports = same if isinstance(same, str) else (
+        f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = **{same:.3g}**, "
+        f"not {p['eps_c']:.3g}, at delta = {spec.delta:g}.")
     with st.expander("What the tight accountant buys", expanded=True):
         st.markdown(tight.error or (
             f"- **Same eps_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
@@ -87,16 +91,15 @@ if spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certi
             f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
             + same_reports))
 
-esa_png = runs.cell_png(inp, esa_method, spec.eps_c, seed)  # shown for images, downloaded for every input
-if hist.is_image:
+if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     a, b, c = st.columns(3)
-    a.image(runs.original_png(inp), caption="Original", width="stretch")
-    b.image(esa_png, width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}")
-    c.image(runs.cell_png(inp, central_method, spec.eps_c, seed), width="stretch",
-            caption=f"Central Gaussian, no LDP (sigma {fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
+    a.image(pngs[0], caption="Original", width="stretch", output_format="PNG")
+    b.image(pngs[1], width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}", output_format="PNG")
+    c.image(pngs[2], width="stretch", output_format="PNG", caption=f"Central Gaussian, no LDP (sigma "
+            f"{fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}")
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
-        errors.image(png_bytes(error_map(hist, esa.estimate)), width="stretch",
+        errors.image(runs.error_png(inp, esa_method, spec.eps_c, seed), width="stretch", output_format="PNG",
                      caption="Clipped estimate minus truth: red over, blue under, white exact "
                              "(full scale = input maximum).")
 else:
@@ -108,8 +111,10 @@ else:
 record = {**esa.privacy, **esa.metrics, "input": hist.name, "seed": seed, "spec": spec.as_dict(),
           "central": {**central.privacy, **central.metrics}}
 d1, d2, d3 = st.columns(3)
-# files are made only when a button is clicked (the PNG is made above)
-d1.download_button("Reconstruction (PNG)", lambda: esa_png, "reconstruction.png", "image/png", on_click="ignore")
-d2.download_button("Estimate (CSV)", lambda: estimate_csv(hist, esa.estimate), "estimate.csv", "text/csv",
-                   on_click="ignore")
-d3.download_button("Run record (JSON)", lambda: to_json(record), "run.json", "application/json", on_click="ignore")
+# files are made only when a button is clicked, by functions that hold the view's settings, not its results: a
+# function made in this page would keep all of its variables (the runs' estimates) alive until the next rerun
+d1.download_button("Reconstruction (PNG)", partial(runs.full_png, inp, esa_method, spec.eps_c, seed),
+                   "reconstruction.png", "image/png", on_click="ignore")
+d2.download_button("Estimate (CSV)", partial(runs.estimate_csv, inp, esa_method, spec.eps_c, seed), "estimate.csv",
+                   "text/csv", on_click="ignore")
+d3.download_button("Run record (JSON)", partial(to_json, record), "run.json", "application/json", on_click="ignore")

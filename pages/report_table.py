@@ -1,8 +1,10 @@
 """Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
+from functools import partial
+
 import streamlit as st
 
 from ldpcore.experiment import paper_methods
-from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown, table_png, table_rows
+from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ui import page_config, runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
@@ -15,7 +17,6 @@ st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruct
            "(removal LDP for one-hot, replacement for most others) and the RMSE beneath, as in Table IV of Erlingsson et al. (2020).")
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
-hist = inp.hist
 
 c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key="table_eps", bind="query-params",
@@ -39,13 +40,14 @@ for i in range(0, len(cells), len(methods)):
     line = st.columns([1] + [3] * len(methods))
     line[0].markdown(f"**{rows[i]['eps_c']}**")
     for col, m, c, r in zip(line[1:], methods, cells[i:i + len(methods)], rows[i:i + len(methods)]):
-        if c.estimate is not None:
-            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch")
+        if c.error is None:
+            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch", output_format="PNG")
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")
 e1, e2, e3, e4 = st.columns(4)
-e1.download_button("Table (PNG)", lambda: table_png(cells, hist), "report_table.png", "image/png", on_click="ignore")
+e1.download_button("Table (PNG)", partial(runs.table_png, inp, methods, sorted(eps_rows), seed), "report_table.png",
+                   "image/png", on_click="ignore")  # made on a click, from the cached runs (not held meanwhile)
 e2.download_button("CSV", table_csv(cells), "report_table.csv", "text/csv", on_click="ignore")
 e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/markdown", on_click="ignore")
 e4.download_button("LaTeX", table_latex(cells), "report_table.tex", "application/x-tex", on_click="ignore")

@@ -1,5 +1,10 @@
 """Shared test helpers: AppTest page helpers, upload builders, and the browser fixtures."""
+import os
+import resource
 import struct
+import subprocess
+import sys
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -7,7 +12,32 @@ import numpy as np
 import pytest
 from PIL import Image
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+# `python -m ldpcore` that writes its peak resident memory (VmHWM, which starts afresh at exec, unlike the
+# rusage maximum, which keeps the forking parent's) to the file named by LDPCORE_PEAK_FILE when it exits
+_MEASURED_CLI = """import atexit, os, runpy, sys
+def report():
+    with open("/proc/self/status") as status:
+        peak = next(line for line in status if line.startswith("VmHWM:")).split()[1]
+    with open(os.environ["LDPCORE_PEAK_FILE"], "w") as out:
+        out.write(peak)
+atexit.register(report)
+sys.argv[0] = "ldpcore"
+runpy.run_module("ldpcore", run_name="__main__")
+"""
+
+
+def cli_measured(*args, limit_bytes: int) -> tuple[int, str, int]:
+    """Run `python -m ldpcore ARGS` (stdout discarded) with at most limit_bytes of address space (RLIMIT_AS):
+    (status, stderr, its peak resident memory in bytes)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_file = Path(tmp) / "peak"
+        out = subprocess.run([sys.executable, "-c", _MEASURED_CLI, *map(str, args)], cwd=ROOT, text=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env={**os.environ, "LDPCORE_PEAK_FILE": str(peak_file), "OPENBLAS_NUM_THREADS": "1"},
+                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)))
+        return out.returncode, out.stderr, int(peak_file.read_text()) * 1024
 
 
 def pytest_configure(config):
@@ -18,10 +48,11 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def huge_png(width: int, height: int) -> bytes:
-    """A valid all-black grayscale PNG of width x height, built without holding it decoded."""
+def huge_png(width: int, height: int, level: int = 0) -> bytes:
+    """A valid grayscale PNG of width x height, every pixel of luminance level (default black), built
+    without holding it decoded."""
     comp = zlib.compressobj(9)
-    row = b"\x00" * (width + 1)
+    row = b"\x00" + bytes([level]) * width
     idat = b"".join(comp.compress(row) for _ in range(height)) + comp.flush()
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")

@@ -44,14 +44,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_app(timeout: float = 60.0):
-    """Yield the base URL of `streamlit run app.py` on a free port; stop it afterwards."""
-    port = free_port()
+def streamlit_server(port: int | None = None, timeout: float = 60.0, env: dict | None = None):
+    """Yield (base URL, process) of `streamlit run app.py` on port (default: a free one); stop it afterwards.
+    env: extra environment variables for the server (e.g. cache budgets)."""
+    port = port or free_port()
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = open(OUTPUT / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--server.headless", "true"],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout
@@ -64,7 +65,7 @@ def streamlit_app(timeout: float = 60.0):
             if time.time() > deadline or proc.poll() is not None:
                 raise RuntimeError(f"streamlit did not start; see {log.name}")
             time.sleep(0.3)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -72,6 +73,21 @@ def streamlit_app(timeout: float = 60.0):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@contextlib.contextmanager
+def streamlit_app(timeout: float = 60.0):
+    """Yield the base URL of `streamlit run app.py` on a free port; stop it afterwards."""
+    with streamlit_server(timeout=timeout) as (url, _):
+        yield url
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process (MB), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:

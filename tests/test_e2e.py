@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from e2e_support import (IMAGE_CHANGED, OUTPUT, assert_no_error, metric_value, needs_browser, open_page,
-                         slider_input, streamlit_app, wait_idle)
+                         slider_input, streamlit_app, wait_for_metrics, wait_idle)
 
 pytestmark = needs_browser()
 PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
@@ -69,6 +69,7 @@ def test_upload_an_image_through_the_page(app_url, page, tmp_path):
     _choose_upload(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     page.get_by_text("gradient.png: n = ").wait_for(timeout=30_000)
+    wait_for_metrics(page, 6)  # drawn right after the caption, possibly in the browser's next render
     wait_idle(page)
     assert_no_error(page)
     assert metric_value(page, "eps_l_inf")

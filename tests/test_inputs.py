@@ -1,6 +1,10 @@
 """Bad input gets one clear InputError naming the problem; good input loads exactly."""
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from conftest import huge_png
@@ -58,6 +62,7 @@ def test_csv_formats():
     assert list(load_csv(b"3\n0\n5\n").counts) == [3, 0, 5]
     h = load_csv(b"value,count\napple,4\npear,1\n# comment\n\nfig,0\n")
     assert list(h.counts) == [4, 1, 0] and h.labels == ("apple", "pear", "fig")
+    assert h.labels[1:] == ["pear", "fig"] and h.labels[-1] == "fig" and len(h.labels) == 3
     assert list(load_csv(b"a,2\nb,3\n").counts) == [2, 3]
 
 
@@ -139,3 +144,37 @@ def test_too_few_respondents_for_the_accountant():
 def test_paper_rule_undefined_says_what_to_do():
     with pytest.raises(InputError, match="use the equal-variance rule"):
         plan(ProtocolSpec(eps_c=0.05, delta=5e-8, tau=256), n=1_914_589, d=10)
+
+
+# --- the vectorised CSV reader agrees with the csv module ------------------------------------
+
+def _outcome(data: bytes):
+    try:
+        h = load_csv(data, name="h.csv")
+        return list(h.counts), None if h.labels is None else list(h.labels)
+    except InputError as exc:
+        return "refused: " + re.sub(r"line \d+", "line N", str(exc))  # line numbers differ by the added line
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(
+    st.from_regex(r"[ ]?[0-9]{1,20}[ ]?", fullmatch=True),
+    st.from_regex(r"[a-z ]{0,4},[ ]?[0-9]{1,4}(\.0|e1)?", fullmatch=True),
+    st.sampled_from(["", "# note", "value,count", " ", "1_0", "-3", "x", "nan", "1.5", "a,b,c", "é,4"])),
+    min_size=1, max_size=30), st.sampled_from(["\n", "\r\n"]))
+def test_fast_csv_reader_matches_the_csv_module(lines, newline):
+    """A block with a quote goes through the csv module row by row: the same file with a quote in an
+    extra comment line must give the same counts and names, or a refusal of the same file."""
+    text = newline.join(lines) + newline
+    fast = _outcome(text.encode())
+    slow = _outcome(('# "' + newline + text).encode())
+    assert fast == slow, (text, fast, slow)
+
+
+def test_csv_blocks_join_across_their_boundaries(monkeypatch):
+    import ldpcore.data as data
+    monkeypatch.setattr(data, "BLOCK_BYTES", 7)  # lines cut across many blocks
+    h = load_csv(b"value,count\n" + b"".join(b"name%d,%d\n" % (i, i * 37) for i in range(500)), name="h.csv")
+    assert list(h.counts) == [i * 37 for i in range(500)] and h.labels[499] == "name499"
+    with pytest.raises(InputError, match="line 294: value 'name0' already appeared on line 2"):
+        load_csv(b"value,count\n" + b"".join(b"name%d,1\n" % (i % 292) for i in range(400)), name="h.csv")

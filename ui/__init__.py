@@ -2,6 +2,7 @@
 
 No privacy or estimation logic lives here; everything is computed by ldpcore.
 """
+import ctypes
 import runpy
 import threading
 from pathlib import Path
@@ -18,6 +19,22 @@ PAGES = (("pages/home.py", "Home", "home"), ("pages/reconstruct.py", "Reconstruc
          ("pages/accountant.py", "Accountant", "calculate"), ("pages/multimessage.py", "Multi-message", "forum"),
          ("pages/numeric.py", "Numeric", "functions"), ("pages/longitudinal.py", "Longitudinal", "timeline"),
          ("pages/sgd.py", "LDP-SGD", "model_training"), ("pages/crowds.py", "Crowd IDs", "groups"))
+
+
+def _release_freed_memory() -> None:
+    """Have glibc give freed arrays back to the system (the server's memory then follows its caches):
+    every allocation of 1 MB or more gets its own pages, returned when freed (by default the threshold
+    grows to 32 MB, so freed arrays of a few MB stay in the heap), in at most two malloc arenas (else
+    each session's script thread may keep one of its own). Other C libraries are left as they are."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
+_release_freed_memory()
 
 
 def warm_up() -> None:

@@ -9,6 +9,7 @@ import streamlit as st
 from ldpcore.data import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
 from ldpcore.errors import InputError
 from ldpcore.protocol import default_delta
+from ui.cache import cached
 
 UPLOAD = "upload"
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
@@ -23,12 +24,12 @@ class Input:
     delta: float
 
 
-@st.cache_data(max_entries=8, show_spinner="Loading the data...")
+@cached("data", spinner="Loading the data...")
 def _load_bundled(name: str, max_side: int) -> Histogram:
     return load_dataset(name, max_side=max_side or None)
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
+@cached("data", spinner="Reading the upload...")
 def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: int) -> Histogram:
     return load_upload(_data, name, scale=scale, max_side=max_side or None)
 

@@ -1,5 +1,10 @@
 """Cached calls into ldpcore, keyed on what determines the result: the data's key, the spec that
-runs (the central baseline: only eps_c and delta) and the seed; never a method's label."""
+runs (the central baseline: only eps_c and delta) and the seed; never a method's label or anything
+else that differs between sessions, so that sessions looking at the same view share one result.
+
+Results live in ui.cache's shared caches (runs: the full estimates; images: PNGs at display
+resolution, at most DISPLAY_WIDTH pixels wide; results: analytic curves).
+"""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,9 +13,15 @@ import streamlit as st
 from PIL import Image
 
 from ldpcore.data import Histogram
+from ldpcore.errors import InputError
 from ldpcore.experiment import Cell, Method, analytic, evaluate, sweep
-from ldpcore.export import png_bytes, render
-from ldpcore.protocol import ProtocolSpec
+from ldpcore import export
+from ldpcore.export import error_map, png_bytes, render
+from ldpcore.protocol import ProtocolSpec, plan
+from ui.cache import cached
+
+DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
+FAST = 1  # PNG compression level of displayed images (downloads keep the default)
 
 
 def _runs(method: Method, eps_c: float) -> tuple[dict, bool]:
@@ -19,7 +30,7 @@ def _runs(method: Method, eps_c: float) -> tuple[dict, bool]:
     return spec.as_dict(), method.central
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@cached("runs")
 def _cell(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
     return evaluate(Method("", ProtocolSpec(**spec), central), spec["eps_c"], _hist, seed)
 
@@ -29,25 +40,46 @@ def cell(inp, method: Method, eps_c: float, seed: int) -> Cell:
     return replace(_cell(inp.key, inp.hist, *_runs(method, eps_c), int(seed)), method=method.label)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int,
-              max_width: int | None) -> bytes | None:
+def _fit(img: Image.Image, max_width: int) -> Image.Image:
+    """img at most max_width pixels wide (box-averaged), the aspect ratio kept."""
+    if img.width <= max_width:
+        return img
+    return img.resize((max_width, max(1, round(img.height * max_width / img.width))), Image.Resampling.BOX)
+
+
+@cached("images")
+def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes | None:
     estimate = _cell(input_key, _hist, spec, central, seed).estimate
-    if estimate is None:
-        return None
-    img = render(_hist, estimate)
-    if max_width and img.width > max_width:
-        img = img.resize((max_width, max(1, round(img.height * max_width / img.width))), Image.Resampling.BOX)
-    return png_bytes(img)
+    return None if estimate is None else png_bytes(_fit(render(_hist, estimate), max_width), FAST)
 
 
-def cell_png(inp, method: Method, eps_c: float, seed: int, max_width: int | None = None) -> bytes | None:
-    """The reconstruction of cell(...) as a PNG on the input's scale (None where undefined), encoded once;
-    max_width: a thumbnail at most that wide (st.image otherwise downscales a wide image on every rerun)."""
-    return _cell_png(inp.key, inp.hist, *_runs(method, eps_c), int(seed), max_width)
+def cell_png(inp, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
+    """The reconstruction of cell(...) as a PNG on the input's scale, at most max_width pixels wide (None where
+    undefined), made once (st.image would otherwise downscale a wide image on every rerun)."""
+    return _cell_png(inp.key, inp.hist, *_runs(method, eps_c), int(seed), int(max_width))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+def full_png(inp, method: Method, eps_c: float, seed: int) -> bytes:
+    """The reconstruction at the input's own resolution (for a download: made when it is asked for)."""
+    return png_bytes(render(inp.hist, cell(inp, method, eps_c, seed).estimate))
+
+
+def estimate_csv(inp, method: Method, eps_c: float, seed: int) -> str:
+    """The estimate of cell(...) as CSV (ldpcore.export.estimate_csv), made when it is asked for."""
+    return export.estimate_csv(inp.hist, cell(inp, method, eps_c, seed).estimate)
+
+
+@cached("images")
+def _error_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes:
+    return png_bytes(_fit(error_map(_hist, _cell(input_key, _hist, spec, central, seed).estimate), max_width), FAST)
+
+
+def error_png(inp, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes:
+    """The signed error map of cell(...) (ldpcore.export.error_map) at display resolution."""
+    return _error_png(inp.key, inp.hist, *_runs(method, eps_c), int(seed), int(max_width))
+
+
+@cached("results")
 def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
     method = Method("", ProtocolSpec(**spec), central)
     return [analytic(method, e, _hist) for e in eps_grid]
@@ -59,21 +91,45 @@ def curve(inp, method: Method, eps_grid) -> list[dict | None]:
     return _curve(inp.key, inp.hist, *_runs(method, grid[0]), grid)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _original_png(input_key: str, _hist: Histogram) -> bytes:
-    return png_bytes(render(_hist))
+@cached("results")
+def _certified(input_key: str, _hist: Histogram, spec: dict) -> float | str:
+    try:
+        return plan(ProtocolSpec(**spec), _hist.n, _hist.d).eps_c
+    except InputError as exc:
+        return str(exc)
 
 
-def original_png(inp) -> bytes:
-    """The input rendered once per data set (it does not change with eps_c)."""
-    return _original_png(inp.key, inp.hist)
+def certified_eps_c(inp, spec: ProtocolSpec, eps_l: float, accountant: str) -> float | str:
+    """The eps_c that accountant certifies for reports at local eps_l on the input (or why it cannot), cached."""
+    return _certified(inp.key, inp.hist, replace(spec, eps_c=None, eps_l=float(eps_l), accountant=accountant).as_dict())
+
+
+@cached("images")
+def _original_png(input_key: str, _hist: Histogram, max_width: int) -> bytes:
+    return png_bytes(_fit(render(_hist), max_width), FAST)
+
+
+def original_png(inp, max_width: int = DISPLAY_WIDTH) -> bytes:
+    """The input rendered once per data set (it does not change with eps_c), at display resolution."""
+    return _original_png(inp.key, inp.hist, int(max_width))
 
 
 def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
-    """Every method at every eps_c, cached per cell, with a progress bar."""
+    """Every method at every eps_c, cached per cell, with a progress bar; the cells' estimates are left out
+    (a sweep's list would otherwise hold all of them at once: get one with cell() or cell_png())."""
     bar = st.progress(0.0, text=label)
     cells = sweep(methods, eps_cs, inp.hist, seed,
                   progress=lambda done, total: bar.progress(done / total, text=f"{label} {done}/{total}"),
-                  evaluate_cell=lambda m, e, h, s: cell(inp, m, e, s))
+                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
     bar.empty()
     return cells
+
+
+def table_png(inp, methods, eps_cs, seed: int) -> bytes:
+    """The report table as one PNG (ldpcore.export.table_png), made when it is asked for from the cached cells
+    (an estimate is fetched, or simulated again, as its picture is drawn)."""
+    cells = sweep(methods, eps_cs, inp.hist, seed,
+                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
+    by_label = {m.label: m for m in methods}
+    return export.table_png(cells, inp.hist,
+                            estimate_of=lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate)

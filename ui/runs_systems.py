@@ -1,4 +1,4 @@
-"""Cached calls into ldpcore for the Numeric, Longitudinal and LDP-SGD pages, keyed on plain values."""
+"""Cached calls into ldpcore for the Numeric, Longitudinal and LDP-SGD pages, keyed on plain values (ui.cache)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,23 +8,24 @@ from ldpcore.longitudinal import Tracking, TreeProtocol, synthetic_trajectories
 from ldpcore.numeric import NumericTable
 from ldpcore.numeric.analysis import MechanismComparison, TableEstimate, compare_mechanisms, estimate_table
 from ldpcore.sgd import NONPRIVATE_MECHANISMS, Dataset, SGDConfig, TrainResult, make_classification, train
+from ui.cache import cached
 
 PROGRESS_STEPS = 50  # progress-bar updates per training run
 
 
-@st.cache_data(max_entries=64, show_spinner="Simulating the reports...")
+@cached("results", spinner="Simulating the reports...")
 def table_estimate(table_key: str, _table: NumericTable, mechanism: str, eps: float, seed: int) -> TableEstimate:
     """One collection of the table (reports from stream [seed, 1])."""
     return estimate_table(_table, mechanism, eps, np.random.default_rng([seed, 1]))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached("results")
 def comparisons(table_key: str, _table: NumericTable, eps_grid: tuple[float, ...]) -> list[MechanismComparison]:
     """Every mechanism's analytic MSE on the table at each eps of the grid."""
     return [compare_mechanisms(_table, e) for e in eps_grid]
 
 
-@st.cache_data(max_entries=64, show_spinner="Simulating the reports...")
+@cached("results", spinner="Simulating the reports...")
 def tracking(n: int, d: int, k: int, eps: float, mode: str, initial: float, rate: float, seed: int) -> Tracking:
     """Trajectories, then the protocol's reports, from one stream of the seed (the data do not depend on eps)."""
     rng = np.random.default_rng(seed)
@@ -32,16 +33,16 @@ def tracking(n: int, d: int, k: int, eps: float, mode: str, initial: float, rate
     return TreeProtocol(d, k, eps, mode).track(trajectories, rng)
 
 
-@st.cache_data(max_entries=8, show_spinner="Drawing the data...")
+@cached("data", spinner="Drawing the data...")
 def dataset(n: int, p: int, classes: int, separation: float, seed: int) -> Dataset:
     """Synthetic classification data from stream [seed, 0]."""
     return make_classification(n, p, np.random.default_rng([seed, 0]), classes=classes, separation=separation)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached("results")
 def training(data_key: str, _data: Dataset, config: dict, seed: int) -> TrainResult:
     """One training run (stream [seed, 1]) of SGDConfig(**config), private or a baseline (nonprivate_config), with
-    a progress bar while it runs (made inside: a cached function replays only the elements it creates)."""
+    a progress bar while it runs (in the session that computes it)."""
     baseline = config["mechanism"] in NONPRIVATE_MECHANISMS
     label = "Training the non-private baseline" if baseline else "Training with LDP reports"
     bar = st.progress(0.0, text=label)

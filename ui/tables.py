@@ -10,6 +10,7 @@ import streamlit as st
 from ldpcore.errors import InputError
 from ldpcore.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
 from ldpcore.numeric.analysis import check_size, table_columns
+from ui.cache import cached
 from ui.controls import seed_input
 
 UPLOAD = "upload"
@@ -32,19 +33,19 @@ class Table:
     seed: int
 
 
-@st.cache_data(max_entries=8, show_spinner="Drawing the synthetic data...")
+@cached("data", spinner="Drawing the synthetic data...")
 def _synthetic(name: str, n: int, d: int, seed: int) -> NumericTable:
     return synthetic_table(name, n, d, np.random.default_rng([seed, 0]))  # the reports use stream [seed, 1]
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
-def _columns(name: str, data: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return table_columns(data)
+@cached("results", spinner="Reading the upload...")
+def _columns(digest: str, name: str, _data: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return table_columns(_data, name=name)
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the upload...")
-def _upload(name: str, data: bytes, categorical: tuple[str, ...]) -> NumericTable:
-    return load_table_csv(data, categorical=categorical, name=name)
+@cached("data", spinner="Reading the upload...")
+def _upload(digest: str, name: str, _data: bytes, categorical: tuple[str, ...]) -> NumericTable:
+    return load_table_csv(_data, categorical=categorical, name=name)
 
 
 def table_sidebar() -> Table:
@@ -64,12 +65,13 @@ def table_sidebar() -> Table:
         else:
             f = st.file_uploader("Table CSV", type=["csv", "txt"],
                                  help="Numeric and categorical columns under a header; one row per respondent.")
-            if f is not None:
-                st.session_state["num_upload"] = (f.name, f.getvalue())
+            if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
+                data = f.getvalue()  # hashed once per upload, not on every rerun
+                st.session_state["num_upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
             upload = st.session_state.get("num_upload")
             if upload is not None:
                 try:
-                    header, text_columns = _columns(*upload)
+                    header, text_columns = _columns(upload[3], upload[1], upload[2])
                     categorical = st.multiselect(
                         "Categorical columns", header, default=text_columns, key="num_categorical",
                         bind="query-params", help="Columns holding categories (estimated as frequencies through "
@@ -86,9 +88,8 @@ def table_sidebar() -> Table:
         if upload is None:
             st.info("Upload a table CSV in the sidebar to begin.")
             st.stop()
-        name, data = upload
-        key = f"upload:{hashlib.sha256(data).hexdigest()[:16]}:{','.join(categorical)}"
-        return Table(_upload(name, data, tuple(categorical)), key, seed)
+        _, name, data, digest = upload
+        return Table(_upload(digest, name, data, tuple(categorical)), f"upload:{digest}:{','.join(categorical)}", seed)
     except InputError as exc:
         st.error(str(exc))
         st.stop()

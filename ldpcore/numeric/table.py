@@ -167,8 +167,7 @@ def _numbers(cells, lines, column: str, name: str) -> np.ndarray:
 def _rows(source, name: str | None = None) -> tuple[list[tuple[int, list[str]]], str]:
     """The rows of a CSV as (line number, stripped cells), skipping blank and '#' lines, and the
     name to show (``name`` or the source's); InputError if it is not CSV or holds no rows."""
-    text, fname = read_text(source, allow_empty=True)
-    name = name or fname
+    text, name = read_text(source, allow_empty=True, name=name)
     try:
         rows = [(i, [c.strip() for c in r]) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
                 if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
@@ -178,10 +177,11 @@ def _rows(source, name: str | None = None) -> tuple[list[tuple[int, list[str]]],
     return rows, name
 
 
-def table_columns(source) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def table_columns(source, name: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(column names, the columns holding a non-number) of a table CSV, for choosing the
-    ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines)."""
-    (_, header), *body = _rows(source)[0]
+    ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines); messages
+    name the file ``name`` (or the source's)."""
+    (_, header), *body = _rows(source, name)[0]
     text_columns = tuple(h for j, h in enumerate(header)
                          if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for _, r in body))
     return tuple(header), text_columns
