@@ -7,7 +7,8 @@ the same total luminance, i.e. the same number of respondents, since each
 pixel's luminance is the count of respondents holding that pixel value.
 
 Run ``python assets/make_assets.py``; it writes horse.png, child.png and
-map.png next to itself and prints their statistics. Output is deterministic.
+map.png into the package's bundled data (ldpcore/data/bundled/) and prints their
+statistics. Output is deterministic.
 """
 
 from pathlib import Path
@@ -16,7 +17,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 SEED = 20200
-OUT_DIR = Path(__file__).resolve().parent
+OUT_DIR = Path(__file__).resolve().parent.parent / "ldpcore" / "data" / "bundled"
 
 HORSE_SUM = 1_914_589
 CHILD_SUM = 50_409_435

@@ -1,4 +1,4 @@
-"""Generate the bundled raw-records samples read by ldpcore.ingest.
+"""Generate the bundled raw-records samples read by ldpcore.data.ingest.
 
 app_events.csv: app-category events of users over one week (user_id, app_category,
 event_time), one row per event. Each user has a favourite category drawn from a Zipf-like
@@ -11,8 +11,8 @@ dense centre, neighbourhood centres whose sizes follow a power law, and points s
 straight roads between them. The coordinates only place it on the globe; it describes no
 real city.
 
-Run ``python assets/make_samples.py``; it writes both files next to itself and prints their
-statistics. Output is deterministic (numpy's default_rng with SEED).
+Run ``python assets/make_samples.py``; it writes both files into the package's bundled data
+(ldpcore/data/bundled/) and prints their statistics. Output is deterministic (numpy's default_rng with SEED).
 """
 import csv
 from datetime import datetime, timedelta
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 SEED = 20240516
-OUT_DIR = Path(__file__).resolve().parent
+OUT_DIR = Path(__file__).resolve().parent.parent / "ldpcore" / "data" / "bundled"
 
 CATEGORIES = ("messaging", "social", "video", "music", "maps", "email", "news", "shopping", "games",
               "photos", "browser", "weather", "banking", "fitness", "food delivery", "ride hailing",

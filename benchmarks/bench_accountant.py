@@ -14,8 +14,8 @@ Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c 
 import argparse
 
 from _common import median_seconds  # first: it puts the repository on sys.path
-from ldpcore import clones
-from ldpcore.amplification import BOUNDS
+from ldpcore.privacy import clones
+from ldpcore.privacy.bounds import BOUNDS
 
 LIMIT = 1.0  # seconds per inverse
 LIMITS = {"tight-binary-rr": 0.1}

@@ -14,8 +14,9 @@ import argparse
 import numpy as np
 
 from _common import median_seconds  # first: it puts the repository on sys.path
-from ldpcore import audit, clones
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment import audit
+from ldpcore.privacy import clones
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 MAP_N, MAP_D, MAP_DELTA = 236_559_063, 2_795_520, 5e-10
 GOAL = 5.0  # seconds, median, the one-hot analyst at 10^6 trials per hypothesis

@@ -11,9 +11,9 @@ import argparse
 import numpy as np
 
 from _common import median_seconds  # first: it puts the repository on sys.path
-from ldpcore.data import load_dataset
-from ldpcore.experiment import run
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.data.loaders import load_dataset
+from ldpcore.experiment.run import run
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 
 def wall_seconds(fn, repeats):

@@ -12,8 +12,8 @@ import time
 import numpy as np
 
 import _common  # noqa: F401  (puts the repository on sys.path)
-from ldpcore.data import synthetic_heavy_hitters
-from ldpcore.heavy_hitters import compare
+from ldpcore.data.loaders import synthetic_heavy_hitters
+from ldpcore.systems.heavy_hitters import compare
 
 LIMITS = {"onehot": 2.0, "sketch": 10.0}
 

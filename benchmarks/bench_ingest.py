@@ -79,7 +79,7 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
 
     import numpy as np
     if task.startswith("ingest"):
-        from ldpcore.ingest import read_categorical, read_points
+        from ldpcore.data.ingest import read_categorical, read_points
     else:
         import pyarrow.compute as pc
         import pyarrow.parquet as pq

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from _common import median_seconds  # first: it puts the repository on sys.path
-from ldpcore.data import load_dataset
-from ldpcore.metrics import error_metrics
+from ldpcore.data.loaders import load_dataset
+from ldpcore.experiment.metrics import error_metrics
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 
 LIMIT = 10.0  # seconds for the heavy-hitter simulation
@@ -29,9 +29,9 @@ HUGE_RUN = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from ldpcore.data import Histogram
-from ldpcore.experiment import run
-from ldpcore.protocol import ProtocolSpec
+from ldpcore.data.loaders import Histogram
+from ldpcore.experiment.run import run
+from ldpcore.experiment.spec import ProtocolSpec
 hist = Histogram(counts=np.array([2**40, 5, 0]), name="huge")
 wall, cpu = time.perf_counter(), time.process_time()
 result = run(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding={encoding!r}), hist, seed={seed})

@@ -10,14 +10,14 @@ import os
 import sys
 import time
 
-from .amplification import BOUNDS, get_bound
-from .data import DATASETS, load_dataset, load_path
-from .errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
-from .experiment import run, run_central
-from .export import output_folder, to_json, write_run
-from .fragments import EPS_F_RULES
-from .oracles import ACCOUNTANT_NAMES, ENCODINGS
-from .protocol import ProtocolSpec, plan
+from ldpcore.privacy.bounds import BOUNDS, get_bound
+from ldpcore.data.loaders import DATASETS, load_dataset, load_path
+from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
+from ldpcore.experiment.run import run, run_central
+from ldpcore.export import output_folder, to_json, write_run
+from ldpcore.privacy.fragments import EPS_F_RULES
+from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 
 class _Parser(argparse.ArgumentParser):

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from .data import Histogram
-from .errors import InputError
-from .metrics import clip_estimate
+from ldpcore.data.loaders import Histogram
+from ldpcore.errors import InputError
+from ldpcore.experiment.metrics import clip_estimate
 
 CSV_ROWS_PER_CHUNK = 65_536  # the estimate CSV and the error map are made this many values at a time
 

@@ -2,8 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.accountant import compare, eps0_curve, eps_c_curve
-from ldpcore.amplification import BOUNDS
+from ldpcore.privacy.accountant import compare, eps0_curve, eps_c_curve
+from ldpcore.privacy.bounds import BOUNDS
 from ui import page_config
 from ui.cache import cached
 from ui.figures import log_lines

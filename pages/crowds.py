@@ -2,9 +2,9 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.crowds import (crowd_id_split, data_derived_ids, deletion_guarantees, parse_sizes, partition_errors,
+from ldpcore.systems.crowds import (crowd_id_split, data_derived_ids, deletion_guarantees, parse_sizes, partition_errors,
                             sample_deletion)
-from ldpcore.data import synthetic_heavy_hitters
+from ldpcore.data.loaders import synthetic_heavy_hitters
 from ldpcore.errors import InputError
 from ui import page_config
 from ui.controls import delta_slider, eps_slider, seed_input

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.longitudinal import MODES, TreeProtocol
+from ldpcore.systems.longitudinal import MODES, TreeProtocol
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input

@@ -3,7 +3,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.multiparty import DATA_SHAPES, error_against_n, threat_table
+from ldpcore.systems.multiparty import DATA_SHAPES, error_against_n, threat_table
 from ui import page_config
 from ui.cache import cached
 from ui.figures import log_lines

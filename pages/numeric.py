@@ -3,9 +3,9 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.numeric import (EPS_SHARP, EPS_STAR, MECHANISMS, duchi_worst_variance, pm_constants, pm_density,
+from ldpcore.systems.numeric import (EPS_SHARP, EPS_STAR, MECHANISMS, duchi_worst_variance, pm_constants, pm_density,
                              shuffled_eps_c)
-from ldpcore.numeric.analysis import TABLE_MECHANISMS
+from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import EPS_GRID, delta_slider, eps_slider

@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment import Method
+from ldpcore.experiment.run import Method
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs

@@ -3,7 +3,7 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment import paper_methods
+from ldpcore.experiment.run import paper_methods
 from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ui import page_config, runs
 from ui.inputs import data_sidebar

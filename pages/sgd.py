@@ -3,7 +3,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
+from ldpcore.systems.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input

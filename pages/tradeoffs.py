@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.experiment import paper_methods
+from ldpcore.experiment.run import paper_methods
 from ui import page_config, runs
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar

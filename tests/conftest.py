@@ -40,9 +40,6 @@ def cli_measured(*args, limit_bytes: int) -> tuple[int, str, int]:
         return out.returncode, out.stderr, int(peak_file.read_text()) * 1024
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: statistical or brute-force tests that take seconds each")
-
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldpcore.amplification import ALIASES, BOUNDS, Amplification, get_bound
+from ldpcore.privacy.bounds import ALIASES, BOUNDS, Amplification, get_bound
 from ldpcore.cli import main
 from ldpcore.errors import InputError
 

@@ -104,10 +104,10 @@ def test_report_table_exports_hold_the_displayed_numbers():
     """The page's captions equal the CSV, Markdown and LaTeX exports of the same cells
     (recomputed here with the page's defaults: every run is determined by its seed).
     The browser test downloads the page's CSV itself and compares it too."""
-    from ldpcore.data import load_dataset
-    from ldpcore.experiment import paper_methods, sweep
+    from ldpcore.data.loaders import load_dataset
+    from ldpcore.experiment.run import paper_methods, sweep
     from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
-    from ldpcore.protocol import ProtocolSpec
+    from ldpcore.experiment.spec import ProtocolSpec
 
     at = open_page("pages/report_table.py")
     assert_clean(at)

@@ -1,4 +1,4 @@
-"""Empirical audits (ldpcore.audit): the statistics, each observer's attack against the encodings' own
+"""Empirical audits (ldpcore.experiment.audit): the statistics, each observer's attack against the encodings' own
 randomizers and aggregate samplers, the acceptance numbers of issue 17 (the server's attack attains
 eps_l; the analyst's lower bound against the tight accountant), the soundness grid with its negative
 control, the guessing risk against brute force, the demonstration and the command-line-shaped entry."""
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
-from ldpcore import audit
-from ldpcore.data import load_csv, load_image
+from ldpcore.experiment import audit
+from ldpcore.data.loaders import load_csv, load_image
 from ldpcore.errors import InputError
 from ldpcore.export import to_json
 from ldpcore.oracles import get_encoding
-from ldpcore.protocol import ProtocolSpec, default_delta, plan
+from ldpcore.experiment.spec import ProtocolSpec, default_delta, plan
 
 
 def local_plan(encoding="onehot", eps_l=1.0, n=1000, d=8, delta=1e-6, **kw):

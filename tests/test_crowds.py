@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.crowds import (abort_probability, count_std, crowd_id_split, data_derived_ids, delete_reports,
+from ldpcore.systems.crowds import (abort_probability, count_std, crowd_id_split, data_derived_ids, delete_reports,
                             deletion_guarantees, drop_bound, drop_tail, expected_drops, parse_sizes,
                             partition_errors, sample_deletion)
 from ldpcore.errors import InputError

@@ -14,7 +14,7 @@ from PIL import Image
 from e2e_support import (IMAGE_CHANGED, OUTPUT, assert_no_error, metric_value, needs_browser, open_page,
                          slider_input, streamlit_app, wait_for_metrics, wait_idle)
 
-pytestmark = needs_browser()
+pytestmark = [pytest.mark.browser, needs_browser()]
 PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
          "accountant": "accountant", "multimessage": "multimessage"}
 

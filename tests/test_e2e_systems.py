@@ -8,7 +8,7 @@ import pytest
 from e2e_support import (OUTPUT, assert_no_error, metric_value, needs_browser, open_page, slider_input, wait_idle,
                          wait_metric_change)
 
-pytestmark = needs_browser()
+pytestmark = [pytest.mark.browser, needs_browser()]
 
 # page name -> (url path, its eps control, a metric that follows it)
 PAGES = {

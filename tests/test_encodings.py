@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldpcore.data import load_dataset
+from ldpcore.data.loaders import load_dataset
 from ldpcore.errors import InputError
-from ldpcore.experiment import paper_methods, run
+from ldpcore.experiment.run import paper_methods, run
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,7 +189,7 @@ def test_cli_oracles_and_run_encoding():
 def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(small_horse):
     """Wherever analytic_rmse_raw is reported (the run record, evaluate's cells, analytic curves) the
     median readout carries its note; exact variances carry none."""
-    from ldpcore.experiment import Method, analytic, evaluate
+    from ldpcore.experiment.run import Method, analytic, evaluate
     from ldpcore.oracles.sketches import MEDIAN_NOTE
     median = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch"))
     assert run(median, small_horse, seed=1).as_dict()["analytic_rmse_raw_note"] == MEDIAN_NOTE

@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 
 from conftest import assert_one_error, cli_measured, huge_png, open_page
-from ldpcore.data import MAX_CSV_ROWS, load_csv, load_path
+from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GB = 2**30

@@ -10,14 +10,14 @@ import duckdb
 import numpy as np
 import pytest
 
-from ldpcore.data import load_csv
+from ldpcore.data.loaders import load_csv
 from ldpcore.errors import InputError
-from ldpcore.experiment import run
+from ldpcore.experiment.run import run
 from ldpcore.export import render
-from ldpcore.ingest import (IngestReport, load_sample, parse_bbox, parse_rule, read_categorical, read_counts,
+from ldpcore.data.ingest import (IngestReport, load_sample, parse_bbox, parse_rule, read_categorical, read_counts,
                             read_numeric, read_points, read_table, write_counts)
-from ldpcore.numeric.table import load_table_csv
-from ldpcore.protocol import ProtocolSpec
+from ldpcore.data.numeric_table import load_table_csv
+from ldpcore.experiment.spec import ProtocolSpec
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "your_data.md"
 

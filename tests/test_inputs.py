@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from conftest import huge_png
-from ldpcore.data import DATASETS, load_csv, load_dataset, load_image, load_path, load_upload, synthetic_heavy_hitters
+from ldpcore.data.loaders import DATASETS, load_csv, load_dataset, load_image, load_path, load_upload, synthetic_heavy_hitters
 from ldpcore.errors import InputError
 from ldpcore.export import png_bytes
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 
 def test_image_counts_are_luminance_times_scale(small_png):
@@ -172,7 +172,7 @@ def test_fast_csv_reader_matches_the_csv_module(lines, newline):
 
 
 def test_csv_blocks_join_across_their_boundaries(monkeypatch):
-    import ldpcore.data as data
+    import ldpcore.data.loaders as data
     monkeypatch.setattr(data, "BLOCK_BYTES", 7)  # lines cut across many blocks
     h = load_csv(b"value,count\n" + b"".join(b"name%d,%d\n" % (i, i * 37) for i in range(500)), name="h.csv")
     assert list(h.counts) == [i * 37 for i in range(500)] and h.labels[499] == "name499"

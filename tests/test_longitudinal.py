@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.amplification import get_bound
+from ldpcore.privacy.bounds import get_bound
 from ldpcore.errors import InputError
-from ldpcore.longitudinal import Client, Trajectories, TreeProtocol, synthetic_trajectories
+from ldpcore.systems.longitudinal import Client, Trajectories, TreeProtocol, synthetic_trajectories
 
 
 def _inputs(d, k):

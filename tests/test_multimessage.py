@@ -242,7 +242,7 @@ def test_bary_rr_blanket_and_exact_sampler():
     oracle = BaryRR.from_eps(eps, d, n, delta)
     gamma = max(14 * d * math.log(2 / delta) / ((n - 1) * eps ** 2), 27 * d / ((n - 1) * eps))
     assert oracle.gamma == pytest.approx(gamma) and oracle.eps_l == pytest.approx(math.log(1 + d * (1 - gamma) / gamma))
-    from ldpcore.amplification import get_bound  # lazily: the accountant module is shared work
+    from ldpcore.privacy.bounds import get_bound  # lazily: the accountant module is shared work
     assert all(get_bound(name).name == name for name in BaryRR.accountants)
     assert get_bound("blanket-krr").forward(oracle.eps_l, n, delta, d).eps_c == pytest.approx(eps)
     counts = np.random.default_rng(9).integers(0, 4000, size=d)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.multiparty import error_against_n, synthetic_counts, threat_table
+from ldpcore.systems.multiparty import error_against_n, synthetic_counts, threat_table
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
 
 

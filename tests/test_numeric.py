@@ -1,4 +1,4 @@
-"""ldpcore.numeric (seeds/002, spec/numeric.md): the validation table, unbiasedness and the
+"""ldpcore.systems.numeric (seeds/002, spec/numeric.md): the validation table, unbiasedness and the
 analytic variances of every mechanism, exact privacy audits, synthetic data, input errors.
 
 Statistical checks use fixed seeds. Means must lie within 4 standard errors computed from
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from ldpcore.errors import InputError
-from ldpcore.numeric import (
+from ldpcore.systems.numeric import (
     DUCHI_TIES, EPS_SHARP, EPS_STAR, MECHANISMS, SYNTHETIC, NumericTable, algorithm4_k, algorithm4_randomize,
     algorithm4_variance, algorithm4_worst_variance, duchi_b, duchi_cd, duchi_md_b, duchi_md_randomize,
     duchi_md_variance, duchi_prob_plus, duchi_worst_variance, estimate_frequencies, estimate_mean, expected_mse,
@@ -26,7 +26,7 @@ from ldpcore.numeric import (
     oue_frequency_variance, pm_constants, pm_density, pm_interval, pm_randomize, pm_variance, pm_worst_variance,
     randomize_table, recommend, shuffled_eps_c, synthetic_table, to_unit, variance_scale,
 )
-from ldpcore.numeric.analysis import TABLE_MECHANISMS, check_size, compare_mechanisms, estimate_table, table_columns
+from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS, check_size, compare_mechanisms, estimate_table, table_columns
 
 ALPHA = 1e-3
 
@@ -556,7 +556,7 @@ def test_table_rows_are_in_the_data_units():
 
 
 def test_table_errors(monkeypatch):
-    import ldpcore.numeric.analysis as analysis
+    import ldpcore.systems.numeric.analysis as analysis
 
     tab = synthetic_table("uniform", 10, 2, np.random.default_rng(0))
     with pytest.raises(InputError, match="unknown mechanism 'gauss'"):
@@ -579,5 +579,5 @@ def test_table_errors(monkeypatch):
 
 
 def test_the_library_imports_no_ui():
-    code = "import sys, ldpcore.numeric; assert not {'streamlit', 'plotly'} & set(sys.modules)"
+    code = "import sys, ldpcore.systems.numeric; assert not {'streamlit', 'plotly'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)

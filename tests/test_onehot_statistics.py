@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.data import load_dataset
-from ldpcore.experiment import respondents, run
+from ldpcore.data.loaders import load_dataset
+from ldpcore.experiment.run import respondents, run
 from ldpcore.oracles.onehot import OneHot, eps_of_flip, flip_probability
-from ldpcore.protocol import ProtocolSpec
+from ldpcore.experiment.spec import ProtocolSpec
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_audit_exact_likelihood_ratios(tau, t):
         # an adversary holding t of the tau fragments sees the t-fragment randomizer
         sub = OneHot(d=d, p_b=oracle.p_b, tau=t, p_f=oracle.p_f)
         oracle, reports = sub, _all_reports((t, d))
-        from ldpcore.fragments import eps_of_t
+        from ldpcore.privacy.fragments import eps_of_t
         claimed = eps_of_t(eps_b, eps_f, t)
     ref = oracle.report_log_prob(None, reports)
     assert np.exp(ref).sum() == pytest.approx(1.0, abs=1e-12)

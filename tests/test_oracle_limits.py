@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from ldpcore.errors import InputError
-from ldpcore.experiment import respondents, run
+from ldpcore.experiment.run import respondents, run
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.hashing import OLH
@@ -19,7 +19,7 @@ from ldpcore.oracles.limits import EPS_RTOL, REFERENCE_CELLS, eps_error, largest
 from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch
 from ldpcore.oracles.unary import SUE
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = "must be at most {:.4f} .*float64 rounds its probabilities"
@@ -156,7 +156,7 @@ def test_per_respondent_references_are_refused_above_their_memory_limit(oracle, 
 
 def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
     """n = 1e12 respondents would need 8 TB just for their values: refused from reference_cells first."""
-    from ldpcore.data import Histogram
+    from ldpcore.data.loaders import Histogram
     hist = Histogram(counts=np.array([10**12, 5, 0]), name="onebig")
     with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
         run(ProtocolSpec(eps_c=1.0, delta=1e-13, encoding="grr"), hist, per_respondent=True)

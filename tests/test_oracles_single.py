@@ -11,7 +11,7 @@ from scipy.linalg import hadamard
 from scipy.optimize import brentq
 
 from ldpcore.errors import InputError
-from ldpcore.experiment import respondents
+from ldpcore.experiment.run import respondents
 from ldpcore.oracles.direct import GRR, blanket_a, shuffled_grr_eps
 from ldpcore.oracles.fake_reports import MURS, murs_eps_server, murs_local_eps
 from ldpcore.oracles.hadamard import Hadamard, fwht
@@ -137,7 +137,7 @@ def test_solh_parameters_reproduce_the_spec(eps_c, a, g, eps_l):
 
 
 def test_solh_and_shuffled_grr_agree_with_the_accountants():
-    from ldpcore.amplification import get_bound
+    from ldpcore.privacy.bounds import get_bound
     n = 10 ** 6
     g, eps_l = solh_parameters(0.5, n, DELTA)
     assert get_bound("solh").forward(eps_l, n, DELTA, g).eps_c == pytest.approx(0.5, rel=1e-12)
@@ -196,7 +196,7 @@ def test_more_fakes_allow_a_larger_local_eps_at_the_same_eps_1():
 
 
 def test_shared_shape_communication_and_accountant_names():
-    from ldpcore.amplification import BOUNDS, get_bound
+    from ldpcore.privacy.bounds import BOUNDS, get_bound
     from ldpcore.oracles import ENCODINGS
     for oracle in list(STATS.values()) + list(SMALL.values()):
         assert oracle.neighbouring == "replacement" and oracle.expected_messages() == 1.0

@@ -1,4 +1,4 @@
-"""ldpcore.sgd (seeds/000 Sec. VI Algorithms 4-5, seeds/002 Sec. V; spec/esa.md, spec/numeric.md):
+"""ldpcore.systems.sgd (seeds/000 Sec. VI Algorithms 4-5, seeds/002 Sec. V; spec/esa.md, spec/numeric.md):
 synthetic data, unbiased private gradients with tolerances from the analytic variance,
 Theorem II.7 against hand-computed values, the per-epoch shuffle accounting both ways,
 determinism, learning at large eps and chance at tiny eps, input errors. Fixed seeds
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.sgd import (
+from ldpcore.systems.sgd import (
     ELEMENTWISE_MECHANISMS, REPORT_BITS_SPHERE, SGDConfig, advanced_composition, basic_composition, calibrate,
     clip_elementwise, clip_l2, elementwise_randomize, elementwise_variance, get_loss, make_classification,
     min_batch_size, private_mean_gradient, sample_size_warning, sgd_accounting, sgd_eps_l_for, smallest_batch,
@@ -145,7 +145,7 @@ def test_advanced_composition_hand_computed():
 # --- accounting -------------------------------------------------------------------------
 
 def test_accounting_forward_amplifies_at_the_batch_size():
-    from ldpcore.amplification import get_bound
+    from ldpcore.privacy.bounds import get_bound
 
     a = sgd_accounting(2.0, 1000, 5, 1e-6)
     assert a.valid and a.delta_epoch == pytest.approx(1e-7) and a.delta_prime == pytest.approx(5e-7)
@@ -312,5 +312,5 @@ def test_input_errors(easy):
 
 
 def test_module_never_imports_ui_libraries():
-    code = "import sys, ldpcore.sgd; assert not any(m.split('.')[0] in ('streamlit', 'plotly') for m in sys.modules)"
+    code = "import sys, ldpcore.systems.sgd; assert not any(m.split('.')[0] in ('streamlit', 'plotly') for m in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)

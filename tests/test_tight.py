@@ -10,10 +10,10 @@ import pytest
 from scipy.special import expit
 from scipy.stats import binom
 
-from ldpcore import tight
-from ldpcore.amplification import get_bound
+from ldpcore.privacy import tight
+from ldpcore.privacy.bounds import get_bound
 from ldpcore.cli import main
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 HORSE = dict(n=1_914_589, delta=5e-8)
 MAP = dict(n=236_559_063, delta=5e-10)

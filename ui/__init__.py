@@ -52,7 +52,7 @@ def _import_heavy() -> None:
     import plotly.graph_objects  # noqa: F401
     import scipy.optimize  # noqa: F401
 
-    import ldpcore.experiment  # noqa: F401
+    import ldpcore.experiment.run  # noqa: F401
     import ldpcore.export  # noqa: F401
 
 

@@ -99,7 +99,7 @@ def running_counts_figure(truth, estimate, std) -> go.Figure:
 # --- LDP-SGD ----------------------------------------------------------------------------
 
 def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
-    """Test accuracy after each iteration (0 = the initial model) of two ldpcore.sgd.TrainResult, private vs
+    """Test accuracy after each iteration (0 = the initial model) of two ldpcore.systems.sgd.TrainResult, private vs
     the non-private baseline, epoch ends marked."""
     it = np.arange(len(private.test_accuracy))
     fig = go.Figure()

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ldpcore.data import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
+from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
 from ldpcore.errors import InputError
-from ldpcore.protocol import default_delta
+from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
 
 UPLOAD = "upload"

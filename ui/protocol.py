@@ -8,9 +8,9 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError, check_delta
-from ldpcore.fragments import EPS_F_RULES
+from ldpcore.privacy.fragments import EPS_F_RULES
 from ldpcore.oracles import ENCODINGS, Param
-from ldpcore.protocol import ProtocolSpec
+from ldpcore.experiment.spec import ProtocolSpec
 from ui.controls import seed_input
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)

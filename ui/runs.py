@@ -12,12 +12,12 @@ from dataclasses import replace
 import streamlit as st
 from PIL import Image
 
-from ldpcore.data import Histogram
+from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
-from ldpcore.experiment import Cell, Method, analytic, evaluate, sweep
+from ldpcore.experiment.run import Cell, Method, analytic, evaluate, sweep
 from ldpcore import export
 from ldpcore.export import error_map, png_bytes, render
-from ldpcore.protocol import ProtocolSpec, plan
+from ldpcore.experiment.spec import ProtocolSpec, plan
 from ui.cache import cached
 
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)

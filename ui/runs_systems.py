@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldpcore.longitudinal import Tracking, TreeProtocol, synthetic_trajectories
-from ldpcore.numeric import NumericTable
-from ldpcore.numeric.analysis import MechanismComparison, TableEstimate, compare_mechanisms, estimate_table
-from ldpcore.sgd import NONPRIVATE_MECHANISMS, Dataset, SGDConfig, TrainResult, make_classification, train
+from ldpcore.systems.longitudinal import Tracking, TreeProtocol, synthetic_trajectories
+from ldpcore.systems.numeric import NumericTable
+from ldpcore.systems.numeric.analysis import MechanismComparison, TableEstimate, compare_mechanisms, estimate_table
+from ldpcore.systems.sgd import NONPRIVATE_MECHANISMS, Dataset, SGDConfig, TrainResult, make_classification, train
 from ui.cache import cached
 
 PROGRESS_STEPS = 50  # progress-bar updates per training run

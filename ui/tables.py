@@ -8,8 +8,8 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
-from ldpcore.numeric.analysis import check_size, table_columns
+from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
+from ldpcore.systems.numeric.analysis import check_size, table_columns
 from ui.cache import cached
 from ui.controls import seed_input
 

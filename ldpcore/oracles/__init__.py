@@ -7,7 +7,7 @@ To add an encoding: write its module and register it in ENCODINGS with its param
 (Param), the accountants that hold for its shuffled reports and the alphabet k of one
 shuffled channel. The multi-message protocols of seeds/001 are not registered here: they
 have no local eps and are calibrated from eps_c by their own analysis (the Multi-message
-page, ldpcore.multiparty).
+page, ldpcore.systems.multiparty).
 """
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..amplification import ALIASES, BOUNDS, Bound, get_bound
-from ..errors import InputError, require
-from .direct import GRR
-from .fake_reports import MURS, murs_bound
-from .hadamard import Hadamard
-from .hashing import OLH, SOLH
-from .onehot import OneHot
-from .sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
-from .unary import OUE, SUE
+from ldpcore.privacy.bounds import ALIASES, BOUNDS, Bound, get_bound
+from ldpcore.errors import InputError, require
+from ldpcore.oracles.direct import GRR
+from ldpcore.oracles.fake_reports import MURS, murs_bound
+from ldpcore.oracles.hadamard import Hadamard
+from ldpcore.oracles.hashing import OLH, SOLH
+from ldpcore.oracles.onehot import OneHot
+from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
+from ldpcore.oracles.unary import OUE, SUE
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import amplification
-from ..amplification import blanket_limit
-from ..errors import check_delta, check_eps, check_whole, require
-from .limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy import bounds as amplification
+from ldpcore.privacy.bounds import blanket_limit
+from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:

@@ -20,11 +20,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..amplification import EPS0_MIN, Bound, solh_hash_range
-from ..errors import check_delta, check_eps, check_whole, require
-from .direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
-from .hashing import OLH, SOLH
-from .limits import check_reference
+from ldpcore.privacy.bounds import EPS0_MIN, Bound, solh_hash_range
+from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
+from ldpcore.oracles.hashing import OLH, SOLH
+from ldpcore.oracles.limits import check_reference
 
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay

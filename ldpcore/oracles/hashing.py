@@ -25,7 +25,7 @@ always with g = round(e^eps) + 1 (1 - p ~ 1/2), up to GRR.largest_eps(g) for a g
 
 SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
 (eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
-d' = (A+2)/3 with e^eps_l = A - d' + 1; the solh bound (ldpcore.amplification) takes the
+d' = (A+2)/3 with e^eps_l = A - d' + 1; the solh bound (ldpcore.privacy.bounds) takes the
 integer d' = ceil((A+2)/3) - 1 (>= 2) and e^eps_l = min(A - d' + 1, 2 d' + 1), which is
 monotone in eps_l and reproduces the spec's examples (A = 833.806: d' = 278). Var ~
 94.5 ln(2/delta)/(n(n-1) eps_c^2) per frequency, independent of d.
@@ -38,10 +38,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..amplification import get_bound
-from ..errors import check_eps, require
-from .direct import GRR, SupportAnalyzer, blanket_a, check_domain
-from .limits import check_realised, check_reference
+from ldpcore.privacy.bounds import get_bound
+from ldpcore.errors import check_eps, require
+from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
+from ldpcore.oracles.limits import check_realised, check_reference
 
 MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from ..errors import InputError, require
+from ldpcore.errors import InputError, require
 
 PROBABILITY_RESOLUTION = 2.0 ** -53
 EPS_RTOL = 1e-9

@@ -20,11 +20,11 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
-from ..errors import check_delta, check_eps, check_whole, require
-from . import GRR_ACCOUNTANTS
-from .direct import GRR
-from .limits import check_reference
-from .sketches import HashFamily, binomial_window, check_counts, check_values
+from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.oracles import GRR_ACCOUNTANTS
+from ldpcore.oracles.direct import GRR
+from ldpcore.oracles.limits import check_reference
+from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
 
 _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
 

@@ -23,8 +23,8 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ..errors import check_whole, require
-from .limits import check_realised, check_reference, largest_eps
+from ldpcore.errors import check_whole, require
+from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 
 
 def flip_probability(eps: float) -> float:

@@ -53,9 +53,9 @@ import numpy as np
 from scipy.linalg import hadamard
 from scipy.special import bdtr, gammaln, log_ndtr, xlogy
 
-from ..errors import check_eps, check_whole, require
-from .limits import check_realised, check_reference, largest_eps
-from .onehot import eps_of_flip, flip_probability
+from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.oracles.onehot import eps_of_flip, flip_probability
 
 PRIVACY_NOTE = ("seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
                 "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "

@@ -18,9 +18,9 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ..errors import check_eps, require
-from .direct import SupportAnalyzer, check_domain
-from .limits import check_realised, check_reference, largest_eps
+from ldpcore.errors import check_eps, require
+from ldpcore.oracles.direct import SupportAnalyzer, check_domain
+from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from .amplification import BOUNDS, Amplification, get_bound
-from .errors import InputError
+from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
+from ldpcore.errors import InputError
 
 
 def evaluate_bound(name: str, n: int, delta: float, k: int | None = None,

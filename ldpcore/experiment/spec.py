@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, replace
 
-from .amplification import Amplification, Bound, get_bound
-from .errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
-from .fragments import EPS_F_RULES, choose_eps_f, eps_of_t
-from .oracles import get_encoding
-from .oracles.limits import too_large
-from .oracles.onehot import flip_probability
+from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
+from ldpcore.oracles import get_encoding
+from ldpcore.oracles.limits import too_large
+from ldpcore.oracles.onehot import flip_probability
 
 NEIGHBOURING = "removal"
 

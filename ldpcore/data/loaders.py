@@ -8,12 +8,13 @@ Limits, each checked before the work it bounds: files up to MAX_FILE_BYTES (read
 refused as soon as the limit is passed), images up to MAX_PIXELS (from the header, before
 decoding), CSVs up to MAX_CSV_ROWS rows (counted while reading), every count and n up to
 errors.MAX_COUNT (checked before the counts are allocated), counts read exactly (no float).
-A protocol accepts at most errors.MAX_N respondents (ldpcore.protocol.plan checks it).
+A protocol accepts at most errors.MAX_N respondents (ldpcore.experiment.spec.plan checks it).
 """
 from __future__ import annotations
 
 import codecs
 import contextlib
+import importlib.resources
 import csv
 import io
 import math
@@ -27,10 +28,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from .errors import (DECIMAL, MAX_COUNT, MAX_COUNT_TEXT, MAX_D, NON_FINITE, InputError, check_n, check_whole,
+from ldpcore.errors import (DECIMAL, MAX_COUNT, MAX_COUNT_TEXT, MAX_D, NON_FINITE, InputError, check_n, check_whole,
                      require, shown)
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+BUNDLED = importlib.resources.files("ldpcore.data") / "bundled"  # package data: the bundled datasets
 MAX_PIXELS = MAX_D             # decompression-bomb guard: refuse larger images (50 megapixels)
 MAX_FILE_BYTES = 200 * 2**20   # refuse larger files, before parsing them
 MAX_CSV_ROWS = 20_000_000
@@ -560,7 +561,7 @@ class Dataset:
 
     def load(self, max_side: int | None = None, seed: int = 0) -> Histogram:
         if self.file is not None:
-            return load_image(ASSETS / self.file, scale=self.scale, max_side=max_side, name=self.name)
+            return load_image((BUNDLED / self.file).read_bytes(), scale=self.scale, max_side=max_side, name=self.name)
         return synthetic_heavy_hitters(np.random.default_rng(seed))
 
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
-from .errors import check_delta, check_eps
+from ldpcore.errors import check_delta, check_eps
 
 # seeds/000 Table IV, "No LDP (Gaussian mechanism)", Horse, delta = 5e-8.
 PAPER_SIGMA_HORSE = {0.05: 80.42, 0.25: 16.18, 0.5: 8.15, 0.75: 5.47, 1.0: 4.14}

@@ -11,9 +11,9 @@ from functools import cached_property
 import numpy as np
 from scipy import stats
 
-from ..data import read_text
-from ..errors import InputError, check_whole, require
-from .mechanisms import to_unit, unit_values
+from ldpcore.data.loaders import read_text
+from ldpcore.errors import InputError, check_whole, require
+from ldpcore.data.scaling import to_unit, unit_values
 
 MAX_ROWS = 10_000_000
 MAX_COLUMNS = 256

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .amplification import get_bound
-from .errors import check_delta, check_eps, check_whole, require
+from ldpcore.privacy.bounds import get_bound
+from ldpcore.errors import check_delta, check_eps, check_whole, require
 
 MODES = ("paper", "tight")
 
@@ -341,7 +341,7 @@ class TreeProtocol:
 
         A neighbouring dataset changes at most 2 batches of about n/L a-LDP reports
         (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (spec/longitudinal.md).
-        bound: a name in ldpcore.amplification (default "fmt21-closed", Feldman et al. 2021).
+        bound: a name in ldpcore.privacy.bounds (default "fmt21-closed", Feldman et al. 2021).
         """
         n, delta, chosen = check_whole(n, 1, "n (respondents)"), check_delta(delta), get_bound(bound)
         batch = n // self.levels

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import require
-from .metrics import error_metrics
-from .oracles.sketches import PRIVACY_NOTE, FragmentedSketch
-from .protocol import ProtocolSpec, plan
+from ldpcore.errors import require
+from ldpcore.experiment.metrics import error_metrics
+from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
+from ldpcore.experiment.spec import ProtocolSpec, plan
 
 
 @dataclass(frozen=True)

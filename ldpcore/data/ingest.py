@@ -46,6 +46,7 @@ every label is a number, else by text (code-point order).
 from __future__ import annotations
 
 import csv
+import importlib.resources
 import math
 import os
 import re
@@ -56,10 +57,10 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from .data import ASSETS, MAX_PIXELS, Histogram
-from .errors import InputError, check_whole, require
-from .numeric.mechanisms import to_unit
-from .numeric.table import MAX_CATEGORIES, MAX_ROWS, NumericTable
+from ldpcore.data.loaders import BUNDLED, MAX_PIXELS, Histogram
+from ldpcore.errors import InputError, check_whole, require
+from ldpcore.data.scaling import to_unit
+from ldpcore.data.numeric_table import MAX_CATEGORIES, MAX_ROWS, NumericTable
 
 MEMORY_LIMIT = "1GB"       # DuckDB's working memory per call; larger aggregates spill to disk
 MAX_DOMAIN = 2_000_000     # the most distinct values (or bins) a histogram may have
@@ -818,7 +819,8 @@ class Sample:
     options: tuple[tuple[str, object], ...]
 
     def load(self, **options) -> tuple[Histogram, IngestReport]:
-        return self.reader(ASSETS / self.file, **(dict(self.options) | options))
+        with importlib.resources.as_file(BUNDLED / self.file) as path:
+            return self.reader(path, **(dict(self.options) | options))
 
 
 SAMPLES = {s.name: s for s in (

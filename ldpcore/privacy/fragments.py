@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 
-from .errors import InputError, check_eps, require
+from ldpcore.errors import InputError, check_eps, require
 
 EPS_F_RULES = ("paper", "equal-variance", "manual")
 

@@ -7,15 +7,15 @@ import math
 
 import numpy as np
 
-from .amplification import get_bound
-from .errors import InputError, check_delta, check_eps, check_whole, require
-from .metrics import analytic_rmse
-from .oracles.fake_reports import MURS, blanket_certified, murs_eps_users
-from .oracles.hashing import solh_parameters
-from .oracles.multimessage import (
+from ldpcore.privacy.bounds import get_bound
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
+from ldpcore.experiment.metrics import analytic_rmse
+from ldpcore.oracles.fake_reports import MURS, blanket_certified, murs_eps_users
+from ldpcore.oracles.hashing import solh_parameters
+from ldpcore.oracles.multimessage import (
     BaryRR, CountMinMultiMessage, HadamardMultiMessage, multi_message_upper_bound, single_message_lower_bound,
 )
-from .oracles.onehot import OneHot, flip_probability
+from ldpcore.oracles.onehot import OneHot, flip_probability
 
 DATA_SHAPES = ("peaked", "uniform")
 

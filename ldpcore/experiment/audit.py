@@ -48,19 +48,19 @@ from scipy.signal import fftconvolve
 from scipy.special import logsumexp
 from scipy.stats import beta, binom
 
-from . import tight
-from .amplification import Amplification, Bound, get_bound
-from .data import Histogram, load_dataset
-from .errors import InputError, check_delta, check_whole, require
-from .oracles import get_encoding
-from .oracles.direct import GRR
-from .oracles.fake_reports import MURS
-from .oracles.hadamard import Hadamard
-from .oracles.hashing import OLH
-from .oracles.onehot import OneHot
-from .oracles.unary import UnaryEncoding
-from .protocol import Plan, ProtocolSpec
-from .protocol import plan as make_plan
+from ldpcore.privacy import tight
+from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.data.loaders import Histogram, load_dataset
+from ldpcore.errors import InputError, check_delta, check_whole, require
+from ldpcore.oracles import get_encoding
+from ldpcore.oracles.direct import GRR
+from ldpcore.oracles.fake_reports import MURS
+from ldpcore.oracles.hadamard import Hadamard
+from ldpcore.oracles.hashing import OLH
+from ldpcore.oracles.onehot import OneHot
+from ldpcore.oracles.unary import UnaryEncoding
+from ldpcore.experiment.spec import Plan, ProtocolSpec
+from ldpcore.experiment.spec import plan as make_plan
 
 OBSERVERS = ("server", "shuffler", "analyst")
 DEFAULT_TRIALS = 1_000_000

@@ -2,7 +2,7 @@
 
 Each function is an upper bound on delta(eps) (at most 1) for n shuffled reports
 (replacement neighbours), non-increasing in eps, non-decreasing in eps0, 0 at eps >= eps0;
-ldpcore.tight turns it into eps0 -> eps_c and back (spec/amplification.md).
+ldpcore.privacy.tight turns it into eps0 -> eps_c and back (spec/amplification.md).
 
 - Numerical clones (Feldman, McMillan, Talwar, Hiding among the clones, FOCS 2021): the
   shuffled output is a post-processing of a pair of counts decided by C ~ Bin(n-1, p_c)
@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.stats import binom
 
-from .tight import binomial_range
+from ldpcore.privacy.tight import binomial_range
 
 CACHE_SIZE = 256  # (n, eps0) entries kept by each cache: eps0 -> eps_c evaluates the curve often at one eps0
 MAX_POINTS = 512  # at most this many values of C are evaluated; wider windows are blocked

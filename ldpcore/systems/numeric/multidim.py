@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, gammaln, log_expit, logsumexp
 
-from ..errors import check_eps, check_whole, require
-from .mechanisms import duchi_b, eps_array, get_mechanism, unit_values
-from .table import NumericTable
+from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.data.scaling import unit_values
+from ldpcore.systems.numeric.mechanisms import duchi_b, eps_array, get_mechanism
+from ldpcore.data.numeric_table import NumericTable
 
 ALGORITHM4_MECHANISMS = ("pm", "hm")
 

@@ -7,16 +7,16 @@ for the UI. The inverse (eps_c -> the largest valid eps0 whose certified eps_c <
 target) is generic: bracket and bisect, then step to the conservative side; a bound
 with a closed form or a privacy curve brings its own fast inverse. Results are frozen
 ``Amplification`` objects, never bare floats. spec/amplification.md lists the bounds;
-the numeric curves live in ldpcore.clones and ldpcore.tight.
+the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import InputError, check_delta, check_eps, check_whole, require
+from ldpcore.privacy import clones, tight
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 
 EPS0_MIN, EPS0_MAX = 1e-6, 100.0  # numeric bounds are evaluated for eps0 in [EPS0_MIN, EPS0_MAX]
 CAP_RTOL = 1e-9  # an inverse at the top of the region is capped when it certifies < target (1 - CAP_RTOL)
@@ -316,13 +316,7 @@ def _solh_extra(eps0, n, delta, k):
     return {"hash_range": solh_hash_range(math.exp(eps0), k)}
 
 
-# --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.clones, ldpcore.tight ---
-
-def _numeric(module: str):
-    """ldpcore.tight or ldpcore.clones, imported on first use (they load scipy.stats and
-    dp_accounting, which the closed-form bounds do not need)."""
-    return importlib.import_module(f".{module}", __package__)
-
+# --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.privacy.clones, ldpcore.privacy.tight ---
 
 def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k: bool = False) -> dict:
     """forward_fn, region_fn, inverse_fn and certify_fn of a bound given by its privacy curve delta(eps; eps0, n, k).
@@ -332,10 +326,10 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
     is ignored.
     """
     def forward(eps0, n, delta, k):
-        return _numeric("tight").smallest_eps(lambda e: curve(e, eps0, n, k), eps0, delta)
+        return tight.smallest_eps(lambda e: curve(e, eps0, n, k), eps0, delta)
 
     def inverse(eps_c, n, delta, k):
-        return _numeric("tight").largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta)
+        return tight.largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta)
 
     def certify(eps_c, eps0, n, delta, k):
         return curve(eps_c, eps0, n, k) <= delta
@@ -349,7 +343,7 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
 
 
 def _clones_curve(p_clone: Callable[[float], float]):
-    return lambda eps, eps0, n, k: _numeric("clones").clones_delta(eps, eps0, n, p_clone(eps0))
+    return lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0))
 
 
 BOUNDS: dict[str, Bound] = {}
@@ -384,8 +378,9 @@ register(Bound(
     _thm31_forward, _thm31_region,
     explanation="A simpler closed form of Lemma II.6, eps_c = sqrt(64 e^eps0 ln(4/delta)/n), for eps0 "
                 "between 1 and ln n - ln(14 ln(4/delta)); looser than the lemma it comes from."))
+
+
 def _tight_region(n, delta, k):
-    tight = _numeric("tight")
     if n > tight.N_MAX:
         return 0.0, 0.0, f"the exact curve takes n <= {tight.N_MAX:,} respondents (n={n:,})."
     return EPS0_MIN, EPS0_MAX, ""
@@ -398,12 +393,12 @@ def _worst(worst, n) -> dict:
 
 
 def _tight_forward(eps0, n, delta):
-    eps_c, worst = _numeric("tight").removal_forward(eps0, n, delta)
+    eps_c, worst = tight.removal_forward(eps0, n, delta)
     return eps_c, _worst(worst, n)
 
 
 def _tight_inverse(eps_c, n, delta, hi):
-    eps0, worst = _numeric("tight").removal_inverse(eps_c, n, delta, hi)
+    eps0, worst = tight.removal_inverse(eps_c, n, delta, hi)
     return eps0, _worst(worst, n)
 
 
@@ -413,7 +408,7 @@ register(Bound(
     "respondents' data (this project's tight accountant)",
     "binary randomized response (one attribute-fragment channel)", "removal",
     lambda eps0, n, delta, k: _tight_forward(eps0, n, delta)[0], _tight_region,
-    certify_fn=lambda eps_c, eps0, n, delta, k: _numeric("tight").certifies(eps_c, eps0, n, delta),
+    certify_fn=lambda eps_c, eps0, n, delta, k: tight.certifies(eps_c, eps0, n, delta),
     exact_forward=_tight_forward, exact_inverse=_tight_inverse,
     explanation="Each bin of an attribute-fragmented report is shuffled binary randomized response, whose "
                 "privacy curve can be computed exactly from binomial probabilities; the worst case over how "
@@ -473,7 +468,7 @@ register(Bound(
     f"{_GENERIC_BLANKET}",
     "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
     "replacement",
-    **_curve_bound(lambda *a: _numeric("clones").blanket_hoeffding_delta(*a), uses_k=True),
+    **_curve_bound(lambda *a: clones.blanket_hoeffding_delta(*a), uses_k=True),
     explanation="The privacy blanket bound evaluated numerically: the blanket of the other reports has "
                 "mass gamma (k/(e^eps0+k-1) for k-RR, e^-eps0 for any randomizer) and Hoeffding's "
                 "inequality bounds the tail of the privacy-amplification sum. With k it is Balle et al.'s "
@@ -486,7 +481,7 @@ register(Bound(
     f"{_GENERIC_BLANKET}",
     "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
     "replacement",
-    **_curve_bound(lambda *a: _numeric("clones").blanket_bennett_delta(*a), uses_k=True),
+    **_curve_bound(lambda *a: clones.blanket_bennett_delta(*a), uses_k=True),
     explanation="The same privacy blanket bound with Bennett's inequality, which also uses the variance "
                 "of the privacy-amplification variable and is usually tighter than Hoeffding's. Without k "
                 "the range and variance bounds are this project's derivation (valid, looser than Balle et "

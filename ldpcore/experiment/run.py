@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .central import analytic_gaussian_sigma, gaussian_mechanism
-from .data import Histogram
-from .errors import InputError, check_seed, require
-from .metrics import analytic_rmse, error_metrics
-from .oracles import get_encoding
-from .oracles.limits import check_reference
-from .protocol import NEIGHBOURING, Plan, ProtocolSpec, plan
+from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
+from ldpcore.data.loaders import Histogram
+from ldpcore.errors import InputError, check_seed, require
+from ldpcore.experiment.metrics import analytic_rmse, error_metrics
+from ldpcore.oracles import get_encoding
+from ldpcore.oracles.limits import check_reference
+from ldpcore.experiment.spec import NEIGHBOURING, Plan, ProtocolSpec, plan
 
 
 @dataclass(frozen=True)

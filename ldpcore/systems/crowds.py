@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, check_delta, check_eps, check_whole, require
-from .oracles.onehot import flip_probability
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
+from ldpcore.oracles.onehot import flip_probability
 
 
 def _shift(eps_cr: float, delta_cr: float) -> tuple[float, float]:

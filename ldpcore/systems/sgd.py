@@ -57,10 +57,10 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
-from .amplification import Bound, get_bound
-from .errors import check_delta, check_eps, check_whole, require
-from .numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
-from .numeric.multidim import algorithm4_randomize, algorithm4_variance, duchi_md_randomize, duchi_md_variance
+from ldpcore.privacy.bounds import Bound, get_bound
+from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
+from ldpcore.systems.numeric.multidim import algorithm4_randomize, algorithm4_variance, duchi_md_randomize, duchi_md_variance
 
 ProgressFn = Callable[[int, int], None]
 

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..amplification import get_bound
-from ..errors import check_eps, check_whole, require
-from .mechanisms import MECHANISMS, from_unit, get_mechanism, unit_values
-from .multidim import (
+from ldpcore.privacy.bounds import get_bound
+from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.data.scaling import from_unit, unit_values
+from ldpcore.systems.numeric.mechanisms import MECHANISMS, get_mechanism
+from ldpcore.systems.numeric.multidim import (
     algorithm4_k, algorithm4_variance, duchi_md_randomize, duchi_md_variance, estimate_frequencies,
     oue_frequency_variance, oue_probabilities, randomize_table,
 )
-from .table import NumericTable, table_columns  # table_columns: re-exported for older imports
+from ldpcore.data.numeric_table import NumericTable, table_columns  # table_columns: re-exported for older imports
 
 
 def estimate_mean(reports) -> np.ndarray:
@@ -72,7 +73,7 @@ def recommend(eps: float, values=None, *, mean_square: float | None = None, n: i
 def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = "fmt21-closed"):
     """Central (eps_c, delta) of n shuffled reports, each from an eps-LDP randomizer (any
     mechanism here; Algorithm 4's whole tuple is eps-LDP). bound: a name for
-    ldpcore.amplification.get_bound that holds for any eps0-LDP randomizer, by default
+    ldpcore.privacy.bounds.get_bound that holds for any eps0-LDP randomizer, by default
     "fmt21-closed" (Feldman et al. 2021). Returns the bound's Amplification (valid False
     with a reason where the bound certifies nothing)."""
     return get_bound(bound).forward(eps, n, delta)
