@@ -80,13 +80,7 @@ def spline(points, n=12):
     for i in range(1, len(p) - 2):
         p0, p1, p2, p3 = p[i - 1], p[i], p[i + 1], p[i + 2]
         out.append(
-            0.5
-            * (
-                2 * p1
-                + (p2 - p0) * t
-                + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t**2
-                + (3 * p1 - p0 - 3 * p2 + p3) * t**3
-            )
+            0.5 * (2 * p1 + (p2 - p0) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t**2 + (3 * p1 - p0 - 3 * p2 + p3) * t**3)
         )
     out.append(p[-2][None, :])
     return np.vstack(out)
@@ -99,23 +93,76 @@ HORSE_STROKES = {
     # Outer silhouette: back, neck, head, throat, chest, near fore leg,
     # belly, near hind leg, buttock.
     "outline": [
-        (86, 104), (104, 93), (132, 99), (166, 100), (194, 88), (214, 70),
-        (230, 52), (242, 38), (252, 40), (264, 48), (279, 66), (290, 86),
-        (293, 96), (287, 102), (276, 101), (262, 90), (248, 80), (236, 96),
-        (226, 124), (217, 148), (218, 176), (221, 200), (220, 236),
-        (223, 254), (229, 259), (211, 259), (211, 238), (209, 206),
-        (203, 180), (197, 164), (176, 174), (148, 176), (125, 167),
-        (121, 190), (116, 212), (117, 238), (119, 254), (125, 259),
-        (106, 259), (105, 240), (103, 218), (96, 206), (91, 182), (84, 150),
-        (82, 122), (86, 104),
+        (86, 104),
+        (104, 93),
+        (132, 99),
+        (166, 100),
+        (194, 88),
+        (214, 70),
+        (230, 52),
+        (242, 38),
+        (252, 40),
+        (264, 48),
+        (279, 66),
+        (290, 86),
+        (293, 96),
+        (287, 102),
+        (276, 101),
+        (262, 90),
+        (248, 80),
+        (236, 96),
+        (226, 124),
+        (217, 148),
+        (218, 176),
+        (221, 200),
+        (220, 236),
+        (223, 254),
+        (229, 259),
+        (211, 259),
+        (211, 238),
+        (209, 206),
+        (203, 180),
+        (197, 164),
+        (176, 174),
+        (148, 176),
+        (125, 167),
+        (121, 190),
+        (116, 212),
+        (117, 238),
+        (119, 254),
+        (125, 259),
+        (106, 259),
+        (105, 240),
+        (103, 218),
+        (96, 206),
+        (91, 182),
+        (84, 150),
+        (82, 122),
+        (86, 104),
     ],
     "far_fore_leg": [
-        (203, 168), (196, 192), (192, 212), (190, 236), (189, 252),
-        (194, 258), (178, 258), (179, 238), (181, 212), (186, 190),
+        (203, 168),
+        (196, 192),
+        (192, 212),
+        (190, 236),
+        (189, 252),
+        (194, 258),
+        (178, 258),
+        (179, 238),
+        (181, 212),
+        (186, 190),
     ],
     "far_hind_leg": [
-        (130, 168), (136, 192), (140, 212), (144, 236), (147, 252),
-        (152, 258), (136, 258), (134, 238), (130, 216), (124, 200),
+        (130, 168),
+        (136, 192),
+        (140, 212),
+        (144, 236),
+        (147, 252),
+        (152, 258),
+        (136, 258),
+        (134, 238),
+        (130, 216),
+        (124, 200),
     ],
     "ear_near": [(243, 40), (244, 22), (249, 15), (253, 30), (252, 40)],
     "ear_far": [(238, 42), (235, 26), (239, 20), (244, 32)],
@@ -177,19 +224,22 @@ def make_child(rng):
 
     def ell(cx, cy, rx, ry, sigma):
         """Soft filled ellipse."""
-        return shape(lambda d, s: d.ellipse([(cx - rx) * s, (cy - ry) * s,
-                                             (cx + rx) * s, (cy + ry) * s], fill=255), sigma)
+        return shape(
+            lambda d, s: d.ellipse([(cx - rx) * s, (cy - ry) * s, (cx + rx) * s, (cy + ry) * s], fill=255), sigma
+        )
 
     def poly(points, sigma):
         """Soft filled shape whose outline is a spline through points."""
-        return shape(lambda d, s: d.polygon([tuple(p) for p in spline(points, 8) * s],
-                                            fill=255), sigma)
+        return shape(lambda d, s: d.polygon([tuple(p) for p in spline(points, 8) * s], fill=255), sigma)
 
     def stroke(points, width, sigma):
         """Soft spline stroke of the given width."""
-        return shape(lambda d, s: d.line([tuple(p) for p in spline(points, 8) * s],
-                                         fill=255, width=int(width * s), joint="curve"),
-                     sigma)
+        return shape(
+            lambda d, s: d.line(
+                [tuple(p) for p in spline(points, 8) * s], fill=255, width=int(width * s), joint="curve"
+            ),
+            sigma,
+        )
 
     def paint(img, m, value):
         """Lay value over img with opacity m."""
@@ -205,18 +255,24 @@ def make_child(rng):
 
     # T-shirt over the shoulders, with a crew-neck band and a few folds.
     # Neck, in the chin's shadow.
-    neck = poly([(192, 420), (196, 515), (186, 560), (248, 590), (310, 560), (300, 515),
-                 (304, 420)], 2)
+    neck = poly([(192, 420), (196, 515), (186, 560), (248, 590), (310, 560), (300, 515), (304, 420)], 2)
     img = paint(img, neck, 178 - 0.35 * (xx - 190))
     img -= 60 * ell(cx, 492, 85, 34, 14) * neck
 
     # T-shirt over the shoulders, with a crew-neck band and a few folds.
     neckline = [(186, 540), (204, 564), (248, 576), (292, 564), (310, 540)]
-    shirt = poly([(-5, 730), (-5, 640), (40, 598), (130, 565), (186, 540)] + neckline[1:]
-                 + [(366, 565), (457, 598), (502, 640), (502, 730)], 1.5)
-    img = paint(img, shirt, 200 - 0.08 * xx + 12 * np.exp(-((xx - 120) / 90) ** 2))
-    for fold in ([(110, 600), (130, 660), (125, 721)], [(380, 610), (365, 670), (372, 721)],
-                 [(210, 640), (230, 690), (222, 721)]):
+    shirt = poly(
+        [(-5, 730), (-5, 640), (40, 598), (130, 565), (186, 540)]
+        + neckline[1:]
+        + [(366, 565), (457, 598), (502, 640), (502, 730)],
+        1.5,
+    )
+    img = paint(img, shirt, 200 - 0.08 * xx + 12 * np.exp(-(((xx - 120) / 90) ** 2)))
+    for fold in (
+        [(110, 600), (130, 660), (125, 721)],
+        [(380, 610), (365, 670), (372, 721)],
+        [(210, 640), (230, 690), (222, 721)],
+    ):
         img -= 22 * stroke(fold, 6, 6) * shirt
     img = paint(img, stroke(neckline, 9, 1.2), 165)
     img -= 20 * stroke([(p[0], p[1] + 8) for p in neckline], 5, 3) * shirt
@@ -229,9 +285,12 @@ def make_child(rng):
     # Face: round, shaded like a sphere lit from the upper left.
     t = np.linspace(0, 2 * np.pi, 120, endpoint=False)
     taper = 1 - 0.16 * np.clip(np.sin(t), 0, 1) ** 2  # narrower toward the chin
-    face = shape(lambda d, s: d.polygon([((cx + rx * np.cos(a) * k) * s,
-                                          (cy + ry * np.sin(a)) * s)
-                                         for a, k in zip(t, taper)], fill=255), 1.5)
+    face = shape(
+        lambda d, s: d.polygon(
+            [((cx + rx * np.cos(a) * k) * s, (cy + ry * np.sin(a)) * s) for a, k in zip(t, taper)], fill=255
+        ),
+        1.5,
+    )
     r2 = ((xx - cx + 35) / rx) ** 2 + ((yy - cy + 45) / ry) ** 2
     modelled = 200 - 75 * r2**1.3 - 25 * np.clip((xx - cx) / rx, 0, 1)
     img = paint(img, face, np.clip(modelled, 105, 225))
@@ -242,8 +301,15 @@ def make_child(rng):
     # catch-light, lid line, crease and brow.
     for ex in (cx - 52, cx + 52):
         img -= 22 * ell(ex, 314, 42, 25, 10)
-        almond = [(ex - 26, 323), (ex - 12, 312), (ex + 8, 311), (ex + 25, 320),
-                  (ex + 10, 331), (ex - 10, 331), (ex - 26, 323)]
+        almond = [
+            (ex - 26, 323),
+            (ex - 12, 312),
+            (ex + 8, 311),
+            (ex + 25, 320),
+            (ex + 10, 331),
+            (ex - 10, 331),
+            (ex - 26, 323),
+        ]
         white = poly(almond, 0.8)
         img = paint(img, white, 212)
         img = paint(img, ell(ex, 320, 12.5, 12.5, 0.8) * white, 70)
@@ -253,8 +319,7 @@ def make_child(rng):
         img = paint(img, stroke(almond[:4], 3.5, 0.9), 35)
         img -= 20 * stroke([(ex - 22, 312), (ex - 5, 302), (ex + 20, 306)], 3, 2.5)
         img -= 12 * stroke(almond[4:], 2, 1.5)
-        img = paint(img, stroke([(ex - 32, 290), (ex - 10, 280), (ex + 14, 280),
-                                 (ex + 30, 288)], 8, 2.5), 105)
+        img = paint(img, stroke([(ex - 32, 290), (ex - 10, 280), (ex + 14, 280), (ex + 30, 288)], 8, 2.5), 105)
 
     # Nose: shaded right flank, nostrils, under-nose shadow, lit tip.
     img -= 26 * stroke([(cx + 14, 330), (cx + 18, 370), (cx + 20, 398)], 10, 6)
@@ -267,30 +332,51 @@ def make_child(rng):
     img += 16 * ell(cx - 3, 397, 10, 9, 5)
 
     # Mouth: upper lip, fuller lower lip with a highlight, a smiling line.
-    img = paint(img, poly([(214, 448), (232, 441), (248, 445), (264, 441), (282, 448),
-                           (248, 452), (214, 448)], 1.2), 120)
+    img = paint(
+        img, poly([(214, 448), (232, 441), (248, 445), (264, 441), (282, 448), (248, 452), (214, 448)], 1.2), 120
+    )
     img = paint(img, ell(cx, 458, 27, 9, 2), 138)
     img += 15 * ell(cx - 4, 456, 10, 3, 2)
-    img = paint(img, stroke([(211, 445), (230, 451), (248, 452), (266, 451), (285, 445)],
-                            2.6, 0.9), 70)
+    img = paint(img, stroke([(211, 445), (230, 451), (248, 452), (266, 451), (285, 445)], 2.6, 0.9), 70)
     img -= 18 * ell(cx, 474, 20, 6, 4)
 
     # Hair: a dark cap with bangs, combed strands fanning out from above the
     # crown, and a sheen where the light catches it.
-    hair = poly([(116, 360), (110, 280), (126, 205), (178, 150), (248, 130), (318, 150),
-                 (370, 205), (386, 280), (380, 360), (368, 300), (352, 264), (322, 258),
-                 (292, 246), (264, 258), (236, 246), (206, 256), (176, 250), (150, 262),
-                 (130, 300)], 2.5)
+    hair = poly(
+        [
+            (116, 360),
+            (110, 280),
+            (126, 205),
+            (178, 150),
+            (248, 130),
+            (318, 150),
+            (370, 205),
+            (386, 280),
+            (380, 360),
+            (368, 300),
+            (352, 264),
+            (322, 258),
+            (292, 246),
+            (264, 258),
+            (236, 246),
+            (206, 256),
+            (176, 250),
+            (150, 262),
+            (130, 300),
+        ],
+        2.5,
+    )
     angle = np.arctan2(yy - 40, xx - 240)
     radius = np.hypot(yy - 40, xx - 240)
     wisps = blur(rng.normal(0, 1, (1, 900)), 0.8)[0]
     wisps /= wisps.std()
     strand_idx = ((angle + np.pi) / (2 * np.pi) * 899 + radius / 12).astype(int) % 900
     strands = blur(wisps[strand_idx], 0.7)
-    sheen = np.exp(-((radius - 150) / 22) ** 2) * np.clip(1 - (xx - 180) / 160, 0, 1)
+    sheen = np.exp(-(((radius - 150) / 22) ** 2)) * np.clip(1 - (xx - 180) / 160, 0, 1)
     hair_tone = 45 + 14 * strands + 55 * sheen - 20 * np.clip((xx - 300) / 80, 0, 1)
-    img -= 25 * poly([(140, 270), (200, 250), (248, 245), (300, 250), (360, 270),
-                      (248, 262)], 10) * face  # shadow below the bangs
+    img -= (
+        25 * poly([(140, 270), (200, 250), (248, 245), (300, 250), (360, 270), (248, 262)], 10) * face
+    )  # shadow below the bangs
     img = paint(img, hair, np.clip(hair_tone, 18, 140))
 
     # Photographic grain, then a gamma curve meeting the target luminance.
@@ -341,15 +427,14 @@ def make_map(rng):
     big = pop > 40_000
     n_sat = (pop[big] / 15_000).astype(int)
     sat_parent = np.repeat(np.flatnonzero(big), n_sat)
-    sat_centres = centres[sat_parent] + rng.normal(0, 1, (len(sat_parent), 2)) \
-        * (0.1 * pop[sat_parent, None] ** 0.43)
+    sat_centres = centres[sat_parent] + rng.normal(0, 1, (len(sat_parent), 2)) * (0.1 * pop[sat_parent, None] ** 0.43)
     sat_pop = pop[sat_parent] / 25 * rng.uniform(0.3, 1.5, len(sat_parent))
     centres = np.vstack([centres, sat_centres])
     pop = np.concatenate([pop, sat_pop])
 
     # Each city is a cloud of individual lights, sized by population.
     counts = np.maximum((pop / 40).astype(int), 4)
-    spread = 0.08 * pop ** 0.43
+    spread = 0.08 * pop**0.43
     idx = np.repeat(np.arange(len(centres)), counts)
     radius = spread[idx, None] * rng.gamma(4.0, 0.25, (len(idx), 1))
     city_pts = centres[idx] + rng.standard_normal((len(idx), 2)) * radius
@@ -360,29 +445,28 @@ def make_map(rng):
     hubs = centres[order]
     dist = np.hypot(*(hubs[:, None, :] - hubs[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(dist, np.inf)
-    roads = sorted({(min(i, j), max(i, j)) for i in range(len(hubs))
-                    for j in np.argsort(dist[i])[:3] if dist[i, j] < 350})
+    roads = sorted(
+        {(min(i, j), max(i, j)) for i in range(len(hubs)) for j in np.argsort(dist[i])[:3] if dist[i, j] < 350}
+    )
     road_pts = []
     for i, j in roads:
         t = rng.uniform(0, 1, int(dist[i, j] / 1.5))[:, None]
         bend = np.sin(np.pi * t) * rng.normal(0, 0.08) * (hubs[j] - hubs[i])[::-1] * (1, -1)
-        road_pts.append(hubs[i] + t * (hubs[j] - hubs[i]) + bend
-                        + rng.normal(0, 0.7, (len(t), 2)))
+        road_pts.append(hubs[i] + t * (hubs[j] - hubs[i]) + bend + rng.normal(0, 0.7, (len(t), 2)))
     road_pts = np.vstack(road_pts)
 
     # Isolated village lights scattered over the countryside.
     rural_pts = sample(25_000)
 
     pts = np.vstack([city_pts, road_pts, rural_pts])
-    weights = np.concatenate([np.ones(len(city_pts)), np.full(len(road_pts), 0.6),
-                              np.full(len(rural_pts), 0.5)])
+    weights = np.concatenate([np.ones(len(city_pts)), np.full(len(road_pts), 0.6), np.full(len(rural_pts), 0.5)])
     x = np.clip(pts[:, 0].astype(int), 0, w - 1)
     y = np.clip(pts[:, 1].astype(int), 0, h - 1)
     count = np.bincount(y * w + x, weights, minlength=w * h).reshape(h, w)
     density = np.clip((blur(count, 0.9) + 0.05 * blur(count, 6)) * blur(landf, 1), 0, None)
 
     def tone(k):
-        return to_uint8(255 * (1 - np.exp(-k * density ** 0.7)))
+        return to_uint8(255 * (1 - np.exp(-k * density**0.7)))
 
     target = MAP_RESPONDENTS / MAP_FACTOR
     k = bisect(lambda k: int(tone(k).sum(dtype=np.int64)), target, 0.0, 100.0)
@@ -395,9 +479,11 @@ def make_map(rng):
 def report(name, arr, factor=1.0):
     """Print the statistics of one generated image."""
     total = int(arr.sum(dtype=np.int64))
-    line = (f"{name}: {arr.shape[1]}x{arr.shape[0]} (w x h), pixels={arr.size:,}, "
-            f"sum={total:,}, min={arr.min()}, max={arr.max()}, "
-            f"zero_fraction={np.mean(arr == 0):.4f}")
+    line = (
+        f"{name}: {arr.shape[1]}x{arr.shape[0]} (w x h), pixels={arr.size:,}, "
+        f"sum={total:,}, min={arr.min()}, max={arr.max()}, "
+        f"zero_fraction={np.mean(arr == 0):.4f}"
+    )
     if factor != 1.0:
         line += f", respondents(sum x {factor})={round(total * factor):,}"
     print(line)

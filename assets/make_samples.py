@@ -14,6 +14,7 @@ real city.
 Run ``python assets/make_samples.py``; it writes both files into the package's bundled data
 (ldpcore/data/bundled/) and prints their statistics. Output is deterministic (numpy's default_rng with SEED).
 """
+
 import csv
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,17 +24,45 @@ import numpy as np
 SEED = 20240516
 OUT_DIR = Path(__file__).resolve().parent.parent / "ldpcore" / "data" / "bundled"
 
-CATEGORIES = ("messaging", "social", "video", "music", "maps", "email", "news", "shopping", "games",
-              "photos", "browser", "weather", "banking", "fitness", "food delivery", "ride hailing",
-              "podcasts", "books", "calendar", "notes", "travel", "dating", "education", "health",
-              "sports", "finance", "productivity", "camera", "translate", "parenting")
+CATEGORIES = (
+    "messaging",
+    "social",
+    "video",
+    "music",
+    "maps",
+    "email",
+    "news",
+    "shopping",
+    "games",
+    "photos",
+    "browser",
+    "weather",
+    "banking",
+    "fitness",
+    "food delivery",
+    "ride hailing",
+    "podcasts",
+    "books",
+    "calendar",
+    "notes",
+    "travel",
+    "dating",
+    "education",
+    "health",
+    "sports",
+    "finance",
+    "productivity",
+    "camera",
+    "translate",
+    "parenting",
+)
 USERS = 6000
-MEAN_EVENTS = 8          # events per user (geometric)
-LOYALTY = 0.6            # share of a user's events in their favourite category
-EMPTY_SHARE = 0.002      # rows whose category is missing
+MEAN_EVENTS = 8  # events per user (geometric)
+LOYALTY = 0.6  # share of a user's events in their favourite category
+EMPTY_SHARE = 0.002  # rows whose category is missing
 WEEK_START = datetime(2024, 3, 4)
 
-CENTRE = (40.7500, -73.9700)   # (latitude, longitude) of the fictional city's centre
+CENTRE = (40.7500, -73.9700)  # (latitude, longitude) of the fictional city's centre
 POINTS = 100_000
 NEIGHBOURHOODS = 40
 ROAD_SHARE = 0.15
@@ -88,11 +117,15 @@ def main():
         fh.writelines(f"{lat:.5f},{lon:.5f}\n" for lat, lon in points)
     users = len({u for u, _, _ in events})
     empty = sum(1 for _, c, _ in events if c == "")
-    print(f"app_events.csv: {len(events):,} events of {users:,} users, {len(CATEGORIES)} categories, "
-          f"{empty} empty, {(OUT_DIR / 'app_events.csv').stat().st_size / 2**20:.2f} MB")
-    print(f"city_points.csv: {len(points):,} points, latitude {points[:, 0].min():.4f} to {points[:, 0].max():.4f}, "
-          f"longitude {points[:, 1].min():.4f} to {points[:, 1].max():.4f}, "
-          f"{(OUT_DIR / 'city_points.csv').stat().st_size / 2**20:.2f} MB")
+    print(
+        f"app_events.csv: {len(events):,} events of {users:,} users, {len(CATEGORIES)} categories, "
+        f"{empty} empty, {(OUT_DIR / 'app_events.csv').stat().st_size / 2**20:.2f} MB"
+    )
+    print(
+        f"city_points.csv: {len(points):,} points, latitude {points[:, 0].min():.4f} to {points[:, 0].max():.4f}, "
+        f"longitude {points[:, 1].min():.4f} to {points[:, 1].max():.4f}, "
+        f"{(OUT_DIR / 'city_points.csv').stat().st_size / 2**20:.2f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What the benchmarks share: the repository on sys.path (importing this module puts it there)
 and a median timer."""
+
 import statistics
 import sys
 import time

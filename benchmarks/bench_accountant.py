@@ -11,9 +11,11 @@ cold inverse; * marks an inverse capped at the top of the bound's validity regio
 less than the target).
 Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...]
 """
+
 import argparse
 
 from _common import median_seconds  # first: it puts the repository on sys.path
+
 from ldpcore.privacy import clones
 from ldpcore.privacy.bounds import BOUNDS
 
@@ -36,8 +38,11 @@ def main():
         for eps_c in args.eps_c:
             cells = []
             for n in sizes:
-                secs, _, amp = median_seconds(lambda: bound.inverse(eps_c, n, args.delta, DOMAIN.get(name)),
-                                              args.repeats, setup=clones.clear_caches)
+                secs, _, amp = median_seconds(
+                    lambda: bound.inverse(eps_c, n, args.delta, DOMAIN.get(name)),
+                    args.repeats,
+                    setup=clones.clear_caches,
+                )
                 if not amp.valid:
                     cells.append(f"{'not valid':>23}")
                     continue
@@ -48,8 +53,10 @@ def main():
                     slow.append((name, eps_c, n, secs))
             print(f"{name:18} {eps_c:6g} " + " ".join(cells))
     if slow:
-        print(f"{len(slow)} inverse(s) over the limit: " + "; ".join(f"{b} eps_c={e:g} n={n:.0e} {s:.2f} s"
-                                                                   for b, e, n, s in slow))
+        print(
+            f"{len(slow)} inverse(s) over the limit: "
+            + "; ".join(f"{b} eps_c={e:g} n={n:.0e} {s:.2f} s" for b, e, n, s in slow)
+        )
     else:
         print(f"every inverse took <= its limit ({LIMIT} s; tight-binary-rr {LIMITS['tight-binary-rr']} s)")
 

@@ -9,6 +9,7 @@ Prints every session's median, the distribution over all steps (median, p90, max
 server's CPU seconds per step. Target (issue 11): median <= 1.0 s and max <= 3 s for 8 x 15.
 Usage: python benchmarks/bench_concurrency.py [--sessions 8] [--steps 15] [--port 8611] [--url URL]
 """
+
 import argparse
 import asyncio
 import contextlib
@@ -27,11 +28,15 @@ WHEN = """([condition, arg]) => new Promise(resolve => {
     const observer = new MutationObserver(() => { if (check(arg)) { observer.disconnect(); resolve(true); } });
     observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 })"""
-IDLE = ("return !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
-        " && document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1;")
-NEW_IMAGE = ("const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
-             " return imgs.length > 1 && imgs[1].getAttribute('src') !== arg;")
+IDLE = (
+    "return !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+    " && document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1;"
+)
+NEW_IMAGE = (
+    "const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
+    " return imgs.length > 1 && imgs[1].getAttribute('src') !== arg;"
+)
 SRC = "() => document.querySelectorAll('[data-testid=\"stImage\"] img')[1].getAttribute('src')"
 
 
@@ -62,8 +67,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
 
 
-async def session(browser, url: str, steps: int, start: asyncio.Event, ready: list, latencies: list,
-                  think: float) -> None:
+async def session(
+    browser, url: str, steps: int, start: asyncio.Event, ready: list, latencies: list, think: float
+) -> None:
     context = await browser.new_context(viewport={"width": 1500, "height": 1000})
     page = await context.new_page()
     await page.goto(url, timeout=180_000)
@@ -84,22 +90,32 @@ async def session(browser, url: str, steps: int, start: asyncio.Event, ready: li
 
 async def measure(url: str, sessions: int, steps: int, pid: int | None, think: float = 0.0) -> list[list[float]]:
     from playwright.async_api import async_playwright
+
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         start, ready, results = asyncio.Event(), [], [[] for _ in range(sessions)]
-        tasks = [asyncio.create_task(session(browser, url, steps, start, ready, results[i], think)) for i in range(sessions)]
+        tasks = [
+            asyncio.create_task(session(browser, url, steps, start, ready, results[i], think)) for i in range(sessions)
+        ]
         opening = time.perf_counter()
         while len(ready) < sessions:  # every page shows its first view
             if any(t.done() for t in tasks):
                 await asyncio.gather(*tasks)  # a session failed: raise its error
             await asyncio.sleep(0.1)
         print(f"{sessions} sessions opened the page in {time.perf_counter() - opening:.1f} s")
-        cpu0, machine0, browser0, wall0 = (cpu_seconds(pid) if pid else None), machine_cpu(), browser_cpu(), time.perf_counter()
+        cpu0, machine0, browser0, wall0 = (
+            (cpu_seconds(pid) if pid else None),
+            machine_cpu(),
+            browser_cpu(),
+            time.perf_counter(),
+        )
         start.set()
         await asyncio.gather(*tasks)
         wall = time.perf_counter() - wall0
-        print(f"machine CPU: {machine_cpu() - machine0:.1f} s over {wall:.1f} s wall (all processes, all cores); "
-              f"Chromium: {browser_cpu() - browser0:.1f} s")
+        print(
+            f"machine CPU: {machine_cpu() - machine0:.1f} s over {wall:.1f} s wall (all processes, all cores); "
+            f"Chromium: {browser_cpu() - browser0:.1f} s"
+        )
         if pid:
             cpu = cpu_seconds(pid) - cpu0
             print(f"server CPU: {cpu:.1f} s over {wall:.1f} s wall ({cpu / (sessions * steps) * 1000:.0f} ms per step)")
@@ -113,8 +129,10 @@ def report(results: list[list[float]]) -> bool:
     every = sorted(x for r in results for x in r)
     median, p90 = statistics.median(every), every[min(len(every) - 1, int(0.9 * len(every)))]
     ok = median <= 1.0 and every[-1] <= 3.0
-    print(f"all {len(every)} steps: min {every[0]:.3f} s, median {median:.3f} s, p90 {p90:.3f} s, "
-          f"max {every[-1]:.3f} s   [target median <= 1.0 s, max <= 3 s: {'ok' if ok else 'MISSED'}]")
+    print(
+        f"all {len(every)} steps: min {every[0]:.3f} s, median {median:.3f} s, p90 {p90:.3f} s, "
+        f"max {every[-1]:.3f} s   [target median <= 1.0 s, max <= 3 s: {'ok' if ok else 'MISSED'}]"
+    )
     return ok
 
 
@@ -125,14 +143,22 @@ def main():
     parser.add_argument("--port", type=int, default=8611, help="port of the server this script starts")
     parser.add_argument("--url", help="measure a server that is already running (e.g. the multi-process deployment)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to report its CPU")
-    parser.add_argument("--page", default="reconstruct", help="the page's URL path and query, e.g. 'reconstruct?dataset=child'")
-    parser.add_argument("--think", type=float, default=0.0,
-                        help="seconds each session looks at a new view before its next step (default: none)")
+    parser.add_argument(
+        "--page", default="reconstruct", help="the page's URL path and query, e.g. 'reconstruct?dataset=child'"
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds each session looks at a new view before its next step (default: none)",
+    )
     args = parser.parse_args()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     if args.url:
-        ok = report(asyncio.run(measure(f"{args.url.rstrip('/')}/{args.page}", args.sessions, args.steps, args.pid, args.think)))
+        ok = report(
+            asyncio.run(measure(f"{args.url.rstrip('/')}/{args.page}", args.sessions, args.steps, args.pid, args.think))
+        )
     else:
         with streamlit_server(args.port) as (url, proc):
             ok = report(asyncio.run(measure(f"{url}/{args.page}", args.sessions, args.steps, proc.pid, args.think)))

@@ -6,11 +6,12 @@ Prints medians and ratios against baselines timed in the same process:
   - the exact aggregate sampler vs the per-respondent randomizer on a small case.
 Usage: python benchmarks/bench_core.py [--repeats R]
 """
+
 import argparse
 
 import numpy as np
-
 from _common import median_seconds  # first: it puts the repository on sys.path
+
 from ldpcore.data.loaders import load_dataset
 from ldpcore.experiment.run import run
 from ldpcore.experiment.spec import ProtocolSpec, plan
@@ -36,14 +37,18 @@ def main():
     base = wall_seconds(lambda: rng.binomial(counts, 1 - p) + rng.binomial(n - counts, p), r)
     full = wall_seconds(lambda: run(spec, hist, seed=1), r)
     print(f"baseline: 2d binomials alone          median {base:.3f} s")
-    print(f"full run, attribute fragments         median {full:.3f} s   ratio {full / base:.2f}x baseline"
-          f"   [target <= 1.0 s and <= 3x: {'ok' if full <= 1.0 and full <= 3 * base else 'MISSED'}]")
+    print(
+        f"full run, attribute fragments         median {full:.3f} s   ratio {full / base:.2f}x baseline"
+        f"   [target <= 1.0 s and <= 3x: {'ok' if full <= 1.0 and full <= 3 * base else 'MISSED'}]"
+    )
 
     tau1 = wall_seconds(lambda: run(ProtocolSpec(eps_c=1.0, delta=5e-10, tau=1), hist, seed=1), r)
     tau256 = wall_seconds(lambda: run(ProtocolSpec(eps_c=1.0, delta=5e-10, tau=256), hist, seed=1), r)
     print(f"full run, report fragments tau = 1    median {tau1:.3f} s")
-    print(f"full run, report fragments tau = 256  median {tau256:.3f} s   ratio {tau256 / tau1:.2f}x tau = 1"
-          f"   [target <= 1.5x: {'ok' if tau256 <= 1.5 * tau1 else 'MISSED'}]")
+    print(
+        f"full run, report fragments tau = 256  median {tau256:.3f} s   ratio {tau256 / tau1:.2f}x tau = 1"
+        f"   [target <= 1.5x: {'ok' if tau256 <= 1.5 * tau1 else 'MISSED'}]"
+    )
 
     small = load_dataset("horse", max_side=32)
     small_spec = ProtocolSpec(eps_c=1.0, delta=1e-6)

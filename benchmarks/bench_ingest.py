@@ -19,6 +19,7 @@ directory) by DuckDB from a hash of the row number, so they are the same on ever
 Usage: python benchmarks/bench_ingest.py [--repeats R] [--rows N] [--points N] [--dir DIR]
        [--memory-limit 1GB] [--per-user first|mode|distinct:K [--events N]]
 """
+
 import argparse
 import json
 import statistics
@@ -33,7 +34,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 ROOT = Path(__file__).resolve().parent.parent
 D = 10_000
 GRID = 1024
-BBOX = (-74.10, 40.60, -73.80, 40.90)   # west, south, east, north
+BBOX = (-74.10, 40.60, -73.80, 40.90)  # west, south, east, north
 BATCH = 1 << 20
 USERS = 3_000_000
 
@@ -45,28 +46,35 @@ def uniform(salt: int) -> str:
 
 def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, Path, Path]:
     import duckdb
+
     cats, pts = dirpath / f"categories_{rows}.parquet", dirpath / f"points_{points}.parquet"
     log = dirpath / f"events_{events}.parquet"
     con = duckdb.connect()
     if events and not log.exists():
         t = time.perf_counter()
-        con.execute(f"COPY (SELECT 'u' || (hash(i * 7) % {USERS}) AS user_id, "
-                    f"printf('cat%05d', (hash(i * 7 + 1) % {D})::INT) AS category FROM range({events}) t(i)) "
-                    f"TO '{log}' (FORMAT PARQUET)")
+        con.execute(
+            f"COPY (SELECT 'u' || (hash(i * 7) % {USERS}) AS user_id, "
+            f"printf('cat%05d', (hash(i * 7 + 1) % {D})::INT) AS category FROM range({events}) t(i)) "
+            f"TO '{log}' (FORMAT PARQUET)"
+        )
         print(f"generated {log.name} in {time.perf_counter() - t:.0f} s")
     if not cats.exists():
         t = time.perf_counter()
         # a skewed law over d categories: floor(d * u^2.5), u uniform
-        con.execute(f"COPY (SELECT printf('cat%05d', floor({D} * pow({uniform(0)}, 2.5))::INT) AS category "
-                    f"FROM range({rows}) t(i)) TO '{cats}' (FORMAT PARQUET)")
+        con.execute(
+            f"COPY (SELECT printf('cat%05d', floor({D} * pow({uniform(0)}, 2.5))::INT) AS category "
+            f"FROM range({rows}) t(i)) TO '{cats}' (FORMAT PARQUET)"
+        )
         print(f"generated {cats.name} in {time.perf_counter() - t:.0f} s")
     if not pts.exists():
         t = time.perf_counter()
         # a city: 8 centres (Box-Muller normals around them), a few points outside the box
         radius = f"sqrt(-2 * ln({uniform(1)}))"
-        con.execute(f"COPY (SELECT 40.75 + 0.02 * (i % 8 - 3.5) + 0.03 * {radius} * cos(2 * pi() * {uniform(2)}) AS lat, "
-                    f"-73.95 + 0.025 * ((i // 8) % 8 - 3.5) + 0.03 * {radius} * sin(2 * pi() * {uniform(2)}) AS lon "
-                    f"FROM range({points}) t(i)) TO '{pts}' (FORMAT PARQUET)")
+        con.execute(
+            f"COPY (SELECT 40.75 + 0.02 * (i % 8 - 3.5) + 0.03 * {radius} * cos(2 * pi() * {uniform(2)}) AS lat, "
+            f"-73.95 + 0.025 * ((i // 8) % 8 - 3.5) + 0.03 * {radius} * sin(2 * pi() * {uniform(2)}) AS lon "
+            f"FROM range({points}) t(i)) TO '{pts}' (FORMAT PARQUET)"
+        )
         print(f"generated {pts.name} in {time.perf_counter() - t:.0f} s")
     con.close()
     return cats, pts, log
@@ -74,21 +82,25 @@ def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, 
 
 # --- what each subprocess runs ------------------------------------------------------------
 
+
 def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
     import resource
 
     import numpy as np
+
     if task.startswith("ingest"):
         from ldpcore.data.ingest import read_categorical, read_points
     else:
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
-    start = time.perf_counter()   # the imports above are not timed
+    start = time.perf_counter()  # the imports above are not timed
     if task == "ingest-categorical":
         hist, _ = read_categorical(path, "category", memory_limit=memory_limit)
         result = dict(zip(hist.labels, hist.counts.tolist()))
     elif task == "ingest-per-user":
-        hist, _ = read_categorical(path, "category", user_column="user_id", per_user=per_user, memory_limit=memory_limit)
+        hist, _ = read_categorical(
+            path, "category", user_column="user_id", per_user=per_user, memory_limit=memory_limit
+        )
         result = dict(zip(hist.labels, hist.counts.tolist()))
     elif task == "ingest-points":
         hist, _ = read_points(path, "lat", "lon", width=GRID, height=GRID, bbox=BBOX, memory_limit=memory_limit)
@@ -104,26 +116,44 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
         grid = np.zeros((GRID, GRID), dtype=np.int64)
         for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH, columns=["lat", "lon"]):
             lat, lon = (batch.column(j).to_numpy() for j in (0, 1))
-            grid += np.histogram2d(lat, lon, bins=[GRID, GRID], range=[[south, north], [west, east]])[0].astype(np.int64)
+            grid += np.histogram2d(lat, lon, bins=[GRID, GRID], range=[[south, north], [west, east]])[0].astype(
+                np.int64
+            )
         result = np.flipud(grid).ravel()
     seconds = time.perf_counter() - start
     if isinstance(result, dict):
         digest = sorted(result.items())
     else:
         digest = [int(result.sum()), int((result * np.arange(result.size)).sum() % 1_000_000_007)]
-    return {"seconds": seconds, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "digest": digest}
+    return {"seconds": seconds, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "digest": digest}
 
 
 def measure(task: str, path: Path, repeats: int, memory_limit: str, per_user: str) -> dict:
     runs = []
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, __file__, "--child", task, str(path), "--memory-limit", memory_limit,
-                              "--per-user", per_user],
-                             check=True, capture_output=True, text=True, cwd=ROOT)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                task,
+                str(path),
+                "--memory-limit",
+                memory_limit,
+                "--per-user",
+                per_user,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(r["seconds"] for r in runs), "peak_rss": max(r["peak_rss"] for r in runs),
-            "digest": runs[0]["digest"]}
+    return {
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "peak_rss": max(r["peak_rss"] for r in runs),
+        "digest": runs[0]["digest"],
+    }
 
 
 def has_pyarrow() -> bool:
@@ -154,37 +184,66 @@ def main(argv=None):
         return 0
 
     import duckdb
+
     args.dir.mkdir(parents=True, exist_ok=True)
     cats, pts, log = generate(args.dir, args.rows, args.points, args.events if args.per_user else 0)
     con = duckdb.connect()
     chars, distinct = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
     con.close()
     baseline = has_pyarrow()
-    print(f"DuckDB {duckdb.__version__}, memory_limit {args.memory_limit}, {args.repeats} runs each "
-          f"(medians; peak RSS is the largest run's), baseline: "
-          f"{'pyarrow row batches + value_counts / numpy.histogram2d' if baseline else 'skipped (no pyarrow)'}")
+    print(
+        f"DuckDB {duckdb.__version__}, memory_limit {args.memory_limit}, {args.repeats} runs each "
+        f"(medians; peak RSS is the largest run's), baseline: "
+        f"{'pyarrow row batches + value_counts / numpy.histogram2d' if baseline else 'skipped (no pyarrow)'}"
+    )
     cases = (
-        ("categorical", cats, args.rows,
-         f"{args.rows:,} rows, d = {distinct:,}; file {mb(cats.stat().st_size)} on disk, in memory "
-         f"{mb(chars + 4 * args.rows)} as an Arrow string column, {mb(args.rows * (8 + sys.getsizeof('cat00000')))} "
-         "as Python strings (pandas object column)"),
-        ("points", pts, args.points,
-         f"{args.points:,} points -> {GRID} x {GRID} grid; file {mb(pts.stat().st_size)} on disk, "
-         f"{mb(16 * args.points)} in memory as two float64 columns"),
-    ) + ((("per-user", log, args.events,
-            f"{args.events:,} events of up to {USERS:,} users, per_user={args.per_user}; file {mb(log.stat().st_size)} "
-            "on disk"),) if args.per_user else ())
+        (
+            "categorical",
+            cats,
+            args.rows,
+            f"{args.rows:,} rows, d = {distinct:,}; file {mb(cats.stat().st_size)} on disk, in memory "
+            f"{mb(chars + 4 * args.rows)} as an Arrow string column, {mb(args.rows * (8 + sys.getsizeof('cat00000')))} "
+            "as Python strings (pandas object column)",
+        ),
+        (
+            "points",
+            pts,
+            args.points,
+            f"{args.points:,} points -> {GRID} x {GRID} grid; file {mb(pts.stat().st_size)} on disk, "
+            f"{mb(16 * args.points)} in memory as two float64 columns",
+        ),
+    ) + (
+        (
+            (
+                "per-user",
+                log,
+                args.events,
+                f"{args.events:,} events of up to {USERS:,} users, per_user={args.per_user}; "
+                f"file {mb(log.stat().st_size)} "
+                "on disk",
+            ),
+        )
+        if args.per_user
+        else ()
+    )
     for kind, path, rows, what in cases:
         print(f"\n{kind}: {what}")
         ours = measure(f"ingest-{kind}", path, args.repeats, args.memory_limit, args.per_user)
-        print(f"  ldpcore.ingest  median {ours['seconds']:7.2f} s  {ours['seconds'] / rows * 1e6:6.3f} s per million rows"
-              f"  peak RSS {mb(ours['peak_rss'])}")
+        print(
+            f"  ldpcore.ingest  median {ours['seconds']:7.2f} s  {ours['seconds'] / rows * 1e6:6.3f} s per million rows"
+            f"  peak RSS {mb(ours['peak_rss'])}"
+        )
         if baseline and kind != "per-user":
             base = measure(f"baseline-{kind}", path, args.repeats, args.memory_limit, args.per_user)
-            print(f"  pyarrow+numpy   median {base['seconds']:7.2f} s  {base['seconds'] / rows * 1e6:6.3f} s per million rows"
-                  f"  peak RSS {mb(base['peak_rss'])}")
-            print(f"  ratio: baseline / ldpcore = {base['seconds'] / ours['seconds']:.2f}x time, "
-                  f"{base['peak_rss'] / ours['peak_rss']:.2f}x peak RSS; same counts: {base['digest'] == ours['digest']}")
+            print(
+                f"  pyarrow+numpy   median {base['seconds']:7.2f} s  "
+                f"{base['seconds'] / rows * 1e6:6.3f} s per million rows"
+                f"  peak RSS {mb(base['peak_rss'])}"
+            )
+            print(
+                f"  ratio: baseline / ldpcore = {base['seconds'] / ours['seconds']:.2f}x time, "
+                f"{base['peak_rss'] / ours['peak_rss']:.2f}x peak RSS; same counts: {base['digest'] == ours['digest']}"
+            )
     return 0
 
 

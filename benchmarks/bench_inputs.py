@@ -2,9 +2,11 @@
 
 Writes, in a temporary folder, a 10^7-line count CSV, a 10^7-row value,count CSV, a 101-million-row
 CSV (192 MiB, beyond the 20-million-row limit) and a 7072x7072 PNG (beyond the 50-megapixel limit),
-then times `python -m ldpcore run --input FILE` on each, with its peak resident memory (VmHWM). Targets (issue 11): the 10^7-line CSV in <= 10 s and <= 1 GB; the refusals early.
+then times `python -m ldpcore run --input FILE` on each, with its peak resident memory (VmHWM).
+Targets (issue 11): the 10^7-line CSV in <= 10 s and <= 1 GB; the refusals early.
 Usage: python benchmarks/bench_inputs.py [--lines 10000000]
 """
+
 import argparse
 import sys
 import tempfile
@@ -21,8 +23,9 @@ from conftest import cli_measured, huge_png  # noqa: E402
 def measure(path: Path) -> tuple[float, float, int, str]:
     """Seconds, peak resident MB, status and the stderr line of one `run --input path`."""
     start = time.perf_counter()
-    status, err, peak = cli_measured("run", "--input", path, "--delta", "1e-8", "--eps-c", "1", "--json",
-                                     limit_bytes=16 * 2**30)
+    status, err, peak = cli_measured(
+        "run", "--input", path, "--delta", "1e-8", "--eps-c", "1", "--json", limit_bytes=16 * 2**30
+    )
     return time.perf_counter() - start, peak / 2**20, status, err.strip()
 
 
@@ -34,9 +37,16 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         files = {
-            f"{args.lines:,}-line count CSV": ("counts.csv", lambda p: p.write_text("\n".join(map(str, counts)) + "\n"), True),
-            f"{args.lines:,}-row value,count CSV": ("labelled.csv", lambda p: p.write_text(
-                "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(counts))), False),
+            f"{args.lines:,}-line count CSV": (
+                "counts.csv",
+                lambda p: p.write_text("\n".join(map(str, counts)) + "\n"),
+                True,
+            ),
+            f"{args.lines:,}-row value,count CSV": (
+                "labelled.csv",
+                lambda p: p.write_text("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(counts))),
+                False,
+            ),
             "101,000,000-row CSV (192 MiB)": ("rows.csv", lambda p: p.write_bytes(b"1\n" * 101_000_000), False),
             "7072x7072 PNG (50.01 megapixels)": ("big.png", lambda p: p.write_bytes(huge_png(7072, 7072, 255)), False),
         }

@@ -8,6 +8,7 @@ Drives one Chromium session (Playwright). Target (issue 11): each "after" at mos
 The caches' budgets (ui/cache.py) can be set with LDPCORE_CACHE_<NAME>_MB before running.
 Usage: python benchmarks/bench_memory.py [--steps 150] [--port 8621]
 """
+
 import argparse
 import sys
 import tempfile
@@ -19,8 +20,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from conftest import huge_png  # noqa: E402
-from e2e_support import (CHROMIUM_ARGS, IMAGE_CHANGED, chromium_path, rss_mb, slider_input,  # noqa: E402
-                         streamlit_server, wait_idle)
+from e2e_support import CHROMIUM_ARGS, IMAGE_CHANGED, chromium_path, rss_mb, slider_input, streamlit_server, wait_idle  # noqa: E402
 
 LIMIT_MB = 2048
 LEG = 30  # views per seed
@@ -40,15 +40,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--port", type=int, default=8621)
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                        help="an environment variable for the server, e.g. LDPCORE_CACHE_RUNS_MB=256")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the server, e.g. LDPCORE_CACHE_RUNS_MB=256",
+    )
     args = parser.parse_args()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     from playwright.sync_api import sync_playwright
+
     env = dict(pair.split("=", 1) for pair in args.env)
-    with streamlit_server(args.port, env=env) as (url, proc), sync_playwright() as p, \
-            tempfile.TemporaryDirectory() as tmp:
+    with (
+        streamlit_server(args.port, env=env) as (url, proc),
+        sync_playwright() as p,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         time.sleep(2)
         idle = rss_mb(proc.pid)
         print(f"idle server: RSS {idle:,.0f} MB")
@@ -56,8 +65,9 @@ def main():
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
         page.goto(f"{url}/reconstruct?dataset=map&eps_c=1.78")
         wait_idle(page, timeout=300_000)
-        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1",
-                               timeout=300_000)
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1", timeout=300_000
+        )
         seconds = []
         for i in range(args.steps):  # legs of LEG views, eps_c down then up its grid, a new seed each leg
             leg, j = divmod(i, LEG)
@@ -71,8 +81,10 @@ def main():
             if (i + 1) % 25 == 0:
                 print(f"  {i + 1} views: RSS {rss_mb(proc.pid):,.0f} MB (last view {seconds[-1]:.2f} s)")
         after_map = rss_mb(proc.pid)
-        print(f"after {args.steps} Map views: RSS {after_map:,.0f} MB, {after_map - idle:+,.0f} MB above idle "
-              f"(median view {sorted(seconds)[len(seconds) // 2]:.2f} s)")
+        print(
+            f"after {args.steps} Map views: RSS {after_map:,.0f} MB, {after_map - idle:+,.0f} MB above idle "
+            f"(median view {sorted(seconds)[len(seconds) // 2]:.2f} s)"
+        )
 
         path = Path(tmp) / "white-7000.png"
         path.write_bytes(huge_png(7000, 7000, 255))
@@ -81,13 +93,16 @@ def main():
         start = time.perf_counter()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
         page.get_by_text("white-7000.png: n = ").wait_for(timeout=600_000)
-        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1",
-                               timeout=600_000)
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1", timeout=600_000
+        )
         wait_idle(page, timeout=600_000)
         upload = time.perf_counter() - start
         after_upload = rss_mb(proc.pid)
-        print(f"after uploading a {path.stat().st_size / 1024:.0f} KB all-white 7000x7000 PNG ({upload:.1f} s to its "
-              f"reconstruction): RSS {after_upload:,.0f} MB, {after_upload - idle:+,.0f} MB above idle")
+        print(
+            f"after uploading a {path.stat().st_size / 1024:.0f} KB all-white 7000x7000 PNG ({upload:.1f} s to its "
+            f"reconstruction): RSS {after_upload:,.0f} MB, {after_upload - idle:+,.0f} MB above idle"
+        )
 
         noise = Path(tmp) / "noise-4900.png"  # random pixels do not compress: 24 MB, under the 25 MB upload limit
         Image.fromarray(np.random.default_rng(0).integers(0, 256, (4900, 4900), dtype=np.uint8)).save(noise)
@@ -98,12 +113,17 @@ def main():
         page.get_by_text("noise-4900.png: n = ").wait_for(timeout=600_000)
         wait_idle(page, timeout=600_000)
         after_noise = rss_mb(proc.pid)
-        print(f"after uploading a {noise.stat().st_size / 2**20:.1f} MB noise 4900x4900 PNG ({time.perf_counter() - start:.1f}"
-              f" s to its reconstruction): RSS {after_noise:,.0f} MB, {after_noise - idle:+,.0f} MB above idle")
+        print(
+            f"after uploading a {noise.stat().st_size / 2**20:.1f} MB noise 4900x4900 PNG "
+            f"({time.perf_counter() - start:.1f}"
+            f" s to its reconstruction): RSS {after_noise:,.0f} MB, {after_noise - idle:+,.0f} MB above idle"
+        )
         browser.close()
     worst = max(after_map, after_upload, after_noise) - idle
-    print(f"largest rise above the idle server: {worst:,.0f} MB   "
-          f"[target <= {LIMIT_MB:,} MB: {'ok' if worst <= LIMIT_MB else 'MISSED'}]")
+    print(
+        f"largest rise above the idle server: {worst:,.0f} MB   "
+        f"[target <= {LIMIT_MB:,} MB: {'ok' if worst <= LIMIT_MB else 'MISSED'}]"
+    )
     sys.exit(0 if worst <= LIMIT_MB else 1)
 
 

@@ -10,6 +10,7 @@ sketch and Hadamard response at their defaults, each in a fresh subprocess: medi
 seconds of run() and the subprocess's peak RSS, flagged against 2 s and 500 MB.
 Usage: python benchmarks/bench_sketches.py [--repeats R] [--eps E] [--skip-heavy] [--huge-only]
 """
+
 import argparse
 import json
 import subprocess
@@ -17,8 +18,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 from _common import median_seconds  # first: it puts the repository on sys.path
+
 from ldpcore.data.loaders import load_dataset
 from ldpcore.experiment.metrics import error_metrics
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
@@ -46,21 +47,34 @@ def bench(name, sketch, counts, repeats):
     sim, sim_cpu, agg = median_seconds(lambda: sketch.sample_aggregate(counts, rng), repeats)
     est, est_cpu, estimate = median_seconds(lambda: sketch.estimate(agg, int(counts.sum())), repeats)
     rmse = error_metrics(counts, estimate, counts.max())["rmse_raw"]
-    print(f"{name:32} d={counts.size:>9,} n={int(counts.sum()):>11,}  simulate {sim:6.2f} s "
-          f"(cpu {sim_cpu:6.2f})  estimate {est:6.2f} s (cpu {est_cpu:6.2f})  rmse {rmse:9.2f}")
+    print(
+        f"{name:32} d={counts.size:>9,} n={int(counts.sum()):>11,}  simulate {sim:6.2f} s "
+        f"(cpu {sim_cpu:6.2f})  estimate {est:6.2f} s (cpu {est_cpu:6.2f})  rmse {rmse:9.2f}"
+    )
     return sim
 
 
 def bench_huge(encoding, repeats):
     """run() on [2^40, 5, 0] in fresh subprocesses: median wall and CPU seconds, largest peak RSS."""
     root = str(Path(__file__).resolve().parent.parent)
-    runs = [json.loads(subprocess.run([sys.executable, "-c", HUGE_RUN.format(root=root, encoding=encoding, seed=s)],
-                                      capture_output=True, text=True, check=True).stdout) for s in range(repeats)]
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", HUGE_RUN.format(root=root, encoding=encoding, seed=s)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for s in range(repeats)
+    ]
     wall, cpu = (float(np.median([r[key] for r in runs])) for key in ("wall", "cpu"))
     rss = max(r["rss_mb"] for r in runs)
     ok = wall <= HUGE_SECONDS and rss <= HUGE_MB
-    print(f"[2^40, 5, 0] {encoding:13} eps_l={runs[0]['eps_l']:.4g}  run {wall:5.2f} s (cpu {cpu:5.2f})  "
-          f"peak RSS {rss:6.0f} MB  [target <= {HUGE_SECONDS:g} s and <= {HUGE_MB} MB: {'ok' if ok else 'MISSED'}]")
+    print(
+        f"[2^40, 5, 0] {encoding:13} eps_l={runs[0]['eps_l']:.4g}  run {wall:5.2f} s (cpu {cpu:5.2f})  "
+        f"peak RSS {rss:6.0f} MB  [target <= {HUGE_SECONDS:g} s and <= {HUGE_MB} MB: {'ok' if ok else 'MISSED'}]"
+    )
 
 
 def main():
@@ -80,8 +94,9 @@ def main():
         bench(f"{cls.__name__} (Horse)", cls.from_eps(args.eps, horse.size), horse, args.repeats)
     if not args.skip_heavy:
         heavy = load_dataset("heavy-hitters").counts
-        sim = bench("CountMeanSketch (heavy hitters)", CountMeanSketch.from_eps(args.eps, heavy.size), heavy,
-                    args.repeats)
+        sim = bench(
+            "CountMeanSketch (heavy hitters)", CountMeanSketch.from_eps(args.eps, heavy.size), heavy, args.repeats
+        )
         if sim > LIMIT:
             print(f"SLOW: the heavy-hitter simulation takes {sim:.1f} s > {LIMIT:.0f} s")
     for encoding in ("hcms", "count-sketch", "hadamard"):

@@ -14,6 +14,7 @@ aggregates, error metrics and empirical audits. A notebook needs only the names 
 The subpackages show the layers: data < privacy < oracles < experiment < systems (imports only go
 downward; see docs/architecture.md). Names are imported on first use, so `import ldpcore` is cheap.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -50,7 +51,35 @@ _API = {
     "sweep": "ldpcore.experiment.run",
     "run_audit": "ldpcore.experiment.audit",
 }
-__all__ = ["__version__", *_API]
+__all__ = [
+    "__version__",
+    "InputError",
+    "DATASETS",
+    "Histogram",
+    "load_dataset",
+    "load_image",
+    "load_csv",
+    "load_path",
+    "read_categorical",
+    "read_numeric",
+    "read_points",
+    "read_counts",
+    "BOUNDS",
+    "Bound",
+    "Amplification",
+    "get_bound",
+    "ENCODINGS",
+    "get_encoding",
+    "ProtocolSpec",
+    "Plan",
+    "plan",
+    "run",
+    "Result",
+    "run_central",
+    "paper_methods",
+    "sweep",
+    "run_audit",
+]
 
 if TYPE_CHECKING:
     from ldpcore.data.ingest import read_categorical, read_counts, read_numeric, read_points

@@ -3,6 +3,7 @@
 Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
 every InputError, output that cannot be written (a closed pipe included) and running out of memory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -10,14 +11,14 @@ import os
 import sys
 import time
 
-from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.data.loaders import DATASETS, load_dataset, load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
 from ldpcore.experiment.run import run, run_central
-from ldpcore.export import output_folder, to_json, write_run
-from ldpcore.privacy.fragments import EPS_F_RULES
-from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
 from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.export import output_folder, to_json, write_run
+from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
+from ldpcore.privacy.bounds import BOUNDS, get_bound
+from ldpcore.privacy.fragments import EPS_F_RULES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,11 +29,13 @@ class _Parser(argparse.ArgumentParser):
 def _checked(check, *args):
     """An argparse type: the text through an ldpcore check (exact whole numbers and their limits); its
     InputError becomes argparse's one-line error naming the option."""
+
     def convert(text: str):
         try:
             return check(text, *args)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+
     return convert
 
 
@@ -43,16 +46,26 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     eps = p.add_mutually_exclusive_group(required=True)
     eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
     eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
-    p.add_argument("--tau", type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
-                   help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute "
-                        "fragments only")
+    p.add_argument(
+        "--tau",
+        type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
+        help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute fragments only",
+    )
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
     p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)")
-    p.add_argument("--accountant", choices=ACCOUNTANT_NAMES,
-                   help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)",
+    )
+    p.add_argument(
+        "--accountant",
+        choices=ACCOUNTANT_NAMES,
+        help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -63,8 +76,17 @@ def _params(pairs: list[str]) -> dict:
 
 
 def _spec(a, delta: float) -> ProtocolSpec:
-    return ProtocolSpec(eps_c=a.eps_c, eps_l=a.eps_l, delta=delta, tau=a.tau, eps_f_rule=a.eps_f_rule,
-                        eps_f=a.eps_f, accountant=a.accountant, encoding=a.encoding, params=_params(a.param))
+    return ProtocolSpec(
+        eps_c=a.eps_c,
+        eps_l=a.eps_l,
+        delta=delta,
+        tau=a.tau,
+        eps_f_rule=a.eps_f_rule,
+        eps_f=a.eps_f,
+        accountant=a.accountant,
+        encoding=a.encoding,
+        params=_params(a.param),
+    )
 
 
 def _print(record: dict, as_json: bool) -> None:
@@ -130,19 +152,38 @@ def cmd_amplify(a) -> None:
 def cmd_oracles(a) -> None:
     """The encodings: name, title, neighbouring notion, accountants (first = default), whether eps_c is
     certified, report fragments, and the parameters (default, range or choices, meaning)."""
-    rows = [{"name": e.name, "title": e.title, "neighbouring": e.neighbouring, "accountants": list(e.accountants),
-             "default_accountant": e.accountants[0], "certified": e.certified, "report_fragments": e.fragments,
-             "privacy_note": e.privacy_note,
-             "params": [{"name": p.name, "label": p.label, "default": p.default, "help": p.help,
-                         **({"choices": list(p.choices)} if p.choices else {"min": p.low, "max": p.high})}
-                        for p in e.params]} for e in ENCODINGS.values()]
+    rows = [
+        {
+            "name": e.name,
+            "title": e.title,
+            "neighbouring": e.neighbouring,
+            "accountants": list(e.accountants),
+            "default_accountant": e.accountants[0],
+            "certified": e.certified,
+            "report_fragments": e.fragments,
+            "privacy_note": e.privacy_note,
+            "params": [
+                {
+                    "name": p.name,
+                    "label": p.label,
+                    "default": p.default,
+                    "help": p.help,
+                    **({"choices": list(p.choices)} if p.choices else {"min": p.low, "max": p.high}),
+                }
+                for p in e.params
+            ],
+        }
+        for e in ENCODINGS.values()
+    ]
     if a.json:
         print(to_json({"encodings": rows}))
     else:
         for r in rows:
             params = ", ".join(f"{p['name']}={p['default']}" for p in r["params"])
-            print(f"{r['name']:>16}  {r['title']}  (accountants: {', '.join(r['accountants'])}"
-                  f"{'; eps_c NOT certified' if not r['certified'] else ''}{'; params: ' + params if params else ''})")
+            print(
+                f"{r['name']:>16}  {r['title']}  (accountants: {', '.join(r['accountants'])}"
+                f"{'; eps_c NOT certified' if not r['certified'] else ''}{'; params: ' + params if params else ''})"
+            )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
     p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--domain", type=_checked(check_whole, 2, "the domain size d"),
-                   help="domain size d (for expected messages)")
+    p.add_argument(
+        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
+    )
     _protocol_args(p)
     p.set_defaults(func=cmd_privacy)
     r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
@@ -160,8 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     r.add_argument("--scale", type=float, default=1.0, help="respondents per unit of luminance (Map: 2.5)")
-    r.add_argument("--max-side", type=_checked(check_whole, 1, "max_side (pixels)"),
-                   help="downsample images to at most this many pixels per side")
+    r.add_argument(
+        "--max-side",
+        type=_checked(check_whole, 1, "max_side (pixels)"),
+        help="downsample images to at most this many pixels per side",
+    )
     r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
     r.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
@@ -175,8 +220,11 @@ def build_parser() -> argparse.ArgumentParser:
     direction.add_argument("--eps-c", type=float, help="central epsilon (nats); prints the largest eps0")
     m.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     m.add_argument("--delta", type=float)
-    m.add_argument("--domain", type=_checked(check_whole, 2, "the domain size k"),
-                   help="domain size k for k-RR bounds; for solh a fixed hash range")
+    m.add_argument(
+        "--domain",
+        type=_checked(check_whole, 2, "the domain size k"),
+        help="domain size k for k-RR bounds; for solh a fixed hash range",
+    )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
     o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")

@@ -8,14 +8,15 @@ Whole numbers are read exactly (never through a float): 2**53 + 1 stays 2**53 + 
 text must be plain decimal notation (``1000``, ``1e3``, ``1000.0``; not ``1_000``).
 The limits below are checked before any work or allocation that depends on them.
 """
+
 import math
 import re
 from decimal import Decimal
 
 INT64_MAX = 2**63 - 1
-MAX_COUNT = 2**62   # a histogram's counts and their total: sums of two such totals still fit in int64
-MAX_TAU = 4096      # report fragments per respondent (Algorithm 2)
-MAX_N = 2**50       # respondents of a protocol (about 1.1e15): n x tau <= 2^62 keeps every simulated count in int64
+MAX_COUNT = 2**62  # a histogram's counts and their total: sums of two such totals still fit in int64
+MAX_TAU = 4096  # report fragments per respondent (Algorithm 2)
+MAX_N = 2**50  # respondents of a protocol (about 1.1e15): n x tau <= 2^62 keeps every simulated count in int64
 MAX_D = 50_000_000  # bins of a histogram (the pixels of the largest image read)
 MAX_SEED = INT64_MAX
 
@@ -23,8 +24,11 @@ MAX_SEED = INT64_MAX
 DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NON_FINITE = {"nan", "inf", "infinity", "snan"}
 # how a message states the upper limits that have a reason
-_UPPER = {INT64_MAX: ("2^63 - 1", "the int64 limit"), MAX_COUNT: (f"2^62 = {MAX_COUNT:,}", "the limit that keeps "
-          "counts within int64"), MAX_N: (f"2^50 = {MAX_N:,}", "the limit that keeps n x tau within int64")}
+_UPPER = {
+    INT64_MAX: ("2^63 - 1", "the int64 limit"),
+    MAX_COUNT: (f"2^62 = {MAX_COUNT:,}", "the limit that keeps counts within int64"),
+    MAX_N: (f"2^50 = {MAX_N:,}", "the limit that keeps n x tau within int64"),
+}
 MAX_COUNT_TEXT = ", ".join(_UPPER[MAX_COUNT])
 
 
@@ -68,8 +72,10 @@ def check_whole(value, low: int, name: str, high: int = INT64_MAX) -> int:
         number = int(value)
     elif isinstance(value, str):
         text = value.strip()
-        require(DECIMAL.fullmatch(text) is not None, f"{name} must be {allowed} in plain decimal notation such as "
-                                                     f"1000 or 1e3 (got {shown(value)!r}).")
+        require(
+            DECIMAL.fullmatch(text) is not None,
+            f"{name} must be {allowed} in plain decimal notation such as 1000 or 1e3 (got {shown(value)!r}).",
+        )
         decimal = Decimal(text)
         require(decimal.adjusted() <= len(str(high)), too_big)
         require(decimal == decimal.to_integral_value(), f"{name} must be {allowed} (got {shown(value)}).")

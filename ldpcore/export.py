@@ -1,4 +1,5 @@
 """Exports: PNG renderings of histograms, the estimate as CSV, the run record as JSON."""
+
 from __future__ import annotations
 
 import csv
@@ -66,8 +67,10 @@ def estimate_csv_chunks(hist: Histogram, estimate: np.ndarray):
         values = [next(labels) for _ in range(stop - start)] if labels is not None else range(start, stop)
         part = estimate[start:stop]
         clipped = clip_estimate(part, hist.max_count)
-        yield "".join(f"{v},{t},{e:.6g},{c:.6g}\n" for v, t, e, c in
-                      zip(values, hist.counts[start:stop].tolist(), part.tolist(), clipped.tolist()))
+        yield "".join(
+            f"{v},{t},{e:.6g},{c:.6g}\n"
+            for v, t, e, c in zip(values, hist.counts[start:stop].tolist(), part.tolist(), clipped.tolist())
+        )
 
 
 def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
@@ -77,6 +80,7 @@ def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
 
 def to_json(record: dict) -> str:
     """JSON with NaN/inf written as null (strict JSON)."""
+
     def clean(x):
         if isinstance(x, float) and not math.isfinite(x):
             return None
@@ -87,6 +91,7 @@ def to_json(record: dict) -> str:
         if isinstance(x, np.generic):
             return clean(x.item())
         return x
+
     return json.dumps(clean(record), indent=2)
 
 
@@ -128,6 +133,7 @@ def write_run(result, record: dict, out: Path) -> list[Path]:
 
 # --- paper-style report tables (seeds/000 Table IV) ------------------------------------
 
+
 def fmt(x: float | None) -> str:
     """The one number format shared by the page and every export: two decimals."""
     if x is None:
@@ -140,12 +146,17 @@ def table_rows(cells) -> list[dict]:
     rows = []
     for c in cells:
         p, m = c.privacy or {}, c.metrics or {}
-        rows.append({
-            "eps_c": f"{c.eps_c:g}", "method": c.method,
-            "eps_l_inf": fmt(p.get("eps_l_inf")), "eps_l_1": fmt(p.get("eps_l_1")),
-            "sigma": fmt(p.get("sigma")), "rmse": fmt(m.get("rmse")),
-            "note": c.error or "",
-        })
+        rows.append(
+            {
+                "eps_c": f"{c.eps_c:g}",
+                "method": c.method,
+                "eps_l_inf": fmt(p.get("eps_l_inf")),
+                "eps_l_1": fmt(p.get("eps_l_1")),
+                "sigma": fmt(p.get("sigma")),
+                "rmse": fmt(m.get("rmse")),
+                "note": c.error or "",
+            }
+        )
     return rows
 
 
@@ -186,15 +197,21 @@ def _latex_cell(row: dict) -> str:
         return "not defined"
     if row["sigma"]:
         return rf"\shortstack{{$\sigma={row['sigma']}$, $\varepsilon_\ell=\infty$\\ RMSE$={row['rmse']}$}}"
-    return (rf"\shortstack{{$\varepsilon_{{\ell^\infty}}={row['eps_l_inf']}$, "
-            rf"$\varepsilon_{{\ell^1}}={row['eps_l_1']}$\\ RMSE$={row['rmse']}$}}")
+    return (
+        rf"\shortstack{{$\varepsilon_{{\ell^\infty}}={row['eps_l_inf']}$, "
+        rf"$\varepsilon_{{\ell^1}}={row['eps_l_1']}$\\ RMSE$={row['rmse']}$}}"
+    )
 
 
 def table_latex(cells) -> str:
     eps, methods, at = _grid(table_rows(cells))
     esc = lambda s: s.replace("_", r"\_")  # noqa: E731
-    lines = [r"\begin{tabular}{l" + "c" * len(methods) + "}", r"\hline",
-             r"$\varepsilon_c$ & " + " & ".join(esc(m) for m in methods) + r" \\", r"\hline"]
+    lines = [
+        r"\begin{tabular}{l" + "c" * len(methods) + "}",
+        r"\hline",
+        r"$\varepsilon_c$ & " + " & ".join(esc(m) for m in methods) + r" \\",
+        r"\hline",
+    ]
     for e in eps:
         lines.append(f"${e}$ & " + " & ".join(_latex_cell(at[(e, m)]) for m in methods) + r" \\")
     lines += [r"\hline", r"\end{tabular}"]
@@ -205,6 +222,7 @@ def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
     """The whole table as one PNG: reconstructions with their captions, as in Table IV. estimate_of(cell), if
     given, supplies each defined cell's estimate as its picture is drawn (only one is needed at a time)."""
     from PIL import ImageFont
+
     rows = table_rows(cells)
     eps, methods, at = _grid(rows)
     estimate_of = estimate_of or (lambda c: c.estimate)

@@ -1,4 +1,5 @@
 """Accountant: every amplification bound side by side, local <-> central epsilon."""
+
 import numpy as np
 import streamlit as st
 
@@ -12,29 +13,68 @@ from ui.protocol import parse_delta
 page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Accountant")
-st.caption("How much a crowd of n shuffled reports amplifies a local eps0 into a central (eps_c, delta) guarantee, "
-           "by every bound we know. Invalid bounds say why instead of giving a number.")
+st.caption(
+    "How much a crowd of n shuffled reports amplifies a local eps0 into a central (eps_c, delta) guarantee, "
+    "by every bound we know. Invalid bounds say why instead of giving a number."
+)
 
 c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 2, 1])
-n = int(c1.number_input("Respondents n", min_value=2, max_value=10**12, value=1_914_589, step=1000, key="acc_n",
-                        bind="query-params"))
+n = int(
+    c1.number_input(
+        "Respondents n", min_value=2, max_value=10**12, value=1_914_589, step=1000, key="acc_n", bind="query-params"
+    )
+)
 delta_text = c2.text_input("delta", value="5e-8", key="acc_delta", bind="query-params")
-direction = c3.radio("Given", ["eps_c", "eps0"], key="acc_given", bind="query-params", horizontal=True,
-                     help="eps_c: the largest local eps0 each bound certifies; eps0: the central eps_c it gives.")
-value = float(c4.number_input(f"{direction} (nats)", min_value=1e-4, max_value=50.0, value=1.0, step=0.25,
-                              format="%.4g", key="acc_value", bind="query-params"))
-k = int(c5.number_input("Domain k", min_value=2, max_value=10**9, value=2, key="acc_k", bind="query-params",
-                        help="Values of the k-RR / GRR channel (2 for one attribute-fragment bit)."))
+direction = c3.radio(
+    "Given",
+    ["eps_c", "eps0"],
+    key="acc_given",
+    bind="query-params",
+    horizontal=True,
+    help="eps_c: the largest local eps0 each bound certifies; eps0: the central eps_c it gives.",
+)
+value = float(
+    c4.number_input(
+        f"{direction} (nats)",
+        min_value=1e-4,
+        max_value=50.0,
+        value=1.0,
+        step=0.25,
+        format="%.4g",
+        key="acc_value",
+        bind="query-params",
+    )
+)
+k = int(
+    c5.number_input(
+        "Domain k",
+        min_value=2,
+        max_value=10**9,
+        value=2,
+        key="acc_k",
+        bind="query-params",
+        help="Values of the k-RR / GRR channel (2 for one attribute-fragment bit).",
+    )
+)
 delta = parse_delta(delta_text, "1e-8")
 
 
 @cached("results")
 def _table(n, delta, k, direction, value):
     rows = compare(n, delta, k, **{direction: value})
-    return [{"bound": a.bound, "title": BOUNDS[a.bound].title, "eps0": a.eps0, "eps_c": a.eps_c,
-             "neighbouring": a.neighbouring, "applies to": BOUNDS[a.bound].applies_to,
-             "note": a.reason or ("capped: the bound's validity ends here" if a.capped else "")
-             + (f" {a.extra}" if a.extra else "")} for a in rows]
+    return [
+        {
+            "bound": a.bound,
+            "title": BOUNDS[a.bound].title,
+            "eps0": a.eps0,
+            "eps_c": a.eps_c,
+            "neighbouring": a.neighbouring,
+            "applies to": BOUNDS[a.bound].applies_to,
+            "note": a.reason
+            or ("capped: the bound's validity ends here" if a.capped else "") + (f" {a.extra}" if a.extra else ""),
+        }
+        for a in rows
+    ]
 
 
 # each curve cached on the arguments it uses (eps0 against n does not depend on the chosen n)
@@ -46,15 +86,27 @@ rows = _table(n, delta, k, direction, value)
 shown = "eps0" if direction == "eps_c" else "eps_c"
 by_name = {r["bound"]: r for r in rows}
 cols = st.columns(3)
-for col, (name, label) in zip(cols, [("cheu19", "Lemma II.6 (the paper's)"), ("tight-binary-rr", "exact binary RR (tight)"),
-                                     ("fmt21-numeric", "numerical clones (any eps0-LDP)")]):
+for col, (name, label) in zip(
+    cols,
+    [
+        ("cheu19", "Lemma II.6 (the paper's)"),
+        ("tight-binary-rr", "exact binary RR (tight)"),
+        ("fmt21-numeric", "numerical clones (any eps0-LDP)"),
+    ],
+):
     r = by_name[name]
     col.metric(f"{shown}: {label}", "not valid" if r[shown] is None else f"{r[shown]:.4g}", help=r["note"] or None)
 
 st.subheader("Every bound at these inputs")
-st.dataframe(rows, hide_index=True, width="stretch",
-             column_config={"eps0": st.column_config.NumberColumn(format="%.4f"),
-                            "eps_c": st.column_config.NumberColumn(format="%.4f")})
+st.dataframe(
+    rows,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "eps0": st.column_config.NumberColumn(format="%.4f"),
+        "eps_c": st.column_config.NumberColumn(format="%.4f"),
+    },
+)
 
 names = list(BOUNDS)
 eps0_grid = tuple(np.geomspace(0.05, 20, 20))
@@ -68,13 +120,20 @@ for i, name in enumerate(names):
     bar.progress((i + 1) / len(names), text=f"Evaluating the bounds {i + 1}/{len(names)}")
 bar.empty()
 left, right = st.columns(2)
-left.plotly_chart(log_lines(eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})",
-                               "local eps0", "central eps_c"), width="stretch")
-right.plotly_chart(log_lines(n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n",
-                                "respondents n", "local eps0", log_y=False), width="stretch")
+left.plotly_chart(
+    log_lines(eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})", "local eps0", "central eps_c"),
+    width="stretch",
+)
+right.plotly_chart(
+    log_lines(
+        n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n", "respondents n", "local eps0", log_y=False
+    ),
+    width="stretch",
+)
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():
     with st.expander(f"{name}: {b.title}"):
-        st.markdown(f"{b.explanation}\n\n**Applies to:** {b.applies_to}. **Neighbouring:** {b.neighbouring}.\n\n"
-                    f"*{b.citation}*")
+        st.markdown(
+            f"{b.explanation}\n\n**Applies to:** {b.applies_to}. **Neighbouring:** {b.neighbouring}.\n\n*{b.citation}*"
+        )

@@ -1,11 +1,18 @@
 """Crowd IDs: randomized report deletion (Algorithm 3), natural and data-derived crowd IDs (seeds/000 Sec. V)."""
+
 import numpy as np
 import streamlit as st
 
-from ldpcore.systems.crowds import (crowd_id_split, data_derived_ids, deletion_guarantees, parse_sizes, partition_errors,
-                            sample_deletion)
 from ldpcore.data.loaders import synthetic_heavy_hitters
 from ldpcore.errors import InputError
+from ldpcore.systems.crowds import (
+    crowd_id_split,
+    data_derived_ids,
+    deletion_guarantees,
+    parse_sizes,
+    partition_errors,
+    sample_deletion,
+)
 from ui import page_config
 from ui.controls import delta_slider, eps_slider, seed_input
 from ui.figures_systems import drops_figure, partition_figure, split_figure
@@ -15,24 +22,46 @@ page_config()  # also when this page is a fresh server's first deep link
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 
 st.title("Crowd IDs")
-st.caption("Reports annotated by a crowd ID are shuffled and analysed per crowd. Erlingsson et al., *Encode, "
-           "Shuffle, Analyze Privacy Revisited* (2020), Section V.")
+st.caption(
+    "Reports annotated by a crowd ID are shuffled and analysed per crowd. Erlingsson et al., *Encode, "
+    "Shuffle, Analyze Privacy Revisited* (2020), Section V."
+)
 with st.sidebar:
     st.header("Crowds")
-    sizes_text = st.text_input("Crowd sizes (reports per crowd ID)", "250000, 60000, 12000, 3000, 800, 150",
-                               key="crowd_sizes", bind="query-params",
-                               help="Whole numbers separated by commas, e.g. reports per language setting.")
+    sizes_text = st.text_input(
+        "Crowd sizes (reports per crowd ID)",
+        "250000, 60000, 12000, 3000, 800, 150",
+        key="crowd_sizes",
+        bind="query-params",
+        help="Whole numbers separated by commas, e.g. reports per language setting.",
+    )
     st.header("Algorithm 3")
     eps_cr = eps_slider("eps_cr of the crowd sizes (log scale)", "crowd_eps_cr", 1.0, lo=0.05)
     delta_cr = delta_slider("delta_cr", "crowd_delta_cr")
     seed = seed_input("crowd_seed")
     st.header("Reports")
     eps_l = eps_slider("eps_l of each report (log scale)", "crowd_eps_l", 4.0, lo=0.1)
-    m = int(st.number_input("Data-derived crowd IDs m", min_value=2, max_value=64, value=2, key="crowd_m",
-                            bind="query-params", help="The paper's example: m = 2, a binary ID hashed from the "
-                                                      "value."))
-    values = int(st.number_input("Values in the data domain", min_value=2, max_value=100_000, value=200,
-                                 key="crowd_values", bind="query-params"))
+    m = int(
+        st.number_input(
+            "Data-derived crowd IDs m",
+            min_value=2,
+            max_value=64,
+            value=2,
+            key="crowd_m",
+            bind="query-params",
+            help="The paper's example: m = 2, a binary ID hashed from the value.",
+        )
+    )
+    values = int(
+        st.number_input(
+            "Values in the data domain",
+            min_value=2,
+            max_value=100_000,
+            value=200,
+            key="crowd_values",
+            bind="query-params",
+        )
+    )
 
 try:
     sizes = parse_sizes(sizes_text)
@@ -48,41 +77,61 @@ except InputError as exc:
 labels = [f"{i + 1} ({n:,})" for i, n in enumerate(sizes)]
 
 st.subheader("Randomized report deletion (Algorithm 3)")
-st.caption("The shuffler makes each crowd's size (eps_cr, delta_cr)-DP (Theorem V.1) by dropping n_i - n_hat_i "
-           "random reports, n_hat_i = floor(n_i + Laplace(2/eps_cr) - (2/eps_cr) ln(2/delta_cr)); it aborts, "
-           "releasing nothing, if n_hat_i > n_i. Theorem V.2: w.p. >= 1 - delta_cr no crowd loses more than "
-           f"(4/eps_cr) ln(2P/delta_cr) reports, here P = {sizes.size} crowds. Seed {seed}.")
+st.caption(
+    "The shuffler makes each crowd's size (eps_cr, delta_cr)-DP (Theorem V.1) by dropping n_i - n_hat_i "
+    "random reports, n_hat_i = floor(n_i + Laplace(2/eps_cr) - (2/eps_cr) ln(2/delta_cr)); it aborts, "
+    "releasing nothing, if n_hat_i > n_i. Theorem V.2: w.p. >= 1 - delta_cr no crowd loses more than "
+    f"(4/eps_cr) ln(2P/delta_cr) reports, here P = {sizes.size} crowds. Seed {seed}."
+)
 cols = st.columns(4)
-cols[0].metric("Theorem V.2 bound", f"{guarantees.bound:.1f}", help="Reports dropped per crowd at most, "
-               "w.p. >= 1 - delta_cr.")
-cols[1].metric("most dropped (this run)", f"{int(deletion.dropped.max()):,}",
-               delta=f"expected {guarantees.expected_drops.max():.1f}", delta_color="off", delta_arrow="off",
-               help="The largest number of reports one crowd lost in this run; below it the largest expectation.")
-cols[2].metric("P[a crowd exceeds the bound]", f"{guarantees.p_exceed:.2g}",
-               help="Exact, for these crowd sizes; Theorem V.2 promises at most delta_cr.")
-cols[3].metric("P[the run aborts]", f"{guarantees.p_run_abort:.2g}", help=f"Each crowd aborts w.p. "
-               f"(delta_cr/4) e^(-eps_cr/2) = {guarantees.p_abort:.2g}; any abort releases nothing.")
+cols[0].metric(
+    "Theorem V.2 bound", f"{guarantees.bound:.1f}", help="Reports dropped per crowd at most, w.p. >= 1 - delta_cr."
+)
+cols[1].metric(
+    "most dropped (this run)",
+    f"{int(deletion.dropped.max()):,}",
+    delta=f"expected {guarantees.expected_drops.max():.1f}",
+    delta_color="off",
+    delta_arrow="off",
+    help="The largest number of reports one crowd lost in this run; below it the largest expectation.",
+)
+cols[2].metric(
+    "P[a crowd exceeds the bound]",
+    f"{guarantees.p_exceed:.2g}",
+    help="Exact, for these crowd sizes; Theorem V.2 promises at most delta_cr.",
+)
+cols[3].metric(
+    "P[the run aborts]",
+    f"{guarantees.p_run_abort:.2g}",
+    help=f"Each crowd aborts w.p. (delta_cr/4) e^(-eps_cr/2) = {guarantees.p_abort:.2g}; any abort releases nothing.",
+)
 if deletion.aborted:
     st.warning("This run aborted: a crowd's noisy size exceeded its true size, so nothing is released.")
-st.plotly_chart(drops_figure(labels, deletion.dropped, guarantees.expected_drops, guarantees.bound),
-                width="stretch")
+st.plotly_chart(drops_figure(labels, deletion.dropped, guarantees.expected_drops, guarantees.bound), width="stretch")
 
 st.subheader("Natural crowd IDs")
-st.caption("IDs the respondents reveal anyway (language, device, region) cost no budget. Estimated within its crowd "
-           "D_i, a count has error about sqrt(|D_i|/e^eps_l) instead of sqrt(|D|/e^eps_l) over the whole data "
-           "set: small crowds gain the most, sqrt(m) for m equal crowds (exact one-hot form shown).")
+st.caption(
+    "IDs the respondents reveal anyway (language, device, region) cost no budget. Estimated within its crowd "
+    "D_i, a count has error about sqrt(|D_i|/e^eps_l) instead of sqrt(|D|/e^eps_l) over the whole data "
+    "set: small crowds gain the most, sqrt(m) for m equal crowds (exact one-hot form shown)."
+)
 st.plotly_chart(partition_figure(labels, alone, pooled), width="stretch")
 
 st.subheader("Data-derived crowd IDs")
-st.caption(f"An ID hashed from the value itself (here a random hash of {values:,} values onto m = {m} IDs, "
-           f"{int(counts.sum()):,} respondents with heavy-hitter data) is as sensitive as the value: it must be "
-           "randomized at some eps_hat, and the report gets only eps_l - eps_hat. Each count is then estimated "
-           "within its noisy crowd. Section V's conclusion: splitting the budget never pays; put all of eps_l on "
-           "the report (cf. Tables VI-VII).")
+st.caption(
+    f"An ID hashed from the value itself (here a random hash of {values:,} values onto m = {m} IDs, "
+    f"{int(counts.sum()):,} respondents with heavy-hitter data) is as sensitive as the value: it must be "
+    "randomized at some eps_hat, and the report gets only eps_l - eps_hat. Each count is then estimated "
+    "within its noisy crowd. Section V's conclusion: splitting the budget never pays; put all of eps_l on "
+    "the report (cf. Tables VI-VII)."
+)
 ratios = split.ratios
 c1, c2 = st.columns([1, 3])
-c1.metric("best ratio over all splits", f"{split.best_ratio:.3g}",
-          help="The smallest std of a split estimate relative to not splitting, over every eps_hat on the chart "
-               "and every value: above 1 means no value gains from any split.")
+c1.metric(
+    "best ratio over all splits",
+    f"{split.best_ratio:.3g}",
+    help="The smallest std of a split estimate relative to not splitting, over every eps_hat on the chart "
+    "and every value: above 1 means no value gains from any split.",
+)
 c1.metric("std without a split", f"{split.whole:,.1f}", help="Std of every count with all of eps_l on the report.")
 c2.plotly_chart(split_figure(SHARES, ratios.min(axis=1), np.median(ratios, axis=1)), width="stretch")

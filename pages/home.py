@@ -1,4 +1,5 @@
 """Home: what ESA is, what each number means, who is protected against whom."""
+
 from pathlib import Path
 
 import streamlit as st
@@ -13,10 +14,14 @@ st.markdown(
     "with local differential privacy (LDP); independent *shufflers* strip identities and batch and permute "
     "the messages; the *analyzer* sees only the shuffled multiset and estimates the histogram. Because each "
     "report hides in a crowd of n others, a weak local guarantee (large eps_l) amplifies into a strong "
-    "central one (small eps_c) — Erlingsson et al., *Encode, Shuffle, Analyze Privacy Revisited* (2020).")
-st.image(str(Path(__file__).resolve().parent.parent / "assets" / "esa.svg"), width="stretch",
-         caption="One-hot reports with attribute fragments: every set bit is its own anonymous message to the "
-                 "shuffler of its bin.")
+    "central one (small eps_c) — Erlingsson et al., *Encode, Shuffle, Analyze Privacy Revisited* (2020)."
+)
+st.image(
+    str(Path(__file__).resolve().parent.parent / "assets" / "esa.svg"),
+    width="stretch",
+    caption="One-hot reports with attribute fragments: every set bit is its own anonymous message to the "
+    "shuffler of its bin.",
+)
 
 st.subheader("The numbers on the other pages")
 st.markdown("""

@@ -1,4 +1,5 @@
 """Longitudinal: tracking how many respondents are in state 1, period by period (seeds/004 Section 3)."""
+
 import streamlit as st
 
 from ldpcore.errors import InputError
@@ -10,32 +11,55 @@ from ui.figures_systems import running_counts_figure
 
 page_config()  # also when this page is a fresh server's first deep link
 
-MODE_HELP = ("tight: node parameter a = eps, exactly eps-LDP. paper: a = eps/2 as in seeds/004, which claims "
-             "eps-LDP, but the client is exactly eps/2-LDP: it spends half the budget and has about twice the error.")
+MODE_HELP = (
+    "tight: node parameter a = eps, exactly eps-LDP. paper: a = eps/2 as in seeds/004, which claims "
+    "eps-LDP, but the client is exactly eps/2-LDP: it spends half the budget and has about twice the error."
+)
 
 st.title("Longitudinal tracking")
-st.caption("Each respondent holds a boolean state that changes at most k times over d periods. It reports on one "
-           "randomly chosen change and one level of a binary tree over the periods; the server adds the dyadic "
-           "nodes covering [1, t] into the count F_t of respondents in state 1 (Erlingsson et al., SODA 2019, "
-           "Algorithms 1-2, with the corrections of spec/longitudinal.md: scale by L = log2(d) + 1, error linear "
-           "in k).")
+st.caption(
+    "Each respondent holds a boolean state that changes at most k times over d periods. It reports on one "
+    "randomly chosen change and one level of a binary tree over the periods; the server adds the dyadic "
+    "nodes covering [1, t] into the count F_t of respondents in state 1 (Erlingsson et al., SODA 2019, "
+    "Algorithms 1-2, with the corrections of spec/longitudinal.md: scale by L = log2(d) + 1, error linear "
+    "in k)."
+)
 with st.sidebar:
     st.header("Respondents")
-    n = int(st.number_input("n (respondents)", min_value=100, max_value=1_000_000, value=100_000, step=10_000,
-                            key="lng_n", bind="query-params"))
-    d = int(st.number_input("d (periods, a power of two)", min_value=1, max_value=4096, value=64, key="lng_d",
-                            bind="query-params"))
-    k = int(st.number_input("k (changes at most)", min_value=1, max_value=8, value=2, key="lng_k",
-                            bind="query-params"))
+    n = int(
+        st.number_input(
+            "n (respondents)",
+            min_value=100,
+            max_value=1_000_000,
+            value=100_000,
+            step=10_000,
+            key="lng_n",
+            bind="query-params",
+        )
+    )
+    d = int(
+        st.number_input(
+            "d (periods, a power of two)", min_value=1, max_value=4096, value=64, key="lng_d", bind="query-params"
+        )
+    )
+    k = int(st.number_input("k (changes at most)", min_value=1, max_value=8, value=2, key="lng_k", bind="query-params"))
     initial = st.slider("Share in state 1 at period 1", 0.0, 1.0, 0.3, 0.05, key="lng_initial", bind="query-params")
-    rate = st.slider("Chance of a change per period", 0.01, 0.5, 0.05, 0.01, key="lng_rate", bind="query-params",
-                     help="Each respondent changes state with this probability per period until its k changes "
-                          "are used.")
+    rate = st.slider(
+        "Chance of a change per period",
+        0.01,
+        0.5,
+        0.05,
+        0.01,
+        key="lng_rate",
+        bind="query-params",
+        help="Each respondent changes state with this probability per period until its k changes are used.",
+    )
     seed = seed_input("lng_seed")
     st.header("Protocol")
     eps = eps_slider("eps per respondent (local, log scale)", "lng_eps", 1.0, lo=0.05)
-    mode = st.radio("Mode", MODES, index=MODES.index("tight"), key="lng_mode", bind="query-params", horizontal=True,
-                    help=MODE_HELP)
+    mode = st.radio(
+        "Mode", MODES, index=MODES.index("tight"), key="lng_mode", bind="query-params", horizontal=True, help=MODE_HELP
+    )
     delta = delta_slider("delta of the shuffled central guarantee", "lng_delta")
 
 try:
@@ -46,22 +70,41 @@ except InputError as exc:
     st.error(str(exc))
     st.stop()
 
-st.caption(f"n = {n:,} synthetic respondents over d = {d} periods (L = {protocol.levels} tree levels), at most "
-           f"k = {k} changes each; mode {mode}: node parameter a = {protocol.a:g}; seed {seed}.")
+st.caption(
+    f"n = {n:,} synthetic respondents over d = {d} periods (L = {protocol.levels} tree levels), at most "
+    f"k = {k} changes each; mode {mode}: node parameter a = {protocol.a:g}; seed {seed}."
+)
 cols = st.columns(4)
-cols[0].metric("client LDP (exact)", f"{protocol.a:.3g}", help="Every respondent's whole transcript is exactly "
-               "a-LDP (replacement of its trajectory). " + MODE_HELP)
-cols[1].metric("eps_c (batches shuffled)", f"{central.eps_c:.3g}" if central.valid else "—",
-               help=f"Each (period, level) batch shuffled on its own: a neighbouring data set changes at most 2 "
-                    f"batches of about n/L = {central.batch_n:,} a-LDP reports, so eps_c <= 2 eps_amp(a, n/L, "
-                    f"delta/2) by {central.bound} ({central.neighbouring} neighbours) at delta = {delta:.0e}.")
-cols[2].metric("messages / respondent", f"{protocol.expected_messages():.2f}",
-               delta=f"at most {protocol.max_messages():,}", delta_color="off", delta_arrow="off",
-               help="A respondent at level h sends one message at the end of each of its d/2^(h-1) nodes: "
-                    "(2d - 1)/L on average, d at the leaves.")
-cols[3].metric("RMSE of F_hat", f"{run.rmse:,.0f}", delta=f"analytic {run.analytic_rmse:,.0f}", delta_color="off",
-               delta_arrow="off", help="Measured over the d periods; below it sqrt(mean_t Var(F_hat_t)), with "
-                                       "Var(F_hat_t) = c_a^2 k^2 L n popcount(t) - F_t exactly.")
+cols[0].metric(
+    "client LDP (exact)",
+    f"{protocol.a:.3g}",
+    help="Every respondent's whole transcript is exactly a-LDP (replacement of its trajectory). " + MODE_HELP,
+)
+cols[1].metric(
+    "eps_c (batches shuffled)",
+    f"{central.eps_c:.3g}" if central.valid else "—",
+    help=f"Each (period, level) batch shuffled on its own: a neighbouring data set changes at most 2 "
+    f"batches of about n/L = {central.batch_n:,} a-LDP reports, so eps_c <= 2 eps_amp(a, n/L, "
+    f"delta/2) by {central.bound} ({central.neighbouring} neighbours) at delta = {delta:.0e}.",
+)
+cols[2].metric(
+    "messages / respondent",
+    f"{protocol.expected_messages():.2f}",
+    delta=f"at most {protocol.max_messages():,}",
+    delta_color="off",
+    delta_arrow="off",
+    help="A respondent at level h sends one message at the end of each of its d/2^(h-1) nodes: "
+    "(2d - 1)/L on average, d at the leaves.",
+)
+cols[3].metric(
+    "RMSE of F_hat",
+    f"{run.rmse:,.0f}",
+    delta=f"analytic {run.analytic_rmse:,.0f}",
+    delta_color="off",
+    delta_arrow="off",
+    help="Measured over the d periods; below it sqrt(mean_t Var(F_hat_t)), with "
+    "Var(F_hat_t) = c_a^2 k^2 L n popcount(t) - F_t exactly.",
+)
 if not central.valid:
     st.caption(f"No central guarantee from shuffling: {central.reason}")
 st.plotly_chart(running_counts_figure(run.truth, run.estimate, run.std), width="stretch")

@@ -1,4 +1,5 @@
 """Multi-message: single vs multiple anonymous messages against n, and who can see what."""
+
 import numpy as np
 import streamlit as st
 
@@ -12,19 +13,27 @@ from ui.protocol import eps_c_slider, parse_delta
 page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Multiple anonymous messages")
-st.caption("Ghazi et al., *On the power of multiple anonymous messages* (seeds/001): a single-message shuffled "
-           "protocol must have error growing like min(n^(1/4), sqrt(d)), while sending several messages per "
-           "respondent (blanket noise made of other respondents' messages) keeps it polylog(d). Lines are analytic "
-           "(the root mean variance of the count estimates, exact); reference curves are up to constants. "
-           "Tight rho / q: the smallest blanket an exact privacy accountant certifies at (eps_c, delta); paper: the "
-           "constants of seeds/001 Lemmas 4.4 and 4.10.")
+st.caption(
+    "Ghazi et al., *On the power of multiple anonymous messages* (seeds/001): a single-message shuffled "
+    "protocol must have error growing like min(n^(1/4), sqrt(d)), while sending several messages per "
+    "respondent (blanket noise made of other respondents' messages) keeps it polylog(d). Lines are analytic "
+    "(the root mean variance of the count estimates, exact); reference curves are up to constants. "
+    "Tight rho / q: the smallest blanket an exact privacy accountant certifies at (eps_c, delta); paper: the "
+    "constants of seeds/001 Lemmas 4.4 and 4.10."
+)
 
 c1, c2, c3, c4 = st.columns(4)
 eps = eps_c_slider("Central eps_c", "mm_eps", c1)
 delta_text = c2.text_input("delta", value="1e-6", key="mm_delta", bind="query-params")
 d = int(c3.number_input("Domain size d", min_value=2, max_value=4096, value=64, key="mm_d", bind="query-params"))
-shape = c4.radio("Data", DATA_SHAPES, key="mm_shape", bind="query-params", horizontal=True,
-                 help="peaked: everyone holds one value (worst for B-ary RR); uniform: spread over all values.")
+shape = c4.radio(
+    "Data",
+    DATA_SHAPES,
+    key="mm_shape",
+    bind="query-params",
+    horizontal=True,
+    help="peaked: everyone holds one value (worst for B-ary RR); uniform: spread over all values.",
+)
 delta = parse_delta(delta_text, "1e-6")
 
 
@@ -36,36 +45,86 @@ def _curves(eps, delta, d, shape):
 
 n_grid, curves = _curves(eps, delta, d, shape)
 left, right = st.columns(2)
-left.plotly_chart(log_lines(n_grid, {k: v["rmse"] for k, v in curves.items()},
-                            f"Error against n (eps_c = {eps:g}, delta = {delta:g}, d = {d})", "respondents n",
-                            "RMSE per value (counts)"), width="stretch")
-right.plotly_chart(log_lines(n_grid, {k: v["messages"] for k, v in curves.items() if "messages" in v},
-                             "Messages per respondent", "respondents n", "expected messages"), width="stretch")
+left.plotly_chart(
+    log_lines(
+        n_grid,
+        {k: v["rmse"] for k, v in curves.items()},
+        f"Error against n (eps_c = {eps:g}, delta = {delta:g}, d = {d})",
+        "respondents n",
+        "RMSE per value (counts)",
+    ),
+    width="stretch",
+)
+right.plotly_chart(
+    log_lines(
+        n_grid,
+        {k: v["messages"] for k, v in curves.items() if "messages" in v},
+        "Messages per respondent",
+        "respondents n",
+        "expected messages",
+    ),
+    width="stretch",
+)
 at = int(n_grid[len(n_grid) // 2])
-st.dataframe([{"protocol": k, "RMSE": v["rmse"][len(n_grid) // 2], "messages / respondent": v["messages"][len(n_grid) // 2],
-               "bits / message": v["bits"][len(n_grid) // 2]} for k, v in curves.items() if "messages" in v],
-             hide_index=True, width="stretch")
+st.dataframe(
+    [
+        {
+            "protocol": k,
+            "RMSE": v["rmse"][len(n_grid) // 2],
+            "messages / respondent": v["messages"][len(n_grid) // 2],
+            "bits / message": v["bits"][len(n_grid) // 2],
+        }
+        for k, v in curves.items()
+        if "messages" in v
+    ],
+    hide_index=True,
+    width="stretch",
+)
 st.caption(f"At n = {at:,}; empty where the protocol cannot reach (eps_c, delta) with that many respondents.")
 
 st.header("Who can see what")
-st.caption("seeds/003 and spec/multiparty.md: the eps a respondent keeps against each adversary, for GRR reports at "
-           "local eps_l. More fake reports allow a larger eps_l at the same eps against the server, but eps_l is what "
-           "is left if every shuffler colludes.")
+st.caption(
+    "seeds/003 and spec/multiparty.md: the eps a respondent keeps against each adversary, for GRR reports at "
+    "local eps_l. More fake reports allow a larger eps_l at the same eps against the server, but eps_l is what "
+    "is left if every shuffler colludes."
+)
 t1, t2, t3, t4, t5 = st.columns(5)
-n = int(t1.number_input("Respondents n", min_value=1000, max_value=10**10, value=1_000_000, step=10_000, key="mp_n",
-                        bind="query-params"))
-eps_l = float(t2.number_input("Local eps_l", min_value=0.1, max_value=20.0, value=7.0, step=0.5, key="mp_eps_l",
-                              bind="query-params"))
+n = int(
+    t1.number_input(
+        "Respondents n", min_value=1000, max_value=10**10, value=1_000_000, step=10_000, key="mp_n", bind="query-params"
+    )
+)
+eps_l = float(
+    t2.number_input(
+        "Local eps_l", min_value=0.1, max_value=20.0, value=7.0, step=0.5, key="mp_eps_l", bind="query-params"
+    )
+)
 shufflers = int(t3.number_input("Shufflers r", min_value=1, max_value=20, value=3, key="mp_r", bind="query-params"))
-fakes = int(t4.number_input("Fakes per shuffler n_r", min_value=0, max_value=10**8, value=20_000, step=1000,
-                            key="mp_fakes", bind="query-params"))
-colluding = int(t5.number_input("Colluding shufflers", min_value=0, max_value=19, value=0, key="mp_colluding",
-                                bind="query-params"))
+fakes = int(
+    t4.number_input(
+        "Fakes per shuffler n_r",
+        min_value=0,
+        max_value=10**8,
+        value=20_000,
+        step=1000,
+        key="mp_fakes",
+        bind="query-params",
+    )
+)
+colluding = int(
+    t5.number_input("Colluding shufflers", min_value=0, max_value=19, value=0, key="mp_colluding", bind="query-params")
+)
 try:
     rows = threat_table(n, d, delta, eps_l, shufflers, fakes, colluding)
 except InputError as exc:
     st.error(str(exc))
     st.stop()
-st.dataframe(rows, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                            ("vs server", "vs server + other respondents", "vs server + shufflers")})
+st.dataframe(
+    rows,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        c: st.column_config.NumberColumn(format="%.3f")
+        for c in ("vs server", "vs server + other respondents", "vs server + shufflers")
+    },
+)

@@ -1,10 +1,18 @@
 """Numeric: means and frequencies of a table's attributes under numeric LDP mechanisms (seeds/002)."""
+
 import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.systems.numeric import (EPS_SHARP, EPS_STAR, MECHANISMS, duchi_worst_variance, pm_constants, pm_density,
-                             shuffled_eps_c)
+from ldpcore.systems.numeric import (
+    EPS_SHARP,
+    EPS_STAR,
+    MECHANISMS,
+    duchi_worst_variance,
+    pm_constants,
+    pm_density,
+    shuffled_eps_c,
+)
 from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS
 from ui import page_config
 from ui import runs_systems as runs
@@ -17,21 +25,30 @@ page_config()  # also when this page is a fresh server's first deep link
 EPS_LO = 0.05
 MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the slider's values among them
 THEORY_EPS = np.geomspace(0.1, 10, 200)
-DUCHI_TIES = ("**Duchi's d-dimensional mechanism and ties.** Algorithm 3 of seeds/002 puts the outputs s with "
-              "s.v = 0 (possible for even d) in both T+ and T-; as printed it is then only ln(1 + e^eps)-LDP, not "
-              "eps-LDP. The library gives those ties weight 1/2 instead (ties=\"half\", the default), which is "
-              "eps-LDP and keeps the estimate unbiased.")
+DUCHI_TIES = (
+    "**Duchi's d-dimensional mechanism and ties.** Algorithm 3 of seeds/002 puts the outputs s with "
+    "s.v = 0 (possible for even d) in both T+ and T-; as printed it is then only ln(1 + e^eps)-LDP, not "
+    'eps-LDP. The library gives those ties weight 1/2 instead (ties="half", the default), which is '
+    "eps-LDP and keeps the estimate unbiased."
+)
 
 st.title("Numeric attributes")
-st.caption("Each respondent reports a tuple of numeric (mapped to [-1, 1]) and categorical attributes at eps-LDP; "
-           "the analyzer averages the reports into means and debiases OUE bits into frequencies. "
-           "Wang et al., *Collecting and analyzing multidimensional data with local differential privacy* (ICDE 2019).")
+st.caption(
+    "Each respondent reports a tuple of numeric (mapped to [-1, 1]) and categorical attributes at eps-LDP; "
+    "the analyzer averages the reports into means and debiases OUE bits into frequencies. "
+    "Wang et al., *Collecting and analyzing multidimensional data with local differential privacy* (ICDE 2019)."
+)
 data = table_sidebar()
 table = data.table
 with st.sidebar:
     st.header("Mechanism")
-    mechanism = st.selectbox("Mechanism", list(TABLE_MECHANISMS), index=list(TABLE_MECHANISMS).index("alg4-hm"),
-                             key="num_mech", bind="query-params")
+    mechanism = st.selectbox(
+        "Mechanism",
+        list(TABLE_MECHANISMS),
+        index=list(TABLE_MECHANISMS).index("alg4-hm"),
+        key="num_mech",
+        bind="query-params",
+    )
     st.caption(TABLE_MECHANISMS[mechanism])
     eps = eps_slider("eps per respondent (local, log scale)", "num_eps", 1.0, lo=EPS_LO)
     delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
@@ -45,53 +62,84 @@ except InputError as exc:
     st.stop()
 best = comparisons[MSE_GRID.index(eps)].best
 
-st.caption(f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
-           f"{table.d_categorical} categorical); {mechanism}: {est.budget}; seed {data.seed}.")
+st.caption(
+    f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
+    f"{table.d_categorical} categorical); {mechanism}: {est.budget}; seed {data.seed}."
+)
 for note in table.notes:
     st.info(note)
 if mechanism == "duchi-md":
     st.info(DUCHI_TIES)
 
-errors = [(label, mse) for label, mse in (("MSE of the means", est.numeric_mse),
-                                          ("MSE of the frequencies", est.frequency_mse)) if mse is not None]
+errors = [
+    (label, mse)
+    for label, mse in (("MSE of the means", est.numeric_mse), ("MSE of the frequencies", est.frequency_mse))
+    if mse is not None
+]
 cols = iter(st.columns(3 + len(errors)))
-next(cols).metric("recommended", best, help="The mechanism with the least expected MSE on this data at this eps "
-                                            "(numeric means; frequencies when there are no numeric attributes).")
+next(cols).metric(
+    "recommended",
+    best,
+    help="The mechanism with the least expected MSE on this data at this eps "
+    "(numeric means; frequencies when there are no numeric attributes).",
+)
 for label, (measured, analytic) in errors:
-    next(cols).metric(label, f"{measured:.3g}", delta=f"analytic {analytic:.3g}", delta_color="off",
-                      delta_arrow="off", help="Measured mean squared error (means on the [-1, 1] scale), averaged "
-                                              "over the attributes; below it the analytic expectation.")
-next(cols).metric("eps_c (shuffled)", f"{central.eps_c:.3g}" if central.valid else "—",
-                  help=f"Central eps at delta = {delta:.0e} when the n reports are shuffled: {central.citation} "
-                       f"({central.neighbouring} neighbours).")
+    next(cols).metric(
+        label,
+        f"{measured:.3g}",
+        delta=f"analytic {analytic:.3g}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Measured mean squared error (means on the [-1, 1] scale), averaged "
+        "over the attributes; below it the analytic expectation.",
+    )
+next(cols).metric(
+    "eps_c (shuffled)",
+    f"{central.eps_c:.3g}" if central.valid else "—",
+    help=f"Central eps at delta = {delta:.0e} when the n reports are shuffled: {central.citation} "
+    f"({central.neighbouring} neighbours).",
+)
 next(cols).metric("attributes sent", f"{est.k} of {table.d}", help=est.budget)
 if not central.valid:
     st.caption(f"No central guarantee from shuffling: {central.reason}")
 
 if table.d_numeric:
-    st.plotly_chart(estimates_figure(table.numeric_names, est.true_means, est.means, np.sqrt(est.mean_mse),
-                                     "Means on the [-1, 1] scale", "mean"), width="stretch")
+    st.plotly_chart(
+        estimates_figure(
+            table.numeric_names, est.true_means, est.means, np.sqrt(est.mean_mse), "Means on the [-1, 1] scale", "mean"
+        ),
+        width="stretch",
+    )
 if table.d_categorical:
     names = [f"{a}={v}" for a, labels in zip(table.categorical_names, table.labels) for v in labels]
     truth, freqs, var = (np.concatenate(x) for x in (est.true_frequencies, est.frequencies, est.frequency_var))
-    st.plotly_chart(estimates_figure(names, truth, freqs, np.sqrt(var), "Category frequencies", "share"),
-                    width="stretch")
+    st.plotly_chart(
+        estimates_figure(names, truth, freqs, np.sqrt(var), "Category frequencies", "share"), width="stretch"
+    )
 with st.expander("Every estimate (means in the data's units)"):
-    st.dataframe(est.rows(), width="stretch", hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                for c in ("truth", "estimate", "error", "std")})
+    st.dataframe(
+        est.rows(),
+        width="stretch",
+        hide_index=True,
+        column_config={c: st.column_config.NumberColumn(format="%.4g") for c in ("truth", "estimate", "error", "std")},
+    )
 
 kind = "numeric" if table.d_numeric else "categorical"
-st.plotly_chart(mse_figure(MSE_GRID, comparisons, TABLE_MECHANISMS, eps, mechanism,
-                           (est.numeric_mse or est.frequency_mse)[0], kind), width="stretch")
+st.plotly_chart(
+    mse_figure(
+        MSE_GRID, comparisons, TABLE_MECHANISMS, eps, mechanism, (est.numeric_mse or est.frequency_mse)[0], kind
+    ),
+    width="stretch",
+)
 
 st.subheader("Theory")
-st.caption("Per-report variances on [-1, 1] (seeds/002 Sec. III). Below eps* the Hybrid Mechanism is pure Duchi; "
-           "above eps# the Piecewise Mechanism's worst case beats Duchi's.")
+st.caption(
+    "Per-report variances on [-1, 1] (seeds/002 Sec. III). Below eps* the Hybrid Mechanism is pure Duchi; "
+    "above eps# the Piecewise Mechanism's worst case beats Duchi's."
+)
 a, b = st.columns(2)
 with a:
-    relative = st.toggle("Relative to Duchi et al.'s worst case", value=True, key="num_relative",
-                         bind="query-params")
+    relative = st.toggle("Relative to Duchi et al.'s worst case", value=True, key="num_relative", bind="query-params")
     scale = duchi_worst_variance(THEORY_EPS) if relative else 1.0
     curves = {m.title: m.worst_variance(THEORY_EPS) / scale for m in MECHANISMS.values()}
     st.plotly_chart(worst_case_figure(THEORY_EPS, curves, EPS_STAR, EPS_SHARP, eps, relative), width="stretch")

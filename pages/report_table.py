@@ -1,4 +1,5 @@
 """Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
+
 from functools import partial
 
 import streamlit as st
@@ -13,14 +14,23 @@ page_config()  # also when this page is a fresh server's first deep link
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
 
 st.title("Report table")
-st.caption("Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
-           "(removal LDP for one-hot, replacement for most others) and the RMSE beneath, as in Table IV of Erlingsson et al. (2020).")
+st.caption(
+    "Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
+    "(removal LDP for one-hot, replacement for most others) and the RMSE beneath, "
+    "as in Table IV of Erlingsson et al. (2020)."
+)
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 
 c1, c2, c3 = st.columns([3, 2, 1])
-eps_rows = c1.multiselect("Rows: eps_c", EPS_GRID, default=list(PAPER_EPS), key="table_eps", bind="query-params",
-                          format_func=lambda e: f"{e:g}")
+eps_rows = c1.multiselect(
+    "Rows: eps_c",
+    EPS_GRID,
+    default=list(PAPER_EPS),
+    key="table_eps",
+    bind="query-params",
+    format_func=lambda e: f"{e:g}",
+)
 taus = taus_control(c2, spec, "table_taus")
 central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
 compare = compare_control(st, spec, "table_compare")
@@ -39,15 +49,20 @@ for col, m in zip(header[1:], methods):
 for i in range(0, len(cells), len(methods)):
     line = st.columns([1] + [3] * len(methods))
     line[0].markdown(f"**{rows[i]['eps_c']}**")
-    for col, m, c, r in zip(line[1:], methods, cells[i:i + len(methods)], rows[i:i + len(methods)]):
+    for col, m, c, r in zip(line[1:], methods, cells[i : i + len(methods)], rows[i : i + len(methods)]):
         if c.error is None:
             col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch", output_format="PNG")
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")
 e1, e2, e3, e4 = st.columns(4)
-e1.download_button("Table (PNG)", partial(runs.table_png, inp, methods, sorted(eps_rows), seed), "report_table.png",
-                   "image/png", on_click="ignore")  # made on a click, from the cached runs (not held meanwhile)
+e1.download_button(
+    "Table (PNG)",
+    partial(runs.table_png, inp, methods, sorted(eps_rows), seed),
+    "report_table.png",
+    "image/png",
+    on_click="ignore",
+)  # made on a click, from the cached runs (not held meanwhile)
 e2.download_button("CSV", table_csv(cells), "report_table.csv", "text/csv", on_click="ignore")
 e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/markdown", on_click="ignore")
 e4.download_button("LaTeX", table_latex(cells), "report_table.tex", "application/x-tex", on_click="ignore")

@@ -1,4 +1,5 @@
 """LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (seeds/000 Sec. VI, seeds/002 Sec. V)."""
+
 import numpy as np
 import streamlit as st
 
@@ -13,7 +14,7 @@ page_config()  # also when this page is a fresh server's first deep link
 
 MECHANISM_HELP = {
     "sphere": "seeds/000 Algorithms 4-5: the gradient clipped to L2 norm 1 and sent as one sign bit on a random "
-              "direction (129 bits with the PRG seed).",
+    "direction (129 bits with the PRG seed).",
     "pm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Piecewise Mechanism.",
     "hm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Hybrid Mechanism.",
     "duchi": "Duchi et al.'s p-dimensional mechanism at eps (the competitor in seeds/002 Sec. VI-B).",
@@ -23,19 +24,32 @@ MECHANISM_HELP = {
 TARGETS = ("eps_c", "eps_l")
 
 st.title("LDP-SGD")
-st.caption("Every respondent sends one eps_l-LDP gradient report per epoch, in one of the disjoint batches of an "
-           "epoch; each batch is shuffled on its own, so the anonymity set is the batch. The server averages the "
-           "reports and takes a step lr/sqrt(t). Synthetic data: the papers' MNIST, CIFAR and census data are not "
-           "available offline.")
+st.caption(
+    "Every respondent sends one eps_l-LDP gradient report per epoch, in one of the disjoint batches of an "
+    "epoch; each batch is shuffled on its own, so the anonymity set is the batch. The server averages the "
+    "reports and takes a step lr/sqrt(t). Synthetic data: the papers' MNIST, CIFAR and census data are not "
+    "available offline."
+)
 with st.sidebar:
     st.header("Data")
-    n = int(st.number_input("n (respondents)", min_value=1_000, max_value=200_000, value=20_000, step=1_000,
-                            key="sgd_n", bind="query-params"))
+    n = int(
+        st.number_input(
+            "n (respondents)",
+            min_value=1_000,
+            max_value=200_000,
+            value=20_000,
+            step=1_000,
+            key="sgd_n",
+            bind="query-params",
+        )
+    )
     p = int(st.number_input("p (features)", min_value=1, max_value=100, value=10, key="sgd_p", bind="query-params"))
-    classes = int(st.number_input("classes", min_value=2, max_value=10, value=2, key="sgd_classes",
-                                  bind="query-params"))
-    separation = st.slider("Class separation (noise sds)", 0.0, 8.0, 3.0, 0.5, key="sgd_separation",
-                           bind="query-params")
+    classes = int(
+        st.number_input("classes", min_value=2, max_value=10, value=2, key="sgd_classes", bind="query-params")
+    )
+    separation = st.slider(
+        "Class separation (noise sds)", 0.0, 8.0, 3.0, 0.5, key="sgd_separation", bind="query-params"
+    )
     seed = seed_input("sgd_seed")
     st.header("Training")
     losses = [name for name, loss in LOSSES.items() if loss.multiclass == (classes > 2)]
@@ -43,16 +57,32 @@ with st.sidebar:
     st.caption(LOSSES[loss].title)
     mechanism = st.selectbox("Mechanism", GRADIENT_MECHANISMS, key="sgd_mech", bind="query-params")
     st.caption(MECHANISM_HELP[mechanism])
-    epochs = int(st.number_input("epochs", min_value=1, max_value=50, value=5, key="sgd_epochs",
-                                 bind="query-params"))
-    batch = int(st.number_input("batch size", min_value=1, max_value=200_000, value=1_000, step=100,
-                                key="sgd_batch", bind="query-params"))
-    lr = st.number_input("learning rate lr", min_value=0.01, max_value=10.0, value=1.0, step=0.1, key="sgd_lr",
-                         bind="query-params", help="The step at iteration t is lr/sqrt(t).")
+    epochs = int(st.number_input("epochs", min_value=1, max_value=50, value=5, key="sgd_epochs", bind="query-params"))
+    batch = int(
+        st.number_input(
+            "batch size", min_value=1, max_value=200_000, value=1_000, step=100, key="sgd_batch", bind="query-params"
+        )
+    )
+    lr = st.number_input(
+        "learning rate lr",
+        min_value=0.01,
+        max_value=10.0,
+        value=1.0,
+        step=0.1,
+        key="sgd_lr",
+        bind="query-params",
+        help="The step at iteration t is lr/sqrt(t).",
+    )
     st.header("Privacy")
-    target = st.radio("Set", TARGETS, key="sgd_target", bind="query-params", horizontal=True,
-                      help="eps_c: the central eps to certify over all epochs (the page finds the largest eps_l); "
-                           "eps_l: the local eps of each report.")
+    target = st.radio(
+        "Set",
+        TARGETS,
+        key="sgd_target",
+        bind="query-params",
+        horizontal=True,
+        help="eps_c: the central eps to certify over all epochs (the page finds the largest eps_l); "
+        "eps_l: the local eps of each report.",
+    )
     if target == "eps_c":
         eps = eps_slider("central eps_c over all epochs (log scale)", "sgd_eps_c", 1.0, lo=0.05)
     else:
@@ -72,38 +102,71 @@ except InputError as exc:
     st.stop()
 acc = result.accounting
 
-st.caption(f"{data.description}; {result.iterations:,} iterations ({result.batches_per_epoch:,} batches of "
-           f"{result.batch_size:,}+ per epoch); seed {seed}.")
+st.caption(
+    f"{data.description}; {result.iterations:,} iterations ({result.batches_per_epoch:,} batches of "
+    f"{result.batch_size:,}+ per epoch); seed {seed}."
+)
 if result.warning:
     st.warning(result.warning)
 cols = st.columns(5)
-cols[0].metric("eps_l per report", f"{acc.eps_l:.3g}", delta=f"{acc.eps_l_total:.3g} over {epochs} epochs",
-               delta_color="off", delta_arrow="off",
-               help="Local eps of one report (= one epoch); over the epochs by basic composition (replacement).")
-cols[1].metric("eps_c per epoch", f"{acc.per_epoch.eps_c:.3g}" if acc.valid else "—",
-               help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({acc.bound}, "
-                    f"delta {acc.delta_epoch:.1e}); the disjoint batches of one epoch compose in parallel.")
-cols[2].metric("eps_c (certified)", f"{acc.eps_c:.3g}" if acc.valid else "—",
-               delta=f"at delta {acc.delta_c:.1e}" if acc.valid else None, delta_color="off", delta_arrow="off",
-               help="The smaller of basic and advanced composition (Theorem II.7) over the epochs.")
-cols[3].metric("test accuracy", f"{result.final_accuracy:.3f}", delta=f"baseline {baseline.final_accuracy:.3f}",
-               delta_color="off", delta_arrow="off", help="After the last iteration; below it the same training "
-                                                          "without noise (the clipped gradients averaged exactly).")
-cols[4].metric("Bayes rule accuracy", f"{data.reference_accuracy:.3f}", help="The best any classifier can do on "
-               "this test set (the generating rule).")
+cols[0].metric(
+    "eps_l per report",
+    f"{acc.eps_l:.3g}",
+    delta=f"{acc.eps_l_total:.3g} over {epochs} epochs",
+    delta_color="off",
+    delta_arrow="off",
+    help="Local eps of one report (= one epoch); over the epochs by basic composition (replacement).",
+)
+cols[1].metric(
+    "eps_c per epoch",
+    f"{acc.per_epoch.eps_c:.3g}" if acc.valid else "—",
+    help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({acc.bound}, "
+    f"delta {acc.delta_epoch:.1e}); the disjoint batches of one epoch compose in parallel.",
+)
+cols[2].metric(
+    "eps_c (certified)",
+    f"{acc.eps_c:.3g}" if acc.valid else "—",
+    delta=f"at delta {acc.delta_c:.1e}" if acc.valid else None,
+    delta_color="off",
+    delta_arrow="off",
+    help="The smaller of basic and advanced composition (Theorem II.7) over the epochs.",
+)
+cols[3].metric(
+    "test accuracy",
+    f"{result.final_accuracy:.3f}",
+    delta=f"baseline {baseline.final_accuracy:.3f}",
+    delta_color="off",
+    delta_arrow="off",
+    help="After the last iteration; below it the same training without noise (the clipped gradients averaged exactly).",
+)
+cols[4].metric(
+    "Bayes rule accuracy",
+    f"{data.reference_accuracy:.3f}",
+    help="The best any classifier can do on this test set (the generating rule).",
+)
 st.caption(acc.summary())
 
 left, right = st.columns([3, 2])
-left.plotly_chart(accuracy_figure(result, baseline, data.reference_accuracy, f"{mechanism} at eps_l = {acc.eps_l:.3g}"),
-                  width="stretch")
-per_epoch = {"epoch": np.arange(1, epochs + 1), "test accuracy": result.epoch_test_accuracy,
-             "baseline accuracy": baseline.epoch_test_accuracy, "test loss": result.epoch_test_loss,
-             "train loss": result.epoch_train_loss}
+left.plotly_chart(
+    accuracy_figure(result, baseline, data.reference_accuracy, f"{mechanism} at eps_l = {acc.eps_l:.3g}"),
+    width="stretch",
+)
+per_epoch = {
+    "epoch": np.arange(1, epochs + 1),
+    "test accuracy": result.epoch_test_accuracy,
+    "baseline accuracy": baseline.epoch_test_accuracy,
+    "test loss": result.epoch_test_loss,
+    "train loss": result.epoch_train_loss,
+}
 if acc.valid:
     _, basic, advanced = acc.by_epoch()
     right.plotly_chart(composition_figure(per_epoch["epoch"], basic, advanced, acc.eps_c), width="stretch")
     per_epoch |= {"eps_c so far (basic)": basic, "eps_c so far (advanced)": advanced}
 else:
     right.warning(f"No central guarantee: {acc.reason}")
-st.dataframe(per_epoch, width="stretch", hide_index=True,
-             column_config={c: st.column_config.NumberColumn(format="%.4g") for c in list(per_epoch)[1:]})
+st.dataframe(
+    per_epoch,
+    width="stretch",
+    hide_index=True,
+    column_config={c: st.column_config.NumberColumn(format="%.4g") for c in list(per_epoch)[1:]},
+)

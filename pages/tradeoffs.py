@@ -1,4 +1,5 @@
 """Trade-offs: sweep eps_c (and tau) and draw error, local epsilons and messages against it."""
+
 import numpy as np
 import streamlit as st
 
@@ -11,24 +12,32 @@ from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_contro
 page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Trade-offs")
-st.caption("Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
-           "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
-           "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
-           "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
-           "does not certify that eps_c.")
+st.caption(
+    "Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
+    "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
+    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+    "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
+    "does not certify that eps_c."
+)
 inp = data_sidebar()
 spec, seed = protocol_sidebar(inp.delta)
 
 c1, c2, c3 = st.columns([2, 1, 2])
-lo, hi = c1.select_slider("Sweep eps_c from / to", options=EPS_GRID, value=(0.05, 2.0), key="sweep_range",
-                          bind="query-params", format_func=lambda e: f"{e:g}")
-points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points",
-                         bind="query-params")
+lo, hi = c1.select_slider(
+    "Sweep eps_c from / to",
+    options=EPS_GRID,
+    value=(0.05, 2.0),
+    key="sweep_range",
+    bind="query-params",
+    format_func=lambda e: f"{e:g}",
+)
+points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points", bind="query-params")
 taus = taus_control(c3, spec, "sweep_taus")
 c4, c5 = st.columns([3, 2])
 compare = compare_control(c4, spec, "sweep_compare")
-central = c5.checkbox("Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central",
-                      bind="query-params")
+central = c5.checkbox(
+    "Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central", bind="query-params"
+)
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])

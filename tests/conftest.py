@@ -1,4 +1,5 @@
 """Shared test helpers: AppTest page helpers, upload builders, and the browser fixtures."""
+
 import os
 import resource
 import struct
@@ -33,12 +34,16 @@ def cli_measured(*args, limit_bytes: int) -> tuple[int, str, int]:
     (status, stderr, its peak resident memory in bytes)."""
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
-        out = subprocess.run([sys.executable, "-c", _MEASURED_CLI, *map(str, args)], cwd=ROOT, text=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             env={**os.environ, "LDPCORE_PEAK_FILE": str(peak_file), "OPENBLAS_NUM_THREADS": "1"},
-                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)))
+        out = subprocess.run(
+            [sys.executable, "-c", _MEASURED_CLI, *map(str, args)],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "LDPCORE_PEAK_FILE": str(peak_file), "OPENBLAS_NUM_THREADS": "1"},
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)),
+        )
         return out.returncode, out.stderr, int(peak_file.read_text()) * 1024
-
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -58,7 +63,7 @@ def huge_png(width: int, height: int, level: int = 0) -> bytes:
 @pytest.fixture
 def small_png(tmp_path):
     """A 6x4 gradient PNG (path) with n = sum of luminance."""
-    arr = (np.arange(24, dtype=np.uint8).reshape(4, 6) * 10)
+    arr = np.arange(24, dtype=np.uint8).reshape(4, 6) * 10
     path = tmp_path / "small.png"
     Image.fromarray(arr, mode="L").save(path)
     return path
@@ -99,9 +104,9 @@ def assert_one_error(at, message: str):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's headless Chromium driven by Playwright, shared by the browser tests."""
+    from e2e_support import CHROMIUM_ARGS, chromium_path
     from playwright.sync_api import sync_playwright
 
-    from e2e_support import CHROMIUM_ARGS, chromium_path
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield b
@@ -112,6 +117,7 @@ def browser():
 def app_url():
     """One `streamlit run app.py` server for every browser test of the session."""
     from e2e_support import streamlit_app
+
     with streamlit_app() as url:
         yield url
 

@@ -1,4 +1,5 @@
 """Start the app with `streamlit run` on a free localhost port and drive Debian's Chromium."""
+
 from __future__ import annotations
 
 import contextlib
@@ -14,10 +15,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "tests" / "output" / "e2e"  # screenshots, downloads and server logs of the browser tests
 # the second st.image (Reconstruct: the ESA reconstruction) shows another picture than `src`
-IMAGE_CHANGED = ("(src) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
-                 " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+IMAGE_CHANGED = (
+    "(src) => { const imgs = document.querySelectorAll('[data-testid=\"stImage\"] img');"
+    " return imgs.length > 1 && imgs[1].getAttribute('src') !== src; }"
+)
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> str | None:
@@ -50,9 +61,25 @@ def streamlit_server(port: int | None = None, timeout: float = 60.0, env: dict |
     port = port or free_port()
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = open(OUTPUT / f"streamlit-{port}.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true"],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout
@@ -95,7 +122,9 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0", timeout=timeout)
+        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+        timeout=timeout,
+    )
 
 
 def metric_value(page, label: str) -> str:
@@ -107,13 +136,16 @@ def metric_value(page, label: str) -> str:
                 if (l && l.innerText.trim().startsWith(label))
                     return m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
             }
-            return null; }""", label)
+            return null; }""",
+        label,
+    )
 
 
 def wait_for_metrics(page, count: int, timeout: float = 60_000) -> None:
     """Wait until the page shows at least `count` st.metric elements."""
-    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= {count}",
-                           timeout=timeout)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= {count}", timeout=timeout
+    )
 
 
 def open_page(page, url: str, metrics: int = 0) -> None:
@@ -134,7 +166,10 @@ def wait_metric_change(page, label: str, before: str, timeout: float = 60_000) -
                 if (l && l.innerText.trim().startsWith(label))
                     return m.querySelector('[data-testid="stMetricValue"]').innerText.trim() !== before;
             }
-            return false; }""", arg=[label, before], timeout=timeout)
+            return false; }""",
+        arg=[label, before],
+        timeout=timeout,
+    )
 
 
 def slider_input(page, key: str):

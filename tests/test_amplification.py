@@ -2,6 +2,7 @@
 spec/frequency_oracles.md), validity regions, the command line, and properties checked
 with hypothesis for every bound: monotone in eps0, non-increasing in n, inverse and
 forward agree on the conservative side, never below the exact binary-RR curve."""
+
 import json
 import math
 import subprocess
@@ -12,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldpcore.privacy.bounds import ALIASES, BOUNDS, Amplification, get_bound
 from ldpcore.cli import main
 from ldpcore.errors import InputError
+from ldpcore.privacy.bounds import ALIASES, BOUNDS, Amplification, get_bound
 
 ROOT = Path(__file__).resolve().parent.parent
 PROPERTY = settings(max_examples=30, deadline=None, derandomize=True)
@@ -32,8 +33,19 @@ def amplify(capsys, *args) -> tuple[int, str, str]:
 
 
 def test_registry():
-    assert list(BOUNDS) == ["cheu19", "esa-thm3.1", "tight-binary-rr", "efmrtt19", "fmt21-closed", "fmt21-numeric",
-                            "stronger-clone", "blanket-krr", "blanket-hoeffding", "blanket-bennett", "solh"]
+    assert list(BOUNDS) == [
+        "cheu19",
+        "esa-thm3.1",
+        "tight-binary-rr",
+        "efmrtt19",
+        "fmt21-closed",
+        "fmt21-numeric",
+        "stronger-clone",
+        "blanket-krr",
+        "blanket-hoeffding",
+        "blanket-bennett",
+        "solh",
+    ]
     assert get_bound("tight").name == "tight-binary-rr" and get_bound("grr-shuffle").name == "blanket-krr"
     assert all(ALIASES[a] in BOUNDS for a in ALIASES)
     for b in BOUNDS.values():
@@ -42,6 +54,7 @@ def test_registry():
 
 
 # --- public reference values ---
+
 
 def test_efmrtt_reference_value_exactly():
     amp = get_bound("efmrtt19").forward(0.25, 10_000, 1e-6)
@@ -54,9 +67,15 @@ def test_fmt_closed_form_reference_values(eps0, closed):
     assert round(get_bound("fmt21-closed").forward(eps0, 100_000, 1e-6).eps_c, 4) == closed
 
 
-@pytest.mark.parametrize("name,eps0,published", [
-    ("fmt21-numeric", 1.0, 0.0153), ("fmt21-numeric", 2.0, 0.0452),
-    ("stronger-clone", 1.0, 0.0124), ("stronger-clone", 2.0, 0.0332)])
+@pytest.mark.parametrize(
+    "name,eps0,published",
+    [
+        ("fmt21-numeric", 1.0, 0.0153),
+        ("fmt21-numeric", 2.0, 0.0452),
+        ("stronger-clone", 1.0, 0.0124),
+        ("stronger-clone", 2.0, 0.0332),
+    ],
+)
 def test_numerical_clones_reference_values(name, eps0, published):
     assert get_bound(name).forward(eps0, 100_000, 1e-6).eps_c == pytest.approx(published, rel=0.02)
 
@@ -64,7 +83,7 @@ def test_numerical_clones_reference_values(name, eps0, published):
 @pytest.mark.parametrize("eps_c,a,d_prime,eps_l", [(0.5, 833.8, 278, 6.32), (1.0, 3335.2, 1112, 7.71)])
 def test_solh_reference_values(eps_c, a, d_prime, eps_l):
     n, delta = 1_000_000, 1e-9
-    assert round((n - 1) * eps_c ** 2 / (14 * math.log(2 / delta)), 1) == a
+    assert round((n - 1) * eps_c**2 / (14 * math.log(2 / delta)), 1) == a
     amp = get_bound("solh").inverse(eps_c, n, delta)
     assert amp.extra == {"hash_range": d_prime} and round(amp.eps0, 2) == eps_l
     # e^eps_l = A - d' + 1: the certified eps_c is the target itself
@@ -94,6 +113,7 @@ def test_grr_floor_and_cap():
 
 # --- validity regions and input errors ---
 
+
 def test_regions_give_reasons_not_numbers():
     amp = get_bound("efmrtt19").forward(0.7, 10_000, 1e-6)
     assert not amp.valid and amp.eps_c is None and "eps0=0.7 is outside" in amp.reason
@@ -119,9 +139,28 @@ def test_framework_extension_keeps_the_old_shape():
 
 # --- the command line ---
 
+
 def test_cli_amplify_json_end_to_end():
-    out = subprocess.run([sys.executable, "-m", "ldpcore", "amplify", "--bound", "solh", "--eps-c", "0.5",
-                          "--n", "1e6", "--delta", "1e-9", "--json"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldpcore",
+            "amplify",
+            "--bound",
+            "solh",
+            "--eps-c",
+            "0.5",
+            "--n",
+            "1e6",
+            "--delta",
+            "1e-9",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     for key in ("bound", "eps0", "eps_c", "n", "delta", "valid", "reason", "neighbouring", "citation"):
@@ -130,8 +169,9 @@ def test_cli_amplify_json_end_to_end():
 
 
 def test_cli_amplify_forward_and_list(capsys):
-    status, out, _ = amplify(capsys, "--bound", "tight", "--eps0", "8.547", "--n", "1914589", "--delta", "5e-8",
-                             "--json")
+    status, out, _ = amplify(
+        capsys, "--bound", "tight", "--eps0", "8.547", "--n", "1914589", "--delta", "5e-8", "--json"
+    )
     rec = json.loads(out)
     assert status == 0 and rec["bound"] == "tight-binary-rr" and round(rec["eps_c"], 2) == 0.25 and rec["valid"]
     assert amplify(capsys, "--list")[1].split() == list(BOUNDS)
@@ -139,23 +179,27 @@ def test_cli_amplify_forward_and_list(capsys):
 
 
 def test_cli_not_valid_is_not_an_error(capsys):
-    status, out, _ = amplify(capsys, "--bound", "efmrtt19", "--eps0", "0.7", "--n", "10000", "--delta", "1e-6",
-                             "--json")
+    status, out, _ = amplify(
+        capsys, "--bound", "efmrtt19", "--eps0", "0.7", "--n", "10000", "--delta", "1e-6", "--json"
+    )
     rec = json.loads(out)
     assert status == 0 and rec["valid"] is False and "outside" in rec["reason"] and rec["eps_c"] is None
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--bound", "nope", "--eps0", "1", "--n", "10", "--delta", "0.1"], "unknown accountant"),
-    (["--bound", "blanket-krr", "--eps-c", "1", "--n", "1e6", "--delta", "1e-9"], "needs the domain size k"),
-    (["--bound", "tight", "--n", "10", "--delta", "0.1"], "give exactly one of --eps0 and --eps-c"),
-    (["--bound", "tight", "--eps0", "1", "--eps-c", "1", "--n", "10", "--delta", "0.1"], "not allowed with"),
-    (["--bound", "tight", "--eps0", "-1", "--n", "10", "--delta", "0.1"], "eps0 must be a finite number > 0"),
-    (["--bound", "tight", "--eps0", "1", "--n", "2.5", "--delta", "0.1"], "whole number >= 1"),
-    (["--bound", "tight", "--eps0", "1", "--n", "inf", "--delta", "0.1"], "whole number >= 1"),
-    (["--bound", "tight", "--eps0", "1", "--n", "10", "--delta", "2"], "delta must lie strictly between 0 and 1"),
-    (["--eps0", "1", "--n", "10", "--delta", "0.1"], "--bound is required"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--bound", "nope", "--eps0", "1", "--n", "10", "--delta", "0.1"], "unknown accountant"),
+        (["--bound", "blanket-krr", "--eps-c", "1", "--n", "1e6", "--delta", "1e-9"], "needs the domain size k"),
+        (["--bound", "tight", "--n", "10", "--delta", "0.1"], "give exactly one of --eps0 and --eps-c"),
+        (["--bound", "tight", "--eps0", "1", "--eps-c", "1", "--n", "10", "--delta", "0.1"], "not allowed with"),
+        (["--bound", "tight", "--eps0", "-1", "--n", "10", "--delta", "0.1"], "eps0 must be a finite number > 0"),
+        (["--bound", "tight", "--eps0", "1", "--n", "2.5", "--delta", "0.1"], "whole number >= 1"),
+        (["--bound", "tight", "--eps0", "1", "--n", "inf", "--delta", "0.1"], "whole number >= 1"),
+        (["--bound", "tight", "--eps0", "1", "--n", "10", "--delta", "2"], "delta must lie strictly between 0 and 1"),
+        (["--eps0", "1", "--n", "10", "--delta", "0.1"], "--bound is required"),
+    ],
+)
 def test_cli_bad_input_is_one_line_with_status_2(capsys, args, message):
     status, out, err = amplify(capsys, *args)
     assert status == 2 and out == ""
@@ -164,6 +208,7 @@ def test_cli_bad_input_is_one_line_with_status_2(capsys, args, message):
 
 
 # --- properties of every bound ---
+
 
 def _k(name):
     return BINARY_K if name in ("blanket-krr", "blanket-hoeffding", "blanket-bennett", "solh") else None

@@ -1,17 +1,24 @@
 """AppTest per page: renders by default, reacts to eps_c, uploads, errors, URLs, exports."""
+
 import csv
 import io
 
 import numpy as np
 import pytest
+from conftest import assert_clean, captions, metric, open_page
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-from conftest import assert_clean, captions, metric, open_page
 from ldpcore.export import png_bytes
 
-PAGES = ["pages/home.py", "pages/reconstruct.py", "pages/tradeoffs.py", "pages/report_table.py",
-         "pages/accountant.py", "pages/multimessage.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/reconstruct.py",
+    "pages/tradeoffs.py",
+    "pages/report_table.py",
+    "pages/accountant.py",
+    "pages/multimessage.py",
+]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -70,12 +77,15 @@ def test_upload_histogram_csv():
     assert "d = 5 values" in at.caption[0].value
 
 
-@pytest.mark.parametrize("name,data,message", [
-    ("broken.png", _png(np.full((50, 50), 9))[:70], "truncated or corrupt"),
-    ("notes.png", b"plain text, not pixels", "is not an image"),
-    ("bad.csv", b"10\n-4\n", "is negative"),
-    ("black.png", _png(np.zeros((8, 8))), "every pixel is black"),
-])
+@pytest.mark.parametrize(
+    "name,data,message",
+    [
+        ("broken.png", _png(np.full((50, 50), 9))[:70], "truncated or corrupt"),
+        ("notes.png", b"plain text, not pixels", "is not an image"),
+        ("bad.csv", b"10\n-4\n", "is negative"),
+        ("black.png", _png(np.zeros((8, 8))), "every pixel is black"),
+    ],
+)
 def test_bad_upload_shows_an_error_not_an_exception(name, data, message):
     at = _upload(open_page("pages/reconstruct.py"), name, data, "application/octet-stream")
     assert not at.exception
@@ -106,8 +116,8 @@ def test_report_table_exports_hold_the_displayed_numbers():
     The browser test downloads the page's CSV itself and compares it too."""
     from ldpcore.data.loaders import load_dataset
     from ldpcore.experiment.run import paper_methods, sweep
-    from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
     from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
 
     at = open_page("pages/report_table.py")
     assert_clean(at)
@@ -115,8 +125,9 @@ def test_report_table_exports_hold_the_displayed_numbers():
     assert len(captions) == 5 * 5  # 5 eps_c rows x (central, attribute, tau 4/16/256), as Table IV
     assert {b.label for b in at.download_button} >= {"Table (PNG)", "CSV", "Markdown", "LaTeX"}
 
-    cells = sweep(paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8)), [0.05, 0.25, 0.5, 0.75, 1.0],
-                  load_dataset("horse"), seed=0)
+    cells = sweep(
+        paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8)), [0.05, 0.25, 0.5, 0.75, 1.0], load_dataset("horse"), seed=0
+    )
     rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
     assert ["  \n".join(cell_caption(r)) for r in rows] == captions
     markdown, latex = table_markdown(cells), table_latex(cells)
@@ -165,6 +176,7 @@ def test_accountant_page_bad_delta_and_invalid_bounds():
 
 def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
     from ldpcore.oracles import ENCODINGS
+
     at = open_page("pages/reconstruct.py", max_side="64", k="64", m="4096")  # small sketches: fast, same checks
     for name in ENCODINGS:
         at.selectbox(key="encoding").set_value(name).run()
@@ -173,7 +185,8 @@ def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
         messages = float(metric(at, "messages / respondent").replace(",", ""))
         assert messages == 1.0 if name not in ("onehot", "sketch-fragments") else messages > 1
         assert [w.label for w in at.sidebar.number_input if w.key in ("k", "g", "r", "n_r")] == [
-            p.label for p in ENCODINGS[name].params if p.name in ("k", "g", "r", "n_r")]
+            p.label for p in ENCODINGS[name].params if p.name in ("k", "g", "r", "n_r")
+        ]
         certified = [w.value for w in at.warning if "NOT certified" in w.value]
         assert bool(certified) != ENCODINGS[name].certified
         # only the count sketch's (default) median readout has an approximate analytic RMSE, and says so

@@ -1,12 +1,13 @@
 """AppTest for the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages: each renders by default, reacts to its
 eps control, shows bad input with st.error, and the Numeric page takes a table CSV upload."""
-import pytest
 
+import pytest
 from conftest import assert_clean, assert_one_error, captions, metric, open_page
 
 PAGES = ["pages/numeric.py", "pages/longitudinal.py", "pages/sgd.py", "pages/crowds.py"]
-TABLE_CSV = b"age,income,region\n" + b"".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode()
-                                                for i in range(2000))
+TABLE_CSV = b"age,income,region\n" + b"".join(
+    f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode() for i in range(2000)
+)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -16,12 +17,15 @@ def test_page_renders_by_default(page):
     assert at.title[0].value and len(at.metric) >= 4 and at.get("plotly_chart")
 
 
-@pytest.mark.parametrize("page, control, value, shown", [
-    ("pages/numeric.py", "num_eps", 2.0, ["MSE of the means", "eps_c (shuffled)"]),
-    ("pages/longitudinal.py", "lng_eps", 2.0, ["client LDP (exact)", "eps_c (batches shuffled)", "RMSE of F_hat"]),
-    ("pages/sgd.py", "sgd_eps_c", 2.0, ["eps_l per report", "eps_c per epoch"]),
-    ("pages/crowds.py", "crowd_eps_cr", 2.0, ["Theorem V.2 bound"]),
-])
+@pytest.mark.parametrize(
+    "page, control, value, shown",
+    [
+        ("pages/numeric.py", "num_eps", 2.0, ["MSE of the means", "eps_c (shuffled)"]),
+        ("pages/longitudinal.py", "lng_eps", 2.0, ["client LDP (exact)", "eps_c (batches shuffled)", "RMSE of F_hat"]),
+        ("pages/sgd.py", "sgd_eps_c", 2.0, ["eps_l per report", "eps_c per epoch"]),
+        ("pages/crowds.py", "crowd_eps_cr", 2.0, ["Theorem V.2 bound"]),
+    ],
+)
 def test_the_eps_control_changes_the_numbers(page, control, value, shown):
     at = open_page(page)
     before = {label: metric(at, label) for label in shown}
@@ -44,11 +48,14 @@ def test_numeric_upload_csv():
     assert len(at.get("plotly_chart")) == 5  # means, frequencies, MSE against eps, two theory charts
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"a,b\n1,2\n3\n", "line 3: expected 2 columns"),
-    (b"a\n\xff\xfe\n", "not a UTF-8 text file"),
-    (b"a,b\n1,x\n1,y\n", "column 'a' holds the single value 1"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"a,b\n1,2\n3\n", "line 3: expected 2 columns"),
+        (b"a\n\xff\xfe\n", "not a UTF-8 text file"),
+        (b"a,b\n1,x\n1,y\n", "column 'a' holds the single value 1"),
+    ],
+)
 def test_numeric_bad_upload_shows_an_error(data, message):
     at = open_page("pages/numeric.py")
     at.selectbox(key="num_data").set_value("upload").run()

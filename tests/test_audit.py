@@ -2,6 +2,7 @@
 randomizers and aggregate samplers, the acceptance numbers of issue 17 (the server's attack attains
 eps_l; the analyst's lower bound against the tight accountant), the soundness grid with its negative
 control, the guessing risk against brute force, the demonstration and the command-line-shaped entry."""
+
 import itertools
 import json
 import math
@@ -10,12 +11,12 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
-from ldpcore.experiment import audit
 from ldpcore.data.loaders import load_csv, load_image
 from ldpcore.errors import InputError
+from ldpcore.experiment import audit
+from ldpcore.experiment.spec import ProtocolSpec, default_delta, plan
 from ldpcore.export import to_json
 from ldpcore.oracles import get_encoding
-from ldpcore.experiment.spec import ProtocolSpec, default_delta, plan
 
 
 def local_plan(encoding="onehot", eps_l=1.0, n=1000, d=8, delta=1e-6, **kw):
@@ -25,6 +26,7 @@ def local_plan(encoding="onehot", eps_l=1.0, n=1000, d=8, delta=1e-6, **kw):
 
 
 # --- statistics ------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("k, trials", [(0, 50), (7, 100), (4_000, 10_000), (99, 100)])
 def test_clopper_pearson_limit_is_where_the_binomial_tail_equals_alpha(k, trials):
@@ -70,8 +72,16 @@ def test_exact_curves_touch_the_region_their_eps_allows():
 
 # --- the laws of what each observer sees, against the oracles' own randomizers and samplers --------------------
 
-LOCAL = [("onehot", {}), ("onehot", {"tau": 3}), ("grr", {}), ("oue", {}), ("sue", {}), ("olh", {}),
-         ("hadamard", {}), ("murs", {"params": {"base": "grr", "n_r": 10}})]
+LOCAL = [
+    ("onehot", {}),
+    ("onehot", {"tau": 3}),
+    ("grr", {}),
+    ("oue", {}),
+    ("sue", {}),
+    ("olh", {}),
+    ("hadamard", {}),
+    ("murs", {"params": {"base": "grr", "n_r": 10}}),
+]
 
 
 @pytest.mark.parametrize("encoding, kw", LOCAL)
@@ -92,8 +102,9 @@ def test_report_laws_match_the_randomizer_and_its_exact_likelihood(encoding, kw,
         if one_fragment:
             scores = _fragment_llr(oracle, reports[:, 0])
         else:
-            scores = oracle.report_log_prob(0, reports) - oracle.report_log_prob(None if encoding == "onehot" else 1,
-                                                                                 reports)
+            scores = oracle.report_log_prob(0, reports) - oracle.report_log_prob(
+                None if encoding == "onehot" else 1, reports
+            )
         at = np.minimum(np.searchsorted(llr, scores - 1e-9), llr.size - 1)
         assert np.allclose(llr[at], scores, atol=1e-9)
         seen = np.bincount(at, minlength=llr.size)
@@ -120,9 +131,11 @@ def test_one_hot_analyst_count_has_the_aggregate_samplers_law():
         theirs = np.array([oracle.sample_aggregate(np.array(counts), rng)[0] for _ in range(10_000)])
         k0 = audit._others_pmf(c, 59, 1 - p.p_b, p.p_b)[0]
         for sample in (ours, theirs):
-            seen = np.bincount(sample - k0, minlength=law.size)[:law.size]
-            assert chisquare(seen[law > 1e-4], law[law > 1e-4] / law[law > 1e-4].sum() * seen[law > 1e-4].sum()
-                             ).pvalue > 1e-3
+            seen = np.bincount(sample - k0, minlength=law.size)[: law.size]
+            assert (
+                chisquare(seen[law > 1e-4], law[law > 1e-4] / law[law > 1e-4].sum() * seen[law > 1e-4].sum()).pvalue
+                > 1e-3
+            )
 
 
 @pytest.mark.parametrize("d", [2, 5])
@@ -153,8 +166,9 @@ def test_unary_analyst_scores_have_the_aggregate_samplers_law(encoding):
         counts = np.array([0, 0, 39, 0])
         counts[target] += 1
         agg = np.array([oracle.sample_aggregate(counts, rng) for _ in range(10_000)])
-        theirs = (audit._log_ratio_bit(agg[:, 0], 39, oracle.q, oracle.p, oracle.q)
-                  - audit._log_ratio_bit(agg[:, 1], 39, oracle.q, oracle.p, oracle.q))
+        theirs = audit._log_ratio_bit(agg[:, 0], 39, oracle.q, oracle.p, oracle.q) - audit._log_ratio_bit(
+            agg[:, 1], 39, oracle.q, oracle.p, oracle.q
+        )
         _same_law(ours, theirs)
 
 
@@ -167,6 +181,7 @@ def _same_law(a, b):
     expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0) / table.sum()
     stat = ((table - expected) ** 2 / expected).sum()
     from scipy.stats import chi2
+
     assert chi2.sf(stat, big.sum() - 1) > 1e-3
 
 
@@ -182,6 +197,7 @@ def test_grr_likelihood_ratio_is_the_exact_one():
             if np.array_equal(np.bincount(reports, minlength=3), hist):
                 total += math.prod(law[2 if i < 4 else target][r] for i, r in enumerate(reports))
         return total
+
     for hist in ([1, 0, 4], [2, 1, 2], [0, 3, 2], [1, 1, 3]):
         exact = math.log(prob(np.array(hist), 0) / prob(np.array(hist), 1))
         assert audit._grr_llr(np.array([hist]), 5, oracle.eps)[0] == pytest.approx(exact, rel=1e-12)
@@ -198,6 +214,7 @@ def test_the_analysts_pair_is_the_tight_accountants_worst_case():
 
 
 # --- acceptance -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("encoding", ["onehot", "grr"])
 @pytest.mark.parametrize("eps_l", [1.0, 4.0, 8.0])
@@ -232,10 +249,20 @@ def test_analyst_lower_bound_is_below_the_tight_eps_at_a_million_trials():
 
 # --- the soundness suite: every accountant offered, on a seeded grid; and its negative control ---------------
 
-GRID_ENCODINGS = [("onehot", {}), ("onehot", {"tau": 4, "eps_f_rule": "equal-variance"}), ("grr", {}), ("oue", {}),
-                  ("sue", {})]
-GRID = [(e, kw, n, eps_l, delta) for (e, kw) in GRID_ENCODINGS for n in (1_000, 10_000) for eps_l in (2.0, 6.0)
-        for delta in (1e-6, 1e-3)]
+GRID_ENCODINGS = [
+    ("onehot", {}),
+    ("onehot", {"tau": 4, "eps_f_rule": "equal-variance"}),
+    ("grr", {}),
+    ("oue", {}),
+    ("sue", {}),
+]
+GRID = [
+    (e, kw, n, eps_l, delta)
+    for (e, kw) in GRID_ENCODINGS
+    for n in (1_000, 10_000)
+    for eps_l in (2.0, 6.0)
+    for delta in (1e-6, 1e-3)
+]
 GRID_TRIALS = 100_000
 CHECKS_CONFIDENCE = 1 - 0.05 / (3 * len(GRID))  # Bonferroni over the grid's observer audits
 
@@ -246,8 +273,9 @@ def grid_audits():
     for i, (encoding, kw, n, eps_l, delta) in enumerate(GRID):
         p = local_plan(encoding, eps_l, n=n, d=4, delta=delta, **kw)
         rngs = np.random.default_rng(i).spawn(3)
-        out.append([audit.audit_observer(p, o, r, GRID_TRIALS, CHECKS_CONFIDENCE)
-                    for o, r in zip(audit.OBSERVERS, rngs)])
+        out.append(
+            [audit.audit_observer(p, o, r, GRID_TRIALS, CHECKS_CONFIDENCE) for o, r in zip(audit.OBSERVERS, rngs)]
+        )
     return out
 
 
@@ -255,8 +283,12 @@ def grid_audits():
 def test_no_lower_bound_exceeds_any_certified_bound_on_the_grid(grid_audits):
     """Issue 17: for every accountant the encoding offers (and the local guarantees of the server and a
     captured shuffler), the empirical lower bound never exceeds the certified eps."""
-    violations = [(GRID[i], a.observer, c.name, a.eps_lower, c.eps)
-                  for i, audits in enumerate(grid_audits) for a in audits for c in a.exceeds()]
+    violations = [
+        (GRID[i], a.observer, c.name, a.eps_lower, c.eps)
+        for i, audits in enumerate(grid_audits)
+        for a in audits
+        for c in a.exceeds()
+    ]
     assert not violations
     analysts = [a for audits in grid_audits for a in audits if a.observer == "analyst"]
     assert sum(len([c for c in a.certified if c.valid]) for a in analysts) >= 3 * len(GRID)
@@ -267,14 +299,16 @@ def test_a_bound_halved_is_caught_by_the_same_check(grid_audits):
     """The negative control: with every certified eps halved the same check flags some grid points, for
     every observer, for the tight, stronger-clone and numerical-clones accountants, and also where the
     shuffle amplifies for real (the halved bound below eps_l / 4), so the suite above can fail."""
-    flagged = [(GRID[i], a.observer, c) for i, audits in enumerate(grid_audits) for a in audits
-               for c in a.exceeds(scale=0.5)]
+    flagged = [
+        (GRID[i], a.observer, c) for i, audits in enumerate(grid_audits) for a in audits for c in a.exceeds(scale=0.5)
+    ]
     assert {o for _, o, _ in flagged} == set(audit.OBSERVERS)
     assert {"tight-binary-rr", "stronger-clone", "fmt21-numeric"} <= {c.name for _, o, c in flagged if o == "analyst"}
     assert any(o == "analyst" and c.eps / 2 < point[3] / 4 for point, o, c in flagged)
 
 
 # --- risk in words ---------------------------------------------------------------------------------------
+
 
 def _brute_risk(p, counts, observer):
     """sum over every observation of max_v w_v P(obs | v), enumerating reports (or aggregates)."""
@@ -299,9 +333,17 @@ def _brute_risk(p, counts, observer):
     return total
 
 
-@pytest.mark.parametrize("encoding, kw, observer", [("onehot", {}, "server"), ("onehot", {"tau": 2}, "server"),
-                                                     ("onehot", {"tau": 2}, "shuffler"), ("sue", {}, "server"),
-                                                     ("onehot", {}, "analyst"), ("oue", {}, "analyst")])
+@pytest.mark.parametrize(
+    "encoding, kw, observer",
+    [
+        ("onehot", {}, "server"),
+        ("onehot", {"tau": 2}, "server"),
+        ("onehot", {"tau": 2}, "shuffler"),
+        ("sue", {}, "server"),
+        ("onehot", {}, "analyst"),
+        ("oue", {}, "analyst"),
+    ],
+)
 def test_bayes_guess_probability_is_exact_against_enumeration(encoding, kw, observer):
     counts = np.array([5, 2, 2, 1]) if observer != "analyst" else np.array([4, 2, 1])
     p = local_plan(encoding, 1.2, n=int(counts.sum()), d=counts.size, **kw)
@@ -320,9 +362,13 @@ def test_grr_and_one_hot_shuffler_guesses_against_enumeration():
     assert risks["analyst"].p_correct is None and "grr" in risks["analyst"].note
     onehot = local_plan("onehot", 1.5, n=12, d=5)
     pb = onehot.p_b
-    by_bin = [sum(prob * max(w[j] * ratio, max(np.delete(w, j))) for prob, ratio in ((pb, (1 - pb) / pb),
-                                                                                    (1 - pb, pb / (1 - pb))))
-              for j in range(5)]
+    by_bin = [
+        sum(
+            prob * max(w[j] * ratio, max(np.delete(w, j)))
+            for prob, ratio in ((pb, (1 - pb) / pb), (1 - pb, pb / (1 - pb)))
+        )
+        for j in range(5)
+    ]
     shuffler = next(r for r in audit.guessing_risk(onehot, counts).risks if r.observer == "shuffler")
     assert shuffler.p_correct == pytest.approx(max(by_bin))
 
@@ -341,16 +387,21 @@ def test_expected_max_of_independent_variables_against_enumeration():
     rng = np.random.default_rng(0)
     groups = [(2, rng.random(3), rng.dirichlet(np.ones(3))), (1, rng.random(4), rng.dirichlet(np.ones(4)))]
     atoms = [(g[1], g[2]) for g in groups for _ in range(g[0])]
-    exact = sum(max(a[0][i] for a, i in zip(atoms, pick)) * math.prod(a[1][i] for a, i in zip(atoms, pick))
-                for pick in itertools.product(*[range(a[0].size) for a in atoms]))
+    exact = sum(
+        max(a[0][i] for a, i in zip(atoms, pick)) * math.prod(a[1][i] for a, i in zip(atoms, pick))
+        for pick in itertools.product(*[range(a[0].size) for a in atoms])
+    )
     assert audit._expected_max(groups) == pytest.approx(exact, rel=1e-12)
 
 
 # --- the demonstration ------------------------------------------------------------------------------------
 
+
 def _png():
     import io
+
     from PIL import Image
+
     buf = io.BytesIO()
     Image.fromarray((np.arange(48, dtype=np.uint8).reshape(6, 8) * 5), mode="L").save(buf, format="PNG")
     return buf.getvalue()
@@ -359,8 +410,11 @@ def _png():
 @pytest.mark.parametrize("source", ["image", "histogram"])
 @pytest.mark.parametrize("encoding, kw", [("onehot", {}), ("onehot", {"tau": 4}), ("grr", {}), ("oue", {})])
 def test_demonstration_for_an_image_and_a_histogram(source, encoding, kw):
-    hist = (load_image(_png(), name="tiny") if source == "image"
-            else load_csv(b"value,count\na,40\nb,25\nc,10\nd,5\n", name="h.csv"))
+    hist = (
+        load_image(_png(), name="tiny")
+        if source == "image"
+        else load_csv(b"value,count\na,40\nb,25\nc,10\nd,5\n", name="h.csv")
+    )
     p = local_plan(encoding, 3.0, n=hist.n, d=hist.d, **kw)
     demo = audit.demonstrate(p, hist.counts, np.random.default_rng(4))
     again = audit.demonstrate(p, hist.counts, np.random.default_rng(4))
@@ -404,6 +458,7 @@ def test_demonstration_analyst_posterior_against_the_aggregate_likelihood():
 
 # --- the entry point a command line wraps -------------------------------------------------------------------
 
+
 def test_run_audit_prints_every_observer_as_json_and_reproduces():
     report = audit.run_audit(n=50_000, d=32, eps_c=1.0, delta=1e-6, accountant="tight", trials=20_000, seed=3)
     record = json.loads(to_json(report.as_dict()))
@@ -412,8 +467,9 @@ def test_run_audit_prints_every_observer_as_json_and_reproduces():
         assert {"eps_lower", "confidence", "trials", "eps_upper", "best"} <= set(o)
         assert o["eps_upper"]["eps"] >= o["eps_lower"] and o["trials"] == 20_000
     assert record["observers"][2]["eps_upper"]["accountant"] == "tight-binary-rr"
-    alone = audit.run_audit(n=50_000, d=32, eps_c=1.0, delta=1e-6, accountant="tight", trials=20_000, seed=3,
-                            observer="analyst")
+    alone = audit.run_audit(
+        n=50_000, d=32, eps_c=1.0, delta=1e-6, accountant="tight", trials=20_000, seed=3, observer="analyst"
+    )
     assert alone.observers[0].eps_lower == report.observers[2].eps_lower
     assert "uniform" in record["risk"]["prior_from"] and len(record["risk"]["risks"]) == 3
 
@@ -426,11 +482,18 @@ def test_run_audit_on_a_bundled_dataset_skips_observers_without_an_attack():
         audit.run_audit(data="horse", eps_c=1.0, delta=5e-8, encoding="olh", observer="analyst", trials=1_000)
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(trials=10), "trials"), (dict(trials=10**8), "trials"), (dict(confidence=1.0), "confidence"),
-    (dict(observer="mallory"), "observer"), (dict(n=None), "n and d"), (dict(seed=-1), "seed"),
-    (dict(encoding="cms"), "supports"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(trials=10), "trials"),
+        (dict(trials=10**8), "trials"),
+        (dict(confidence=1.0), "confidence"),
+        (dict(observer="mallory"), "observer"),
+        (dict(n=None), "n and d"),
+        (dict(seed=-1), "seed"),
+        (dict(encoding="cms"), "supports"),
+    ],
+)
 def test_invalid_input_is_one_sentence_naming_the_field(kw, message):
     args = {**dict(n=1000, d=8, eps_l=2.0, delta=1e-6, trials=1000), **kw}
     with pytest.raises(InputError, match=message):

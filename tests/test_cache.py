@@ -1,5 +1,6 @@
 """ui/cache.py: the dashboard's shared caches keep within their byte budget, hand out one read-only copy,
 compute a result once for callers that ask together, and read their budgets from the environment."""
+
 import threading
 import time
 

@@ -1,13 +1,13 @@
 """The command line: stable JSON fields, files written, one-line errors with status 2."""
+
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
-
 from conftest import huge_png
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,37 +17,90 @@ def cli(*args):
 
 
 def test_privacy_json():
-    out = cli("privacy", "--n", "1914589", "--delta", "5e-8", "--eps-c", "1", "--tau", "4", "--domain", "87680", "--json")
+    out = cli(
+        "privacy", "--n", "1914589", "--delta", "5e-8", "--eps-c", "1", "--tau", "4", "--domain", "87680", "--json"
+    )
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
-    for key in ("eps_c", "delta", "n", "tau", "eps_b", "eps_f", "eps_l_inf", "eps_l_1", "accountant",
-                "neighbouring", "expected_messages"):
+    for key in (
+        "eps_c",
+        "delta",
+        "n",
+        "tau",
+        "eps_b",
+        "eps_f",
+        "eps_l_inf",
+        "eps_l_1",
+        "accountant",
+        "neighbouring",
+        "expected_messages",
+    ):
         assert key in rec
     assert round(rec["eps_l_inf"], 2) == 8.55 and round(rec["eps_l_1"], 2) == 6.94
     assert rec["accountant"] == "cheu19" and rec["neighbouring"] == "removal"
 
 
 def test_privacy_eps_l_to_eps_c():
-    rec = json.loads(cli("privacy", "--n", "1914589", "--delta", "5e-8", "--eps-l", "8.546896021336766", "--json").stdout)
+    rec = json.loads(
+        cli("privacy", "--n", "1914589", "--delta", "5e-8", "--eps-l", "8.546896021336766", "--json").stdout
+    )
     assert rec["eps_c"] == pytest.approx(1.0, abs=1e-9)
     assert "expected_messages" not in rec  # no --domain
 
 
 def test_run_writes_files(tmp_path, small_png):
-    out = cli("run", "--input", str(small_png), "--eps-c", "5", "--delta", "1e-6", "--json",
-              "--out", str(tmp_path / "o"), "--seed", "3")
+    out = cli(
+        "run",
+        "--input",
+        str(small_png),
+        "--eps-c",
+        "5",
+        "--delta",
+        "1e-6",
+        "--json",
+        "--out",
+        str(tmp_path / "o"),
+        "--seed",
+        "3",
+    )
     # 2,760 respondents: Lemma II.6 holds only up to eps_l = 3.2 < 5, so the trivial bound eps_l = eps_c is used
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     assert not rec["capped"] and rec["eps_c"] == rec["eps_l_inf"] == 5 and "trivial bound" in rec["notes"][0]
     rec = json.loads(cli("privacy", "--n", "100000", "--delta", "1e-6", "--eps-c", "3", "--json").stdout)
     assert rec["capped"] and rec["eps_c"] < 3 and "below the 3 asked for" in rec["notes"][0]  # Lemma II.6's top
-    out = cli("run", "--dataset", "horse", "--max-side", "160", "--eps-c", "1", "--json", "--tau", "16",
-              "--out", str(tmp_path / "o"), "--seed", "3")
+    out = cli(
+        "run",
+        "--dataset",
+        "horse",
+        "--max-side",
+        "160",
+        "--eps-c",
+        "1",
+        "--json",
+        "--tau",
+        "16",
+        "--out",
+        str(tmp_path / "o"),
+        "--seed",
+        "3",
+    )
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
-    for key in ("n", "d", "eps_c", "delta", "tau", "eps_l_inf", "eps_l_1", "expected_messages",
-                "rmse", "rmse_raw", "linf", "seconds"):
+    for key in (
+        "n",
+        "d",
+        "eps_c",
+        "delta",
+        "tau",
+        "eps_l_inf",
+        "eps_l_1",
+        "expected_messages",
+        "rmse",
+        "rmse_raw",
+        "linf",
+        "seconds",
+    ):
         assert key in rec
     assert rec["d"] == 160 * 137 and rec["tau"] == 16 and rec["delta"] == 5e-8
     files = sorted(p.name for p in (tmp_path / "o").iterdir())

@@ -1,15 +1,27 @@
 """Crowd IDs (seeds/000 Section V): Algorithm 3's drops against Theorem V.2 and their exact
 law, abort frequency, the per-report path, and the data-derived crowd-ID budget split."""
+
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.systems.crowds import (abort_probability, count_std, crowd_id_split, data_derived_ids, delete_reports,
-                            deletion_guarantees, drop_bound, drop_tail, expected_drops, parse_sizes,
-                            partition_errors, sample_deletion)
 from ldpcore.errors import InputError
+from ldpcore.systems.crowds import (
+    abort_probability,
+    count_std,
+    crowd_id_split,
+    data_derived_ids,
+    delete_reports,
+    deletion_guarantees,
+    drop_bound,
+    drop_tail,
+    expected_drops,
+    parse_sizes,
+    partition_errors,
+    sample_deletion,
+)
 
 
 def _drop_pmf(n, eps_cr, delta_cr):
@@ -43,7 +55,7 @@ def test_drops_match_their_exact_law(eps_cr, delta_cr):
     var = pmf @ (j - mean) ** 2
     assert abs(dropped.mean() - mean) < 4 * math.sqrt(var / crowds)
     fourth = pmf @ (j - mean) ** 4
-    assert abs(dropped.var() - var) < 4 * math.sqrt((fourth - var ** 2) / crowds)
+    assert abs(dropped.var() - var) < 4 * math.sqrt((fourth - var**2) / crowds)
     # and the whole law: chi-square goodness of fit on the cells with >= 5 expected
     observed = np.bincount(dropped, minlength=n + 1)
     expected = crowds * pmf
@@ -156,8 +168,12 @@ def test_splitting_the_budget_never_pays(eps_l, m):
     is worse for every value than the whole eps_l on the report (cf. Tables VI-VII)."""
     rng = np.random.default_rng(int(eps_l * 10) + m)
     grid = eps_l * np.linspace(0.001, 0.999, 41)
-    for counts in (rng.integers(0, 1000, 40), np.r_[np.zeros(39, int), 5000],
-                   (10_000 / np.arange(1, 41) ** 1.2).astype(int), np.r_[1, np.zeros(39, int)]):
+    for counts in (
+        rng.integers(0, 1000, 40),
+        np.r_[np.zeros(39, int), 5000],
+        (10_000 / np.arange(1, 41) ** 1.2).astype(int),
+        np.r_[1, np.zeros(39, int)],
+    ):
         crowd_of = rng.integers(0, m, counts.size)
         crowd_of[:m] = np.arange(m)
         result = crowd_id_split(counts, crowd_of, eps_l, grid)
@@ -193,7 +209,7 @@ def test_split_variance_matches_simulation():
     assert np.all(np.abs(est.mean(axis=0) - counts) < 4 * sd / math.sqrt(reps))
     alpha = 1e-3 / counts.size
     lo, hi = stats.chi2.ppf([alpha / 2, 1 - alpha / 2], reps - 1) / (reps - 1)
-    ratio = est.var(axis=0, ddof=1) / sd ** 2
+    ratio = est.var(axis=0, ddof=1) / sd**2
     assert np.all((ratio > lo) & (ratio < hi)), ratio
 
 
@@ -205,17 +221,20 @@ def test_data_derived_ids():
         data_derived_ids(10, 1, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("call, field", [
-    (lambda: sample_deletion([3, -1], 1.0, 0.1, np.random.default_rng(0)), "counts"),
-    (lambda: sample_deletion([3.5], 1.0, 0.1, np.random.default_rng(0)), "counts"),
-    (lambda: sample_deletion([3], 0.0, 0.1, np.random.default_rng(0)), "eps_cr"),
-    (lambda: sample_deletion([3], 1.0, 1.0, np.random.default_rng(0)), "delta_cr"),
-    (lambda: drop_bound(1.0, 0.1, 0), "crowds"),
-    (lambda: delete_reports([], 1.0, 0.1, np.random.default_rng(0)), "crowds"),
-    (lambda: crowd_id_split([1, 2], [0, 0], 1.0, [0.5]), "m >= 2"),
-    (lambda: crowd_id_split([1, 2], [0, 1], 1.0, [1.0]), "eps_hat"),
-    (lambda: crowd_id_split([1, 2], [0], 1.0, [0.5]), "crowd_of"),
-])
+@pytest.mark.parametrize(
+    "call, field",
+    [
+        (lambda: sample_deletion([3, -1], 1.0, 0.1, np.random.default_rng(0)), "counts"),
+        (lambda: sample_deletion([3.5], 1.0, 0.1, np.random.default_rng(0)), "counts"),
+        (lambda: sample_deletion([3], 0.0, 0.1, np.random.default_rng(0)), "eps_cr"),
+        (lambda: sample_deletion([3], 1.0, 1.0, np.random.default_rng(0)), "delta_cr"),
+        (lambda: drop_bound(1.0, 0.1, 0), "crowds"),
+        (lambda: delete_reports([], 1.0, 0.1, np.random.default_rng(0)), "crowds"),
+        (lambda: crowd_id_split([1, 2], [0, 0], 1.0, [0.5]), "m >= 2"),
+        (lambda: crowd_id_split([1, 2], [0, 1], 1.0, [1.0]), "eps_hat"),
+        (lambda: crowd_id_split([1, 2], [0], 1.0, [0.5]), "crowd_of"),
+    ],
+)
 def test_validation(call, field):
     with pytest.raises(InputError, match=field):
         call()

@@ -4,19 +4,35 @@ Screenshots of every page go to tests/output/e2e/. Skipped, with the reason, whe
 Debian's chromium is not installed (.ci/run installs it). The server (app_url) and the
 browser are conftest's, shared with test_e2e_systems.py.
 """
+
 import csv
 import io
 
 import numpy as np
 import pytest
+from e2e_support import (
+    IMAGE_CHANGED,
+    OUTPUT,
+    assert_no_error,
+    metric_value,
+    needs_browser,
+    open_page,
+    slider_input,
+    streamlit_app,
+    wait_for_metrics,
+    wait_idle,
+)
 from PIL import Image
 
-from e2e_support import (IMAGE_CHANGED, OUTPUT, assert_no_error, metric_value, needs_browser, open_page,
-                         slider_input, streamlit_app, wait_for_metrics, wait_idle)
-
 pytestmark = [pytest.mark.browser, needs_browser()]
-PAGES = {"home": "", "reconstruct": "reconstruct", "tradeoffs": "tradeoffs", "report-table": "report_table",
-         "accountant": "accountant", "multimessage": "multimessage"}
+PAGES = {
+    "home": "",
+    "reconstruct": "reconstruct",
+    "tradeoffs": "tradeoffs",
+    "report-table": "report_table",
+    "accountant": "accountant",
+    "multimessage": "multimessage",
+}
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -107,11 +123,14 @@ def test_report_table_csv_download_matches_the_page(app_url, page):
 def test_accountant_page_reacts_to_its_inputs(app_url, page):
     open_page(page, f"{app_url}/accountant", metrics=3)
     assert metric_value(page, "eps0: exact binary RR") == "10.68"  # Horse, eps_c = 1 (spec)
-    box = page.locator('.st-key-acc_value input')
+    box = page.locator(".st-key-acc_value input")
     box.fill("0.05")
     box.press("Enter")
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
-                           ".some(e => e.innerText.trim().startsWith('5.61'))", timeout=60_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+        ".some(e => e.innerText.trim().startsWith('5.61'))",
+        timeout=60_000,
+    )
     wait_idle(page)
     assert metric_value(page, "eps0: Lemma II.6") == "2.943"
     page.screenshot(path=str(OUTPUT / "accountant-eps-0.05.png"), full_page=True)
@@ -119,7 +138,7 @@ def test_accountant_page_reacts_to_its_inputs(app_url, page):
 
 def test_multimessage_page_reacts_to_its_controls(app_url, page):
     open_page(page, f"{app_url}/multimessage")
-    box = page.locator('.st-key-mp_colluding input')
+    box = page.locator(".st-key-mp_colluding input")
     box.fill("5")
     box.press("Enter")
     page.locator('[data-testid="stAlertContentError"]').wait_for(timeout=30_000)
@@ -136,7 +155,7 @@ def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
     assert metric_value(page, "messages / respondent") == "1.00"
     assert page.get_by_text("Certified central eps_c = ").count() == 1  # fmt21-numeric, one report each
     page.wait_for_url("**encoding=cms**")
-    box = page.locator('.st-key-k input')
+    box = page.locator(".st-key-k input")
     box.fill("16")
     box.press("Enter")
     page.wait_for_url("**k=16**", timeout=60_000)

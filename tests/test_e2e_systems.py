@@ -3,10 +3,18 @@
 Screenshots go to tests/output/e2e/page-<name>.png. Skipped, with the reason, where Debian's chromium is not
 installed (.ci/run installs it). The server (app_url) and the browser are conftest's, shared with test_e2e.py.
 """
-import pytest
 
-from e2e_support import (OUTPUT, assert_no_error, metric_value, needs_browser, open_page, slider_input, wait_idle,
-                         wait_metric_change)
+import pytest
+from e2e_support import (
+    OUTPUT,
+    assert_no_error,
+    metric_value,
+    needs_browser,
+    open_page,
+    slider_input,
+    wait_idle,
+    wait_metric_change,
+)
 
 pytestmark = [pytest.mark.browser, needs_browser()]
 
@@ -43,15 +51,17 @@ def test_page_opens_offline_and_follows_its_eps_control(app_url, page, name):
 
 def test_numeric_upload_csv(app_url, page, tmp_path):
     path = tmp_path / "people.csv"
-    path.write_text("age,income,region\n" + "".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n"
-                                                     for i in range(2000)))
+    path.write_text(
+        "age,income,region\n" + "".join(f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n" for i in range(2000))
+    )
     open_page(page, f"{app_url}/numeric", metrics=4)
     page.locator(".st-key-num_data").click()
     page.get_by_role("option", name="upload", exact=True).click()
     wait_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     page.get_by_text("people.csv: n = 2,000 respondents, d = 3 attributes (2 numeric, 1 categorical)").wait_for(
-        timeout=60_000)
+        timeout=60_000
+    )
     wait_idle(page)
     assert_no_error(page)
     assert metric_value(page, "MSE of the frequencies")

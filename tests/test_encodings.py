@@ -1,5 +1,6 @@
 """Every registered encoding runs end to end: plan (accountant), exact simulation, estimate,
 metrics; the measured raw error matches the analytic variance; the CLI and spec agree."""
+
 import json
 import math
 import subprocess
@@ -12,9 +13,9 @@ import pytest
 from ldpcore.data.loaders import load_dataset
 from ldpcore.errors import InputError
 from ldpcore.experiment.run import paper_methods, run
+from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
-from ldpcore.experiment.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,8 +49,7 @@ def test_runs_with_the_analytic_error_and_the_claimed_eps_c(small_horse, encodin
 def test_per_respondent_path_runs_for_every_encoding(encoding):
     tiny = load_dataset("horse", max_side=12)
     params = {"k": 4, "m": 64} if encoding in SKETCHES else {"n_r": 100} if encoding == "murs" else {}
-    r = run(ProtocolSpec(eps_c=5.0, delta=1e-3, encoding=encoding, params=params), tiny, seed=1,
-            per_respondent=True)
+    r = run(ProtocolSpec(eps_c=5.0, delta=1e-3, encoding=encoding, params=params), tiny, seed=1, per_respondent=True)
     assert np.isfinite(r.metrics["rmse_raw"])
 
 
@@ -120,15 +120,18 @@ def test_single_message_sketches_are_certified_by_the_generic_bounds(encoding):
     assert round(paper.eps_c, 2) == 0.49
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"q": 1}, "the cms encoding has no parameter q"),
-    ({"k": 0}, "hash functions k must be a whole number in \\[1, 4,096\\]"),
-    ({"m": 1000}, "sketch width m must be one of 64, 128"),
-    ({"m": "65536.0"}, None),
-    ({"k": True}, "must not be a boolean"),
-    ({"k": 4096, "m": 2**20}, "k x m = 4,294,967,296 cells exceeds"),
-    ({"k": 2.5}, "hash functions k must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"q": 1}, "the cms encoding has no parameter q"),
+        ({"k": 0}, "hash functions k must be a whole number in \\[1, 4,096\\]"),
+        ({"m": 1000}, "sketch width m must be one of 64, 128"),
+        ({"m": "65536.0"}, None),
+        ({"k": True}, "must not be a boolean"),
+        ({"k": 4096, "m": 2**20}, "k x m = 4,294,967,296 cells exceeds"),
+        ({"k": 2.5}, "hash functions k must be a whole number"),
+    ],
+)
 def test_bad_encoding_parameters_are_one_clear_message(params, message):
     if message is None:  # accepted, as its type
         assert ProtocolSpec(eps_c=1.0, encoding="cms", params=params).param_dict["m"] == 65_536
@@ -166,21 +169,63 @@ def test_fragments_and_accountants_are_checked_per_encoding():
 
 
 def test_cli_oracles_and_run_encoding():
-    out = subprocess.run([sys.executable, "-m", "ldpcore", "oracles", "--json"], cwd=ROOT, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "ldpcore", "oracles", "--json"], cwd=ROOT, capture_output=True, text=True
+    )
     encodings = json.loads(out.stdout)["encodings"]
     assert [e["name"] for e in encodings] == list(ENCODINGS)
     cms = encodings[list(ENCODINGS).index("cms")]
     assert cms["certified"] is True and [p["name"] for p in cms["params"]] == ["k", "m"]
     assert encodings[list(ENCODINGS).index("sketch-fragments")]["certified"] is False
     assert cms["params"][0]["default"] == 1024 and cms["params"][1]["default"] == 65_536
-    out = subprocess.run([sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--max-side", "64",
-                          "--encoding", "oue", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldpcore",
+            "run",
+            "--dataset",
+            "horse",
+            "--max-side",
+            "64",
+            "--encoding",
+            "oue",
+            "--eps-c",
+            "1",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     rec = json.loads(out.stdout)
     assert rec["encoding"] == "oue" and rec["accountant"] == "fmt21-numeric" and rec["expected_messages"] == 1.0
-    out = subprocess.run([sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--max-side", "64",
-                          "--encoding", "count-sketch", "--param", "k=16", "--param", "m=1024", "--param",
-                          "combine=mean", "--eps-c", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldpcore",
+            "run",
+            "--dataset",
+            "horse",
+            "--max-side",
+            "64",
+            "--encoding",
+            "count-sketch",
+            "--param",
+            "k=16",
+            "--param",
+            "m=1024",
+            "--param",
+            "combine=mean",
+            "--eps-c",
+            "1",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     rec = json.loads(out.stdout)
     assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is True
     assert rec["analytic_rmse_raw_note"] == ""  # the mean readout's variance is exact
@@ -191,6 +236,7 @@ def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(smal
     median readout carries its note; exact variances carry none."""
     from ldpcore.experiment.run import Method, analytic, evaluate
     from ldpcore.oracles.sketches import MEDIAN_NOTE
+
     median = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch"))
     assert run(median, small_horse, seed=1).as_dict()["analytic_rmse_raw_note"] == MEDIAN_NOTE
     assert "approximation" in MEDIAN_NOTE
@@ -198,8 +244,11 @@ def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(smal
     assert cell.privacy["analytic_rmse_raw_note"] == MEDIAN_NOTE
     assert analytic(Method("cs", median), 1.0, small_horse)["rmse_raw_note"] == MEDIAN_NOTE
     mean = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch", combine="mean"))
-    for spec in (mean, ProtocolSpec(eps_c=1.0, delta=1e-6), ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="hcms",
-                                                                         params=small("hcms"))):
+    for spec in (
+        mean,
+        ProtocolSpec(eps_c=1.0, delta=1e-6),
+        ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="hcms", params=small("hcms")),
+    ):
         assert analytic(Method("x", spec), 1.0, small_horse)["rmse_raw_note"] == ""
 
 
@@ -209,6 +258,7 @@ def test_murs_bound_round_trip_and_monotone(k, fakes):
     """The inverse gives the largest eps_l whose eps_1 <= eps_c (k=None: the hash range follows eps_l, so
     eps_1 jumps and may land below the target); forward is increasing where valid."""
     from ldpcore.oracles.fake_reports import murs_bound
+
     bound, n, delta = murs_bound(fakes), 2_000_000, 1e-9
     lo, hi, reason = bound.region_fn(n, delta, k)
     assert not reason

@@ -1,13 +1,14 @@
 """ldpcore.systems.heavy_hitters at a small scale: seeds/000 Table I in kind (one-hot recovers more of
 the tail, the fragmented sketch sends far fewer messages), recall bounds, determinism."""
+
 import dataclasses
 
 import numpy as np
 import pytest
 
 from ldpcore.data.loaders import synthetic_heavy_hitters
-from ldpcore.systems.heavy_hitters import compare, recall_at
 from ldpcore.oracles.sketches import PRIVACY_NOTE
+from ldpcore.systems.heavy_hitters import compare, recall_at
 
 KS = (100, 1000, 10000)
 

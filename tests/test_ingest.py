@@ -1,6 +1,7 @@
 """Raw records through DuckDB: formats agree, per-user rules count as documented, every row
 is accounted for, grids and bins equal numpy's, plain SQL gives the same counts, and bad
 files give one clear InputError."""
+
 import csv
 import re
 import sqlite3
@@ -10,14 +11,24 @@ import duckdb
 import numpy as np
 import pytest
 
+from ldpcore.data.ingest import (
+    IngestReport,
+    load_sample,
+    parse_bbox,
+    parse_rule,
+    read_categorical,
+    read_counts,
+    read_numeric,
+    read_points,
+    read_table,
+    write_counts,
+)
 from ldpcore.data.loaders import load_csv
+from ldpcore.data.numeric_table import load_table_csv
 from ldpcore.errors import InputError
 from ldpcore.experiment.run import run
-from ldpcore.export import render
-from ldpcore.data.ingest import (IngestReport, load_sample, parse_bbox, parse_rule, read_categorical, read_counts,
-                            read_numeric, read_points, read_table, write_counts)
-from ldpcore.data.numeric_table import load_table_csv
 from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.export import render
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "your_data.md"
 
@@ -34,7 +45,7 @@ def write_parquet(path, columns: dict):
     """A Parquet file with DuckDB's own writer (no pyarrow): columns maps names to lists."""
     con = duckdb.connect()
     names = list(columns)
-    select = ", ".join(f"unnest($c{j}) AS \"{n}\"" for j, n in enumerate(names))
+    select = ", ".join(f'unnest($c{j}) AS "{n}"' for j, n in enumerate(names))
     con.execute(f"CREATE TABLE t AS SELECT {select}", {f"c{j}": columns[n] for j, n in enumerate(names)})
     con.execute(f"COPY t TO '{path}' (FORMAT PARQUET)")
     con.close()
@@ -47,12 +58,20 @@ def accounted(r: IngestReport) -> bool:
 
 # one user's events: user, app (hand-made; the expected counts are worked out in the comments)
 EVENTS = [
-    ("u1", "mail"), ("u1", "maps"), ("u1", "maps"),   # first mail, mode maps, distinct:2 mail+maps
-    ("u2", "chat"), ("u2", ""),                       # an empty value: left out before the rule
-    ("u3", "mail"), ("u3", "chat"), ("u3", "chat"), ("u3", "mail"),  # mode tie 2-2: mail (first seen)
-    ("", "mail"),                                     # no user id: left out
-    ("u4", " chat "),                                 # surrounding spaces removed
-    ("u5", "10"), ("u5", "2"), ("u5", "maps"),        # distinct:2 keeps 10 and 2
+    ("u1", "mail"),
+    ("u1", "maps"),
+    ("u1", "maps"),  # first mail, mode maps, distinct:2 mail+maps
+    ("u2", "chat"),
+    ("u2", ""),  # an empty value: left out before the rule
+    ("u3", "mail"),
+    ("u3", "chat"),
+    ("u3", "chat"),
+    ("u3", "mail"),  # mode tie 2-2: mail (first seen)
+    ("", "mail"),  # no user id: left out
+    ("u4", " chat "),  # surrounding spaces removed
+    ("u5", "10"),
+    ("u5", "2"),
+    ("u5", "maps"),  # distinct:2 keeps 10 and 2
 ]
 
 
@@ -61,13 +80,16 @@ def events(tmp_path):
     return write_csv(tmp_path / "events.csv", ("user", "app"), EVENTS)
 
 
-@pytest.mark.parametrize("rule, expected", [
-    (None, {"10": 1, "2": 1, "chat": 4, "mail": 4, "maps": 3}),
-    ("first", {"10": 1, "chat": 2, "mail": 2}),
-    ("mode", {"10": 1, "chat": 2, "mail": 1, "maps": 1}),
-    ("distinct:2", {"10": 1, "2": 1, "chat": 3, "mail": 2, "maps": 1}),
-    ("distinct:1", {"10": 1, "chat": 2, "mail": 2}),
-])
+@pytest.mark.parametrize(
+    "rule, expected",
+    [
+        (None, {"10": 1, "2": 1, "chat": 4, "mail": 4, "maps": 3}),
+        ("first", {"10": 1, "chat": 2, "mail": 2}),
+        ("mode", {"10": 1, "chat": 2, "mail": 1, "maps": 1}),
+        ("distinct:2", {"10": 1, "2": 1, "chat": 3, "mail": 2, "maps": 1}),
+        ("distinct:1", {"10": 1, "chat": 2, "mail": 2}),
+    ],
+)
 def test_per_user_rules_give_the_documented_counts(events, rule, expected):
     hist, rep = read_categorical(events, "app", user_column=None if rule is None else "user", per_user=rule)
     assert dict(zip(hist.labels, hist.counts.tolist())) == {k: expected.get(k, 0) for k in hist.labels}
@@ -91,9 +113,11 @@ def test_csv_tsv_parquet_and_bytes_give_identical_histograms(tmp_path):
     names = np.array(["mail", "maps", "chat, video", 'say "hi"', "café", "#tag", "007", "x y"])
     values = names[rng.integers(0, len(names), 3000)].tolist()
     users = [f"user{u}" for u in rng.integers(0, 400, 3000)]
-    paths = [write_csv(tmp_path / "a.csv", ("user", "app"), zip(users, values)),
-             write_csv(tmp_path / "a.tsv", ("user", "app"), zip(users, values), delimiter="\t"),
-             write_parquet(tmp_path / "a.parquet", {"user": users, "app": values})]
+    paths = [
+        write_csv(tmp_path / "a.csv", ("user", "app"), zip(users, values)),
+        write_csv(tmp_path / "a.tsv", ("user", "app"), zip(users, values), delimiter="\t"),
+        write_parquet(tmp_path / "a.parquet", {"user": users, "app": values}),
+    ]
     for rule in (None, "first", "mode", "distinct:3"):
         kw = {} if rule is None else {"user_column": "user", "per_user": rule}
         results = [read_categorical(p, "app", **kw) for p in paths]
@@ -114,8 +138,10 @@ def test_nulls_empty_and_out_of_domain_are_counted_and_reported(tmp_path):
     assert hist.labels == ("mail", "maps", "chat") and list(hist.counts) == [2, 1, 0]
     assert (rep.rows, rep.kept, rep.nulls, rep.empty, rep.out_of_domain) == (10, 3, 2, 2, 3)
     assert rep.examples == ("games", "tv") and rep.distinct == 2 and accounted(rep)
-    assert hist.notes == ("4 rows of 10 had no value (2 NULL, 2 empty) and were left out.",
-                          "3 rows held values outside the declared domain (e.g. 'games', 'tv') and were left out.")
+    assert hist.notes == (
+        "4 rows of 10 had no value (2 NULL, 2 empty) and were left out.",
+        "3 rows held values outside the declared domain (e.g. 'games', 'tv') and were left out.",
+    )
     hist, rep = read_categorical(path, "app")  # without a domain every value is kept
     assert hist.labels == ("games", "mail", "maps", "tv") and rep.out_of_domain == 0 and rep.kept == 6
 
@@ -136,7 +162,7 @@ def test_domain_cap_and_domain_checks(tmp_path):
 
 def test_points_grid_equals_numpy_histogram2d(tmp_path):
     rng = np.random.default_rng(3)
-    lat = np.concatenate([rng.normal(40.73, 0.05, 4000), [40.6, 40.9, 40.75, 41.5]])   # edges and outside
+    lat = np.concatenate([rng.normal(40.73, 0.05, 4000), [40.6, 40.9, 40.75, 41.5]])  # edges and outside
     lon = np.concatenate([rng.normal(-73.95, 0.06, 4000), [-74.1, -73.8, -73.9, -73.9]])
     path = write_parquet(tmp_path / "pts.parquet", {"latitude": lat.tolist(), "lng": lon.tolist()})
     hist, rep = read_points(path, width=40, height=30, bbox=(-74.1, 40.6, -73.8, 40.9))
@@ -162,8 +188,9 @@ def test_a_grid_flows_through_the_image_path(tmp_path):
     assert render(hist, result.estimate).size == (hist.shape[1], hist.shape[0])
 
 
-@pytest.mark.parametrize("bins, value_range", [(7, None), (20, (-2.0, 2.0)), ("sturges", None),
-                                               ("rice", (-1.0, 3.0)), ("sqrt", None)])
+@pytest.mark.parametrize(
+    "bins, value_range", [(7, None), (20, (-2.0, 2.0)), ("sturges", None), ("rice", (-1.0, 3.0)), ("sqrt", None)]
+)
 def test_numeric_bins_equal_numpy_histogram(tmp_path, bins, value_range):
     rng = np.random.default_rng(11)
     x = np.concatenate([rng.normal(0.3, 1.0, 2500), [-2.0, 2.0, 0.0, 1.0]])
@@ -183,8 +210,14 @@ def test_numeric_nan_inf_and_empty_are_accounted(tmp_path):
 
 
 def test_table_matches_the_csv_table_loader(tmp_path):
-    rows = [("30", "red", "1.5"), ("41", "blue", "2"), ("", "red", "3"), ("52", "green", "9"), ("38", "red", "0.5"),
-            ("44", "blue", "nan")]
+    rows = [
+        ("30", "red", "1.5"),
+        ("41", "blue", "2"),
+        ("", "red", "3"),
+        ("52", "green", "9"),
+        ("38", "red", "0.5"),
+        ("44", "blue", "nan"),
+    ]
     path = write_csv(tmp_path / "t.csv", ("age", "color", "income"), rows)
     table, rep = read_table(path, ["age", "color", "income"], categorical=["color"], ranges={"income": (0, 5)})
     complete = write_csv(tmp_path / "c.csv", ("age", "color", "income"), [r for r in rows if r[0] and r[2] != "nan"])
@@ -219,6 +252,7 @@ def test_counts_table_checks(tmp_path):
 
 # --- the cluster query: plain SQL gives the same counts --------------------------------------
 
+
 def doc_queries() -> dict:
     """The SQL blocks of docs/your_data.md tagged `-- query: NAME`."""
     blocks = re.findall(r"```sql\n(.*?)```", DOCS.read_text(), flags=re.S)
@@ -238,13 +272,14 @@ def test_the_documented_group_by_gives_the_duckdb_counts(tmp_path):
     assert set(queries) == set(rules)
     for query, rule in rules.items():
         kw = {} if rule is None else {"user_column": "user_id", "per_user": rule}
-        sql = queries[query].replace("event_time", "row_id")   # sqlite's rowid is the file order here
+        sql = queries[query].replace("event_time", "row_id")  # sqlite's rowid is the file order here
         plain = dict(con.execute(sql).fetchall())
         hist, _ = read_categorical(path, "category", **kw)
         assert plain == dict(zip(hist.labels, hist.counts.tolist()))
 
 
 # --- bad files: one sentence naming the file and the problem ---------------------------------
+
 
 def one_sentence(message: str, file: str) -> bool:
     return "\n" not in message and message.endswith(".") and file in message
@@ -264,30 +299,67 @@ def bad_files(tmp_path):
     con.execute(f"COPY (SELECT 'x' AS app WHERE false) TO '{tmp_path / 'norows.parquet'}' (FORMAT PARQUET)")
     con.execute(f"COPY (SELECT DATE '2024-01-01' AS day) TO '{tmp_path / 'dates.parquet'}' (FORMAT PARQUET)")
     return {
-        "wrong column": (read_categorical, "semicolon.csv", {"column": "category"},
-                         "has one column 'user;app', which looks separated by ';' rather than ','"),
-        "wrong column name": (read_categorical, "ragged.csv", {"column": "category"},
-                              "has no column 'category'; its columns are user, app"),
+        "wrong column": (
+            read_categorical,
+            "semicolon.csv",
+            {"column": "category"},
+            "has one column 'user;app', which looks separated by ';' rather than ','",
+        ),
+        "wrong column name": (
+            read_categorical,
+            "ragged.csv",
+            {"column": "category"},
+            "has no column 'category'; its columns are user, app",
+        ),
         "binary garbage": (read_categorical, "garbage.csv", {"column": "app"}, "holds binary data"),
         "binary parquet": (read_categorical, "garbage.parquet", {"column": "app"}, "is not a Parquet file"),
         "not utf-8": (read_categorical, "latin1.csv", {"column": "app"}, "is not UTF-8 text"),
         "empty file": (read_categorical, "empty.csv", {"column": "app"}, "is empty"),
         "header only": (read_categorical, "header.csv", {"column": "app"}, "holds no rows"),
         "parquet without rows": (read_categorical, "norows.parquet", {"column": "app"}, "holds no rows"),
-        "ragged line": (read_categorical, "ragged.csv", {"column": "app"},
-                        "ragged.csv, line 3: 1 fields where the header has 2 (delimiter ',')"),
-        "mixed types": (read_numeric, "mixed.csv", {"column": "age"}, "column 'age' holds 'forty', which is not a number"),
-        "mixed types, points": (read_points, "mixed.csv", {"lat": "age", "lon": "age"}, "holds 'forty', which is not a number"),
+        "ragged line": (
+            read_categorical,
+            "ragged.csv",
+            {"column": "app"},
+            "ragged.csv, line 3: 1 fields where the header has 2 (delimiter ',')",
+        ),
+        "mixed types": (
+            read_numeric,
+            "mixed.csv",
+            {"column": "age"},
+            "column 'age' holds 'forty', which is not a number",
+        ),
+        "mixed types, points": (
+            read_points,
+            "mixed.csv",
+            {"lat": "age", "lon": "age"},
+            "holds 'forty', which is not a number",
+        ),
         "dates, not numbers": (read_numeric, "dates.parquet", {"column": "day"}, "column 'day' holds DATE values"),
         "no latitude": (read_points, "ragged.csv", {}, "found no latitude column (named lat or latitude)"),
         "no such file": (read_categorical, "missing.csv", {"column": "app"}, "no such file"),
     }
 
 
-@pytest.mark.parametrize("case", ["wrong column", "wrong column name", "binary garbage", "binary parquet",
-                                  "not utf-8", "empty file", "header only", "parquet without rows", "ragged line",
-                                  "mixed types", "mixed types, points", "dates, not numbers", "no latitude",
-                                  "no such file"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "wrong column",
+        "wrong column name",
+        "binary garbage",
+        "binary parquet",
+        "not utf-8",
+        "empty file",
+        "header only",
+        "parquet without rows",
+        "ragged line",
+        "mixed types",
+        "mixed types, points",
+        "dates, not numbers",
+        "no latitude",
+        "no such file",
+    ],
+)
 def test_malformed_files_give_one_clear_message(tmp_path, case):
     reader, file, kw, message = bad_files(tmp_path)[case]
     with pytest.raises(InputError) as err:

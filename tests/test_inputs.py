@@ -1,17 +1,26 @@
 """Bad input gets one clear InputError naming the problem; good input loads exactly."""
+
 import re
 
 import numpy as np
 import pytest
+from conftest import huge_png
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from conftest import huge_png
-from ldpcore.data.loaders import DATASETS, load_csv, load_dataset, load_image, load_path, load_upload, synthetic_heavy_hitters
+from ldpcore.data.loaders import (
+    DATASETS,
+    load_csv,
+    load_dataset,
+    load_image,
+    load_path,
+    load_upload,
+    synthetic_heavy_hitters,
+)
 from ldpcore.errors import InputError
-from ldpcore.export import png_bytes
 from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.export import png_bytes
 
 
 def test_image_counts_are_luminance_times_scale(small_png):
@@ -64,7 +73,6 @@ def test_csv_formats():
     assert list(h.counts) == [4, 1, 0] and h.labels == ("apple", "pear", "fig")
     assert h.labels[1:] == ["pear", "fig"] and h.labels[-1] == "fig" and len(h.labels) == 3
     assert list(load_csv(b"a,2\nb,3\n").counts) == [2, 3]
-
 
 
 def test_csv_or_image_by_file_name(small_png):
@@ -121,14 +129,17 @@ def test_all_black_image(tmp_path):
         load_image(path)
 
 
-@pytest.mark.parametrize("kw,message", [
-    (dict(eps_c=0.0), "eps_c must be a finite number > 0"),
-    (dict(eps_c=-1.0), "eps_c must be a finite number > 0"),
-    (dict(eps_c=1.0, delta=0.0), "delta must lie strictly between 0 and 1"),
-    (dict(eps_c=1.0, delta=1.0), "delta must lie strictly between 0 and 1"),
-    (dict(eps_c=1.0, tau=0), "tau"),
-    (dict(eps_c=1.0, accountant="nope"), "unknown accountant"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        (dict(eps_c=0.0), "eps_c must be a finite number > 0"),
+        (dict(eps_c=-1.0), "eps_c must be a finite number > 0"),
+        (dict(eps_c=1.0, delta=0.0), "delta must lie strictly between 0 and 1"),
+        (dict(eps_c=1.0, delta=1.0), "delta must lie strictly between 0 and 1"),
+        (dict(eps_c=1.0, tau=0), "tau"),
+        (dict(eps_c=1.0, accountant="nope"), "unknown accountant"),
+    ],
+)
 def test_bad_parameters(kw, message):
     with pytest.raises(InputError, match=message):
         ProtocolSpec(**kw)
@@ -148,6 +159,7 @@ def test_paper_rule_undefined_says_what_to_do():
 
 # --- the vectorised CSV reader agrees with the csv module ------------------------------------
 
+
 def _outcome(data: bytes):
     try:
         h = load_csv(data, name="h.csv")
@@ -157,11 +169,18 @@ def _outcome(data: bytes):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(
-    st.from_regex(r"[ ]?[0-9]{1,20}[ ]?", fullmatch=True),
-    st.from_regex(r"[a-z ]{0,4},[ ]?[0-9]{1,4}(\.0|e1)?", fullmatch=True),
-    st.sampled_from(["", "# note", "value,count", " ", "1_0", "-3", "x", "nan", "1.5", "a,b,c", "é,4"])),
-    min_size=1, max_size=30), st.sampled_from(["\n", "\r\n"]))
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[ ]?[0-9]{1,20}[ ]?", fullmatch=True),
+            st.from_regex(r"[a-z ]{0,4},[ ]?[0-9]{1,4}(\.0|e1)?", fullmatch=True),
+            st.sampled_from(["", "# note", "value,count", " ", "1_0", "-3", "x", "nan", "1.5", "a,b,c", "é,4"]),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
 def test_fast_csv_reader_matches_the_csv_module(lines, newline):
     """A block with a quote goes through the csv module row by row: the same file with a quote in an
     extra comment line must give the same counts and names, or a refusal of the same file."""
@@ -173,6 +192,7 @@ def test_fast_csv_reader_matches_the_csv_module(lines, newline):
 
 def test_csv_blocks_join_across_their_boundaries(monkeypatch):
     import ldpcore.data.loaders as data
+
     monkeypatch.setattr(data, "BLOCK_BYTES", 7)  # lines cut across many blocks
     h = load_csv(b"value,count\n" + b"".join(b"name%d,%d\n" % (i, i * 37) for i in range(500)), name="h.csv")
     assert list(h.counts) == [i * 37 for i in range(500)] and h.labels[499] == "name499"

@@ -5,6 +5,7 @@ modules of its own layer or of any layer below it; the privacy layer never reach
 and nothing in ldpcore imports streamlit or plotly. The imports are read from the source (ast),
 including those inside functions, so a lazy import cannot hide a dependency.
 """
+
 import ast
 from pathlib import Path
 
@@ -36,8 +37,9 @@ def modules() -> dict[str, Path]:
 def imports(path: Path) -> set[str]:
     """Every module an import statement in the file names (absolute; relative ones resolved)."""
     tree = ast.parse(path.read_text())
-    package = ".".join(path.relative_to(path.parents[len(path.parts) - 1 - path.parts.index("ldpcore")])
-                       .with_suffix("").parts[:-1])
+    package = ".".join(
+        path.relative_to(path.parents[len(path.parts) - 1 - path.parts.index("ldpcore")]).with_suffix("").parts[:-1]
+    )
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

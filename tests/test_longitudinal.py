@@ -1,6 +1,7 @@
 """The tree protocol of seeds/004 Section 3 (Algorithms 1-2, corrected per
 spec/longitudinal.md): exhaustive LDP audit, exact simulation vs the per-respondent
 client, unbiasedness and the exact variance, messages and the shuffled central eps."""
+
 import itertools
 import math
 
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.privacy.bounds import get_bound
 from ldpcore.errors import InputError
+from ldpcore.privacy.bounds import get_bound
 from ldpcore.systems.longitudinal import Client, Trajectories, TreeProtocol, synthetic_trajectories
 
 
@@ -37,12 +38,12 @@ def test_exhaustive_ldp(d, k, eps):
     assert len(_inputs(d, k)) == sum(math.comb(d, m) for m in range(k + 1))
     tight = _max_log_ratio(TreeProtocol(d, k, eps, "tight"))
     paper = _max_log_ratio(TreeProtocol(d, k, eps, "paper"))
-    assert tight <= eps + 1e-12           # tight mode (a = eps) is eps-LDP
-    assert paper <= eps / 2 + 1e-12       # the paper's a = eps/2 is eps/2-LDP: its eps claim is 2x loose
+    assert tight <= eps + 1e-12  # tight mode (a = eps) is eps-LDP
+    assert paper <= eps / 2 + 1e-12  # the paper's a = eps/2 is eps/2-LDP: its eps claim is 2x loose
     if d > k:  # some input with k changes all agreeing with a transcript, another all disagreeing
         assert tight == pytest.approx(eps, abs=1e-12)
         assert paper == pytest.approx(eps / 2, abs=1e-12)
-    else:      # d <= k: not every i* can select a change, so the bound is not attained
+    else:  # d <= k: not every i* can select a change, so the bound is not attained
         assert tight < eps - 1e-3 and paper < eps / 2 - 1e-3
 
 
@@ -60,8 +61,9 @@ def test_transcript_probabilities_are_those_of_the_client(states):
         assert all(h == client.h_star for h, _, _ in reports) and len(reports) == 4 >> (client.h_star - 1)
         key = (client.h_star, tuple(u for _, _, u in reports))
         seen[key] = seen.get(key, 0) + 1
-    keys = [(h, u) for h in range(1, protocol.levels + 1)
-            for u in itertools.product((-1, 1), repeat=protocol.d >> (h - 1))]
+    keys = [
+        (h, u) for h in range(1, protocol.levels + 1) for u in itertools.product((-1, 1), repeat=protocol.d >> (h - 1))
+    ]
     expected = runs * np.exp([protocol.transcript_log_prob(states, h, np.array(u)) for h, u in keys])
     observed = np.array([seen.pop(key, 0) for key in keys])
     assert not seen  # no transcript outside the enumerated ones
@@ -121,13 +123,13 @@ def test_track_reports_the_estimate_and_its_exact_std():
     runs = [protocol.track(traj, rng) for _ in range(400)]
     first = runs[0]
     assert np.array_equal(first.truth, traj.running_counts())
-    assert np.allclose(first.std ** 2, protocol.variance(traj.n, first.truth))
-    assert first.analytic_rmse == pytest.approx(math.sqrt(np.mean(first.std ** 2)))
+    assert np.allclose(first.std**2, protocol.variance(traj.n, first.truth))
+    assert first.analytic_rmse == pytest.approx(math.sqrt(np.mean(first.std**2)))
     assert first.rmse == pytest.approx(math.sqrt(np.mean((first.estimate - first.truth) ** 2)))
     # the mean squared error over runs matches the analytic one: the sd of one run's mean over t
     # of the squared errors is at most mean_t sd(e_t^2) = sqrt(2) mean_t Var (normal errors)
-    mse = np.mean([r.rmse ** 2 for r in runs])
-    assert abs(mse / first.analytic_rmse ** 2 - 1) < 4 * math.sqrt(2 / len(runs))
+    mse = np.mean([r.rmse**2 for r in runs])
+    assert abs(mse / first.analytic_rmse**2 - 1) < 4 * math.sqrt(2 / len(runs))
     same = protocol.track(traj, np.random.default_rng(5)).estimate
     assert np.array_equal(same, protocol.track(traj, np.random.default_rng(5)).estimate)
 
@@ -155,7 +157,7 @@ def test_messages_per_respondent():
     per_level = counts / (16 >> np.arange(5))  # respondents per level
     assert per_level.sum() == traj.n and np.all(per_level == per_level.round())
     sizes = 16 >> np.arange(5)
-    sd = math.sqrt((sizes ** 2 @ np.full(5, 0.2) - (31 / 5) ** 2) / traj.n)
+    sd = math.sqrt((sizes**2 @ np.full(5, 0.2) - (31 / 5) ** 2) / traj.n)
     assert abs(counts.sum() / traj.n - 31 / 5) < 4 * sd
 
 
@@ -175,12 +177,18 @@ def test_shuffled_central_eps():
     assert paper.valid and paper.eps_c == pytest.approx(2 * 12 * 0.4 * math.sqrt(math.log(2e6) / 100_000))
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(d=6, k=1, eps=1.0), "d (periods)"), (dict(d=0, k=1, eps=1.0), "d (periods)"),
-    (dict(d=8, k=0, eps=1.0), "k (changes)"), (dict(d=8, k=1.5, eps=1.0), "k (changes)"),
-    (dict(d=8, k=1, eps=0.0), "eps"), (dict(d=8, k=1, eps=-1.0), "eps"),
-    (dict(d=8, k=1, eps=1.0, mode="half"), "mode"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(d=6, k=1, eps=1.0), "d (periods)"),
+        (dict(d=0, k=1, eps=1.0), "d (periods)"),
+        (dict(d=8, k=0, eps=1.0), "k (changes)"),
+        (dict(d=8, k=1.5, eps=1.0), "k (changes)"),
+        (dict(d=8, k=1, eps=0.0), "eps"),
+        (dict(d=8, k=1, eps=-1.0), "eps"),
+        (dict(d=8, k=1, eps=1.0, mode="half"), "mode"),
+    ],
+)
 def test_protocol_validation(kwargs, field):
     with pytest.raises(InputError, match=field.replace("(", r"\(").replace(")", r"\)")):
         TreeProtocol(**kwargs)

@@ -3,6 +3,7 @@
 force and the spec's rho_min numbers, exact aggregate samplers vs per-user randomizers,
 Count-Min's exact moments and one-sided guarantee, B-ary RR's blanket and audit, the
 reference curves."""
+
 import itertools
 import math
 
@@ -12,8 +13,19 @@ from scipy import signal, stats
 
 from ldpcore.errors import InputError
 from ldpcore.oracles.multimessage import (
-    BaryRR, CountMinMultiMessage, HadamardMultiMessage, count_min_delta, count_min_q_min, hadamard_delta,
-    hadamard_rho_min, multi_message_upper_bound, paper_q, paper_rho, paper_tau, single_message_lower_bound)
+    BaryRR,
+    CountMinMultiMessage,
+    HadamardMultiMessage,
+    count_min_delta,
+    count_min_q_min,
+    hadamard_delta,
+    hadamard_rho_min,
+    multi_message_upper_bound,
+    paper_q,
+    paper_rho,
+    paper_tau,
+    single_message_lower_bound,
+)
 
 
 @pytest.mark.parametrize("eps,expected", [(0.5, 137), (1.0, 43), (2.0, 19)])
@@ -142,7 +154,7 @@ def test_count_min_paper_parameters():
     oracle = CountMinMultiMessage.from_eps(1.0, d=1000, n=10**7, delta=1e-6)
     tau = math.ceil(math.log2(1000))
     assert oracle.tau == tau and oracle.width == 2 * 10**7
-    assert oracle.q == pytest.approx(90 * tau ** 2 * math.log(2 * tau / 1e-6) / 1e7)
+    assert oracle.q == pytest.approx(90 * tau**2 * math.log(2 * tau / 1e-6) / 1e7)
     assert oracle.expected_messages() == pytest.approx(tau * (1 + 2 * 10**7 * oracle.q))
     with pytest.raises(InputError, match="too small for the paper's blanket"):
         CountMinMultiMessage.from_eps(1.0, d=1000, n=4096, delta=1e-6)
@@ -160,8 +172,20 @@ def _count_min_brute(eps, q, n, tau):
     return np.clip(p - e * q_, 0, None).sum(), np.clip(q_ - e * p, 0, None).sum()
 
 
-@pytest.mark.parametrize("n,q,tau", [(1, 0.3, 1), (20, 0.05, 1), (20, 0.3, 1), (60, 0.1, 1), (60, 0.3, 1),
-                                     (3, 0.5, 2), (20, 0.1, 2), (30, 0.05, 2), (40, 0.3, 2)])
+@pytest.mark.parametrize(
+    "n,q,tau",
+    [
+        (1, 0.3, 1),
+        (20, 0.05, 1),
+        (20, 0.3, 1),
+        (60, 0.1, 1),
+        (60, 0.3, 1),
+        (3, 0.5, 2),
+        (20, 0.1, 2),
+        (30, 0.05, 2),
+        (40, 0.3, 2),
+    ],
+)
 def test_count_min_delta_bounds_brute_force_tightly(n, q, tau):
     """Pessimistic PLD >= the exact delta of the product space, within 2e-3 relative (measured: at
     most 7.9e-4, e.g. 1.416014e-03 vs 1.414900e-03 at n=40, q=0.3, tau=2, eps=2)."""
@@ -221,7 +245,7 @@ def test_count_min_tight_q_is_hundreds_of_times_below_the_paper():
     assert paper.q == paper_q(1.0, 1e-8, n, 14) and tight.q / paper.q == pytest.approx(1 / 524, rel=0.02)
     counts = np.zeros(d, dtype=np.int64)
     counts[0] = n
-    rmse = [math.sqrt(np.mean(b ** 2 + v)) for b, v in (o.moments(counts) for o in (tight, paper))]
+    rmse = [math.sqrt(np.mean(b**2 + v)) for b, v in (o.moments(counts) for o in (tight, paper))]
     assert rmse[0] == pytest.approx(48, rel=0.02) and rmse[1] / rmse[0] > 15
     with pytest.raises(InputError, match="rule must be"):
         CountMinMultiMessage.from_eps(1.0, d, n, 1e-8, rule="exact")
@@ -240,9 +264,10 @@ def test_count_min_with_tight_q_keeps_its_exact_moments():
 def test_bary_rr_blanket_and_exact_sampler():
     n, d, delta, eps = 100_000, 50, 1e-6, 0.5
     oracle = BaryRR.from_eps(eps, d, n, delta)
-    gamma = max(14 * d * math.log(2 / delta) / ((n - 1) * eps ** 2), 27 * d / ((n - 1) * eps))
+    gamma = max(14 * d * math.log(2 / delta) / ((n - 1) * eps**2), 27 * d / ((n - 1) * eps))
     assert oracle.gamma == pytest.approx(gamma) and oracle.eps_l == pytest.approx(math.log(1 + d * (1 - gamma) / gamma))
     from ldpcore.privacy.bounds import get_bound  # lazily: the accountant module is shared work
+
     assert all(get_bound(name).name == name for name in BaryRR.accountants)
     assert get_bound("blanket-krr").forward(oracle.eps_l, n, delta, d).eps_c == pytest.approx(eps)
     counts = np.random.default_rng(9).integers(0, 4000, size=d)
@@ -271,7 +296,7 @@ def test_bary_rr_sampler_agrees_with_randomizer_and_audit():
 def test_reference_curves():
     n = np.logspace(2, 10, 9)
     single = single_message_lower_bound(n, d=10_000)
-    assert single == pytest.approx(np.minimum(n ** 0.25, 100.0))
+    assert single == pytest.approx(np.minimum(n**0.25, 100.0))
     assert single[-1] == 100.0 and np.all(np.diff(single) >= 0)  # n^(1/4) until n = d^2
     multi = multi_message_upper_bound(n, 10_000, 1.0, 1e-6)
     assert np.all(multi == multi[0]) and multi[0] == pytest.approx(math.sqrt(math.log(1e4) * math.log(1e6)))

@@ -1,12 +1,13 @@
 """The Multi-message page's numbers: error against n and the who-can-see-what table."""
+
 import math
 
 import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.systems.multiparty import error_against_n, synthetic_counts, threat_table
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
+from ldpcore.systems.multiparty import error_against_n, synthetic_counts, threat_table
 
 
 def test_single_message_error_needs_many_respondents_multi_message_does_not():

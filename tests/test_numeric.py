@@ -6,6 +6,7 @@ the analytic variance; variances are checked through the second moment about the
 value, mean((x - t)^2), in a normal-theory band (its standard error from the sample),
 Bonferroni over each parametrised family at level ALPHA.
 """
+
 import itertools
 import math
 import subprocess
@@ -19,14 +20,54 @@ from scipy import integrate, stats
 
 from ldpcore.errors import InputError
 from ldpcore.systems.numeric import (
-    DUCHI_TIES, EPS_SHARP, EPS_STAR, MECHANISMS, SYNTHETIC, NumericTable, algorithm4_k, algorithm4_randomize,
-    algorithm4_variance, algorithm4_worst_variance, duchi_b, duchi_cd, duchi_md_b, duchi_md_randomize,
-    duchi_md_variance, duchi_prob_plus, duchi_worst_variance, estimate_frequencies, estimate_mean, expected_mse,
-    from_unit, hm_alpha, hm_variance, hm_worst_variance, laplace_density, laplace_worst_variance, load_table_csv,
-    oue_frequency_variance, pm_constants, pm_density, pm_interval, pm_randomize, pm_variance, pm_worst_variance,
-    randomize_table, recommend, shuffled_eps_c, synthetic_table, to_unit, variance_scale,
+    DUCHI_TIES,
+    EPS_SHARP,
+    EPS_STAR,
+    MECHANISMS,
+    SYNTHETIC,
+    NumericTable,
+    algorithm4_k,
+    algorithm4_randomize,
+    algorithm4_variance,
+    algorithm4_worst_variance,
+    duchi_b,
+    duchi_cd,
+    duchi_md_b,
+    duchi_md_randomize,
+    duchi_md_variance,
+    duchi_prob_plus,
+    duchi_worst_variance,
+    estimate_frequencies,
+    estimate_mean,
+    expected_mse,
+    from_unit,
+    hm_alpha,
+    hm_variance,
+    hm_worst_variance,
+    laplace_density,
+    laplace_worst_variance,
+    load_table_csv,
+    oue_frequency_variance,
+    pm_constants,
+    pm_density,
+    pm_interval,
+    pm_randomize,
+    pm_variance,
+    pm_worst_variance,
+    randomize_table,
+    recommend,
+    shuffled_eps_c,
+    synthetic_table,
+    to_unit,
+    variance_scale,
 )
-from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS, check_size, compare_mechanisms, estimate_table, table_columns
+from ldpcore.systems.numeric.analysis import (
+    TABLE_MECHANISMS,
+    check_size,
+    compare_mechanisms,
+    estimate_table,
+    table_columns,
+)
 
 ALPHA = 1e-3
 
@@ -62,8 +103,13 @@ def _shows_as(x: float, text: str) -> bool:
 
 @pytest.mark.parametrize("eps", TABLE)
 def test_validation_table(eps):
-    ours = (laplace_worst_variance(eps), duchi_worst_variance(eps), pm_worst_variance(eps),
-            pm_variance(0.0, eps), hm_worst_variance(eps))
+    ours = (
+        laplace_worst_variance(eps),
+        duchi_worst_variance(eps),
+        pm_worst_variance(eps),
+        pm_variance(0.0, eps),
+        hm_worst_variance(eps),
+    )
     assert all(_shows_as(x, text) for x, text in zip(ours, TABLE[eps])), ours
     assert laplace_worst_variance(eps) == 8 / eps**2
 
@@ -101,7 +147,8 @@ def test_variances_worst_cases_and_corollary_1():
     # Lemma 3: no mixing weight alpha has a smaller worst case than Eq. 7's
     for alpha in np.linspace(0, 1, 101):
         mix = alpha * pm_variance(T_GRID[:, None], EPS_GRID) + (1 - alpha) * MECHANISMS["duchi"].variance(
-            T_GRID[:, None], EPS_GRID)
+            T_GRID[:, None], EPS_GRID
+        )
         assert np.all(mix.max(axis=0) >= worst["hm"] * (1 - 1e-12))
 
 
@@ -124,8 +171,7 @@ def _pm_cdf(x, t, eps):
     c, p = pm_constants(eps)
     left, right = pm_interval(t, eps)
     q = p * math.exp(-eps)
-    return (q * (np.clip(x, -c, left) + c) + p * (np.clip(x, left, right) - left)
-            + q * (np.clip(x, right, c) - right))
+    return q * (np.clip(x, -c, left) + c) + p * (np.clip(x, left, right) - left) + q * (np.clip(x, right, c) - right)
 
 
 @pytest.mark.parametrize("eps", [0.5, 3.0])
@@ -294,9 +340,11 @@ def test_algorithm4_k_and_figure_3():
 def mixed_table():
     rng = np.random.default_rng(5)
     n = 2000
-    return NumericTable(numeric=np.column_stack([rng.uniform(-1, 1, n), np.full(n, 0.9)]),
-                        categorical=np.column_stack([rng.integers(0, 3, n), rng.choice(4, n, p=[0.7, 0.2, 0.1, 0.0])]),
-                        domains=(3, 4))
+    return NumericTable(
+        numeric=np.column_stack([rng.uniform(-1, 1, n), np.full(n, 0.9)]),
+        categorical=np.column_stack([rng.integers(0, 3, n), rng.choice(4, n, p=[0.7, 0.2, 0.1, 0.0])]),
+        domains=(3, 4),
+    )
 
 
 @pytest.mark.parametrize("mechanism,eps", [("hm", 1.0), ("pm", 6.0)])
@@ -327,6 +375,7 @@ def test_spec_example_d16_eps1():
 
 
 # --- estimators, expected MSE, recommendation ---------------------------------------------
+
 
 @pytest.mark.parametrize("name", MECHANISMS)
 def test_expected_mse_matches_repeated_runs(name):
@@ -363,6 +412,7 @@ def test_recommendation_uses_e_t2_alone():
 
 # --- [lo, hi] data, synthetic data, tables ------------------------------------------------
 
+
 def test_affine_mapping_clips_and_scales():
     assert np.allclose(to_unit([0, 25, 50, 100], 0, 100), [-1, -0.5, 0, 1])
     assert np.allclose(to_unit([-5, 120], 0, 100), [-1, 1])  # clipped
@@ -393,7 +443,8 @@ def test_synthetic_data_follow_the_papers_distributions(name):
     if name == "power-law":
         z = integrate.quad(lambda x: (x + 2) ** -10, -1, 1)[0]
         assert SYNTHETIC[name].moment(2) == pytest.approx(
-            integrate.quad(lambda x: x**2 * (x + 2) ** -10, -1, 1)[0] / z, rel=1e-9)
+            integrate.quad(lambda x: x**2 * (x + 2) ** -10, -1, 1)[0] / z, rel=1e-9
+        )
 
 
 def test_csv_table_loads_numeric_and_categorical_columns(tmp_path):
@@ -412,25 +463,28 @@ def test_csv_table_loads_numeric_and_categorical_columns(tmp_path):
     assert clipped.notes == ("age: 1 value(s) outside [0, 45] were clipped.",)
 
 
-@pytest.mark.parametrize("text,kwargs,message", [
-    (b"", {}, "holds no rows"),
-    (b"# nothing\n\n", {}, "holds no rows"),
-    (b"a,b\n", {}, "has a header but no rows"),
-    (b"a,b\n1,2\n3\n", {}, "line 3: expected 2 columns"),
-    (b"a,b\n1,2\n3,x\n", {}, r"line 3: 'x' in column 'b' is not a number; list the column in categorical="),
-    (b"a,b\n1,2\n3,nan\n", {}, "'nan' in column 'b' is not a finite number"),
-    (b"a,b\n1,2\n3,\n", {}, "line 3: column 'b' is empty"),
-    (b"a,b\n1,2\n1,3\n", {}, r"column 'a' holds the single value 1, so lo == hi"),
-    (b"1,2\n3,4\n", {}, "must name the columns"),
-    (b"a,a\n1,2\n3,4\n", {}, "'a' appears twice"),
-    (b",b\n1,2\n", {}, "every column needs a name"),
-    (",".join(f"c{j}" for j in range(300)).encode() + b"\n" + b"1," * 299 + b"1\n", {}, "the limit is 256"),
-    (b"a,b\n1,x\n2,y\n", {"categorical": ["z"]}, "has no column 'z'"),
-    (b"a,b\n1,x\n2,y\n", {"categorical": ["b"], "ranges": {"b": (0, 1)}}, "'b', which is not a numeric column"),
-    (b"a,b\n1,x\n2,y\n", {"categorical": ["b"], "ranges": {"a": (1, 1)}}, "needs finite lo < hi"),
-    (b"a,b\n1,x\n2,\n", {"categorical": ["b"]}, "line 3: column 'b' is empty"),
-    (b"a\n\xff\xfe\n", {}, "not a UTF-8 text file"),
-])
+@pytest.mark.parametrize(
+    "text,kwargs,message",
+    [
+        (b"", {}, "holds no rows"),
+        (b"# nothing\n\n", {}, "holds no rows"),
+        (b"a,b\n", {}, "has a header but no rows"),
+        (b"a,b\n1,2\n3\n", {}, "line 3: expected 2 columns"),
+        (b"a,b\n1,2\n3,x\n", {}, r"line 3: 'x' in column 'b' is not a number; list the column in categorical="),
+        (b"a,b\n1,2\n3,nan\n", {}, "'nan' in column 'b' is not a finite number"),
+        (b"a,b\n1,2\n3,\n", {}, "line 3: column 'b' is empty"),
+        (b"a,b\n1,2\n1,3\n", {}, r"column 'a' holds the single value 1, so lo == hi"),
+        (b"1,2\n3,4\n", {}, "must name the columns"),
+        (b"a,a\n1,2\n3,4\n", {}, "'a' appears twice"),
+        (b",b\n1,2\n", {}, "every column needs a name"),
+        (",".join(f"c{j}" for j in range(300)).encode() + b"\n" + b"1," * 299 + b"1\n", {}, "the limit is 256"),
+        (b"a,b\n1,x\n2,y\n", {"categorical": ["z"]}, "has no column 'z'"),
+        (b"a,b\n1,x\n2,y\n", {"categorical": ["b"], "ranges": {"b": (0, 1)}}, "'b', which is not a numeric column"),
+        (b"a,b\n1,x\n2,y\n", {"categorical": ["b"], "ranges": {"a": (1, 1)}}, "needs finite lo < hi"),
+        (b"a,b\n1,x\n2,\n", {"categorical": ["b"]}, "line 3: column 'b' is empty"),
+        (b"a\n\xff\xfe\n", {}, "not a UTF-8 text file"),
+    ],
+)
 def test_csv_table_input_errors(text, kwargs, message):
     with pytest.raises(InputError, match=message):
         load_table_csv(text, **kwargs)
@@ -451,6 +505,7 @@ def test_table_validation():
 
 # --- parameter errors and the shuffle hook -------------------------------------------------
 
+
 @pytest.mark.parametrize("eps", [0, -1, float("nan"), float("inf")])
 def test_eps_must_be_positive_and_finite(eps):
     rng = np.random.default_rng(0)
@@ -459,8 +514,11 @@ def test_eps_must_be_positive_and_finite(eps):
             m.randomize(np.zeros(3), eps, rng)
         with pytest.raises(InputError, match="eps must be a finite number > 0"):
             m.variance(0.0, [1.0, eps])
-    for call in (lambda: duchi_md_randomize(np.zeros((2, 3)), eps, rng), lambda: algorithm4_randomize(
-            np.zeros((2, 3)), eps, rng), lambda: recommend(eps, mean_square=0.2)):
+    for call in (
+        lambda: duchi_md_randomize(np.zeros((2, 3)), eps, rng),
+        lambda: algorithm4_randomize(np.zeros((2, 3)), eps, rng),
+        lambda: recommend(eps, mean_square=0.2),
+    ):
         with pytest.raises(InputError, match="eps must be a finite number > 0"):
             call()
 
@@ -499,6 +557,7 @@ def test_shuffled_central_eps():
 
 # --- whole tables (the Numeric page) --------------------------------------------------------
 
+
 @pytest.mark.parametrize("mechanism", TABLE_MECHANISMS)
 def test_estimate_table_is_unbiased_with_the_analytic_mse(mixed_table, mechanism):
     """R runs of every table mechanism on a mixed table: means and frequencies unbiased, their
@@ -507,9 +566,14 @@ def test_estimate_table_is_unbiased_with_the_analytic_mse(mixed_table, mechanism
     results = [estimate_table(mixed_table, mechanism, 6.0, rng) for _ in range(runs)]
     first = results[0]
     assert first.k == (algorithm4_k(6.0, 4) if mechanism.startswith("alg4") else 4)
-    for est, truth, var in ((np.array([r.means for r in results]), first.true_means, first.mean_mse),
-                            (np.array([np.concatenate(r.frequencies) for r in results]),
-                             np.concatenate(first.true_frequencies), np.concatenate(first.frequency_var))):
+    for est, truth, var in (
+        (np.array([r.means for r in results]), first.true_means, first.mean_mse),
+        (
+            np.array([np.concatenate(r.frequencies) for r in results]),
+            np.concatenate(first.true_frequencies),
+            np.concatenate(first.frequency_var),
+        ),
+    ):
         _assert_mean(est, truth, var, runs)
         _assert_variance(est, truth, var, family=len(TABLE_MECHANISMS) * 2 * (2 + 7))
     empirical, analytic = first.numeric_mse
@@ -535,20 +599,30 @@ def test_compare_mechanisms_agrees_with_recommend_and_prefers_algorithm_4():
     cat = NumericTable(categorical=rng.integers(0, 3, (4000, 8)))
     cmp2 = compare_mechanisms(cat, 5.0)
     assert cmp2.numeric is None and cmp2.best.startswith("alg4-")
-    assert cmp2.categorical["pm"] == pytest.approx(float(np.mean(oue_frequency_variance(
-        np.concatenate([np.bincount(c, minlength=3) / 4000 for c in cat.categorical.T]), 5.0, 4000, 8, 8))))
+    assert cmp2.categorical["pm"] == pytest.approx(
+        float(
+            np.mean(
+                oue_frequency_variance(
+                    np.concatenate([np.bincount(c, minlength=3) / 4000 for c in cat.categorical.T]), 5.0, 4000, 8, 8
+                )
+            )
+        )
+    )
 
 
 def test_table_rows_are_in_the_data_units():
-    text = b"age,income,sex\n" + b"".join(f"{20 + i % 50},{1000 + 10 * i},{'MF'[i % 2]}\n".encode()
-                                           for i in range(400))
+    text = b"age,income,sex\n" + b"".join(f"{20 + i % 50},{1000 + 10 * i},{'MF'[i % 2]}\n".encode() for i in range(400))
     header, text_columns = table_columns(text)
     assert header == ("age", "income", "sex") and text_columns == ("sex",)
     tab = load_table_csv(text, categorical=text_columns)
     est = estimate_table(tab, "alg4-hm", 2.0, np.random.default_rng(0))
     rows = est.rows()
     assert [(r["attribute"], r["quantity"]) for r in rows] == [
-        ("age", "mean"), ("income", "mean"), ("sex", "share of F"), ("sex", "share of M")]
+        ("age", "mean"),
+        ("income", "mean"),
+        ("sex", "share of F"),
+        ("sex", "share of M"),
+    ]
     assert rows[0]["truth"] == pytest.approx(np.mean([20 + i % 50 for i in range(400)]))
     assert rows[1]["std"] == pytest.approx(math.sqrt(est.mean_mse[1]) * (4990 - 1000) / 2)
     assert rows[2]["truth"] == 0.5 and rows[3]["error"] == pytest.approx(rows[3]["estimate"] - 0.5)

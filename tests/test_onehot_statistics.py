@@ -1,5 +1,6 @@
 """Statistical tests of the one-hot oracle: unbiasedness, analytic variance, exact
 aggregate sampler vs per-respondent randomizer, and an exact likelihood-ratio audit."""
+
 import itertools
 import math
 
@@ -9,8 +10,8 @@ from scipy import stats
 
 from ldpcore.data.loaders import load_dataset
 from ldpcore.experiment.run import respondents, run
-from ldpcore.oracles.onehot import OneHot, eps_of_flip, flip_probability
 from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.oracles.onehot import OneHot, eps_of_flip, flip_probability
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,9 @@ def test_mean_rmse_raw_matches_the_analytic_std(horse, tau):
 @pytest.mark.parametrize("tau", [None, 4])
 def test_estimator_is_unbiased_per_bin(tau):
     counts = np.array([0, 3, 50, 400, 7, 0, 1000, 25], dtype=np.int64)
-    oracle = OneHot(d=counts.size, p_b=flip_probability(3.0), tau=tau,
-                    p_f=None if tau is None else flip_probability(2.0))
+    oracle = OneHot(
+        d=counts.size, p_b=flip_probability(3.0), tau=tau, p_f=None if tau is None else flip_probability(2.0)
+    )
     rng = np.random.default_rng(11)
     reps = 4000
     est = np.array([oracle.estimate(oracle.sample_aggregate(counts, rng), counts.sum()) for _ in range(reps)])
@@ -52,8 +54,10 @@ def test_estimator_is_unbiased_per_bin(tau):
 def _exact_pmf(counts, oracle):
     """Exact distribution of one bin's aggregate count by convolution (Algorithm 1)."""
     n, p = int(sum(counts)), oracle.p_b
+
     def pmf(c):
         return np.convolve(stats.binom.pmf(np.arange(c + 1), c, 1 - p), stats.binom.pmf(np.arange(n - c + 1), n - c, p))
+
     return [pmf(c) for c in counts]
 
 
@@ -99,6 +103,7 @@ def test_audit_exact_likelihood_ratios(tau, t):
         sub = OneHot(d=d, p_b=oracle.p_b, tau=t, p_f=oracle.p_f)
         oracle, reports = sub, _all_reports((t, d))
         from ldpcore.privacy.fragments import eps_of_t
+
         claimed = eps_of_t(eps_b, eps_f, t)
     ref = oracle.report_log_prob(None, reports)
     assert np.exp(ref).sum() == pytest.approx(1.0, abs=1e-12)
@@ -139,9 +144,14 @@ def test_threaded_sampler_on_a_large_domain_is_exact_and_seeded():
 @pytest.mark.parametrize("eps_l", [2.94, 5.96, 8.55])  # Table VI's rows (Horse at eps_c 0.05, 0.25, 1)
 def test_table_vi_a_single_full_budget_run_wins(horse, eps_l):
     from ldpcore.oracles.onehot import split_runs_estimate
+
     rng = np.random.default_rng(6)
-    rmse = {r: math.sqrt(np.mean((np.clip(split_runs_estimate(horse.counts, eps_l, r, rng), 0, horse.max_count)
-                                  - horse.counts) ** 2)) for r in (1, 2, 5)}
+    rmse = {
+        r: math.sqrt(
+            np.mean((np.clip(split_runs_estimate(horse.counts, eps_l, r, rng), 0, horse.max_count) - horse.counts) ** 2)
+        )
+        for r in (1, 2, 5)
+    }
     assert rmse[1] < rmse[2] < rmse[5], rmse
     # and the raw variance follows n p(1-p)/((1-2p)^2 runs) with p at eps/runs
     for r in (1, 2, 5):

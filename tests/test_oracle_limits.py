@@ -1,6 +1,7 @@
 """What the oracles refuse (ldpcore.oracles.limits): an eps whose probabilities float64 cannot
 realise, named with the largest usable eps, in the library, plan() and the command line; and
 OLH's real hash family debiased with its exact collision probability."""
+
 import math
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.experiment.run import respondents, run
+from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.hashing import OLH
@@ -19,7 +21,6 @@ from ldpcore.oracles.limits import EPS_RTOL, REFERENCE_CELLS, eps_error, largest
 from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch
 from ldpcore.oracles.unary import SUE
-from ldpcore.experiment.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = "must be at most {:.4f} .*float64 rounds its probabilities"
@@ -27,7 +28,7 @@ MESSAGE = "must be at most {:.4f} .*float64 rounds its probabilities"
 
 def _uniform_threshold(p: float) -> float:
     """P[rng.random() < p]: numpy's uniforms are the multiples of 2^-53 in [0, 1)."""
-    return math.ceil(p * 2.0 ** 53) / 2.0 ** 53
+    return math.ceil(p * 2.0**53) / 2.0**53
 
 
 def _grr_realised_eps(p: float, d: int) -> float:
@@ -55,13 +56,16 @@ def test_grr_realises_its_eps_up_to_the_largest_usable_one(d):
     largest = GRR.largest_eps(d)
     for eps in (1.0, 10.0, largest):
         assert abs(_grr_realised_eps(GRR.from_eps(eps, d).p, d) - eps) <= EPS_RTOL * eps
-    beyond = [e for e in np.linspace(largest, largest + 3, 200)
-              if abs(_grr_realised_eps(1 / (1 + (d - 1) * math.exp(-e)), d) - e) > EPS_RTOL * e]
+    beyond = [
+        e
+        for e in np.linspace(largest, largest + 3, 200)
+        if abs(_grr_realised_eps(1 / (1 + (d - 1) * math.exp(-e)), d) - e) > EPS_RTOL * e
+    ]
     assert beyond
 
 
 def test_the_bound_on_the_realised_eps_is_the_resolution_over_the_smallest_probability():
-    assert eps_error(2.0 ** -20) == 2.0 ** -32 and eps_error(0.0) == math.inf
+    assert eps_error(2.0**-20) == 2.0**-32 and eps_error(0.0) == math.inf
     binary = largest_eps(flip_probability)
     assert binary == OneHot.largest_eps() == 18.223
     assert eps_error(flip_probability(binary)) <= EPS_RTOL * binary < eps_error(flip_probability(binary + 1e-3))
@@ -79,7 +83,8 @@ def test_every_encoding_takes_its_largest_eps_and_refuses_beyond_with_one_messag
     limit = encoding.eps_limit(d, ProtocolSpec(eps_c=1.0, encoding=name, params=params).param_dict)
     assert 18 < limit < 40
     assert math.isinf(encoding.eps_limit(d, {**ProtocolSpec(eps_c=1.0, encoding=name).param_dict, "g": 0})) == (
-        name in ("olh", "solh", "murs"))
+        name in ("olh", "solh", "murs")
+    )
     spec = ProtocolSpec(eps_c=None, eps_l=limit, delta=delta, encoding=name, params=params)
     try:
         p = plan(spec, n, d)
@@ -93,14 +98,17 @@ def test_every_encoding_takes_its_largest_eps_and_refuses_beyond_with_one_messag
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("build,largest,far", [
-    (lambda e: SUE.from_eps(e, 5), SUE.largest_eps(), 1000.0),  # 1000: a probability is exactly 0 or 1
-    (lambda e: OLH.from_eps(e, 5, g=2), GRR.largest_eps(2), 1000.0),
-    (lambda e: CountMeanSketch.from_eps(e, 5, k=2, m=8), CountMeanSketch.largest_eps(), 1000.0),
-    # one-hot is built from flip probabilities (p_b = 0 is refused as a probability, not as an eps)
-    (lambda e: OneHot(d=3, p_b=flip_probability(e)), OneHot.largest_eps(), 36.0),
-    (lambda e: OneHot(d=3, p_b=0.1, tau=2, p_f=flip_probability(e)), OneHot.largest_eps(), 36.0),
-])
+@pytest.mark.parametrize(
+    "build,largest,far",
+    [
+        (lambda e: SUE.from_eps(e, 5), SUE.largest_eps(), 1000.0),  # 1000: a probability is exactly 0 or 1
+        (lambda e: OLH.from_eps(e, 5, g=2), GRR.largest_eps(2), 1000.0),
+        (lambda e: CountMeanSketch.from_eps(e, 5, k=2, m=8), CountMeanSketch.largest_eps(), 1000.0),
+        # one-hot is built from flip probabilities (p_b = 0 is refused as a probability, not as an eps)
+        (lambda e: OneHot(d=3, p_b=flip_probability(e)), OneHot.largest_eps(), 36.0),
+        (lambda e: OneHot(d=3, p_b=0.1, tau=2, p_f=flip_probability(e)), OneHot.largest_eps(), 36.0),
+    ],
+)
 def test_oracles_refuse_beyond_their_largest_eps(build, largest, far):
     build(largest)
     for eps in (largest + 1e-3, far):
@@ -118,8 +126,27 @@ def test_an_accountant_above_the_limit_is_capped_with_a_note():
 
 
 def test_cli_refuses_grr_at_eps_38_with_one_line():
-    out = subprocess.run([sys.executable, "-m", "ldpcore", "privacy", "--n", "10", "--delta", "1e-6", "--eps-l", "38",
-                          "--encoding", "grr", "--domain", "4"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldpcore",
+            "privacy",
+            "--n",
+            "10",
+            "--delta",
+            "1e-6",
+            "--eps-l",
+            "38",
+            "--encoding",
+            "grr",
+            "--domain",
+            "4",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "at most 19.3834" in lines[0] and "Traceback" not in out.stderr
@@ -145,9 +172,15 @@ def test_olh_with_a_small_prime_is_unbiased_with_the_familys_collision_probabili
     assert np.all(np.abs(old_bias) > 10 * np.sqrt(var / reps))
 
 
-@pytest.mark.parametrize("oracle,n", [
-    (OneHot(d=1000, p_b=0.1), 50_001), (SUE.from_eps(1.0, 1000), 50_001), (GRR.from_eps(1.0, 10), 50_000_000),
-    (OLH.from_eps(1.0, 1000), 50_001)])
+@pytest.mark.parametrize(
+    "oracle,n",
+    [
+        (OneHot(d=1000, p_b=0.1), 50_001),
+        (SUE.from_eps(1.0, 1000), 50_001),
+        (GRR.from_eps(1.0, 10), 50_000_000),
+        (OLH.from_eps(1.0, 1000), 50_001),
+    ],
+)
 def test_per_respondent_references_are_refused_above_their_memory_limit(oracle, n):
     assert oracle.reference_cells(n) > REFERENCE_CELLS
     with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
@@ -157,6 +190,7 @@ def test_per_respondent_references_are_refused_above_their_memory_limit(oracle, 
 def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
     """n = 1e12 respondents would need 8 TB just for their values: refused from reference_cells first."""
     from ldpcore.data.loaders import Histogram
+
     hist = Histogram(counts=np.array([10**12, 5, 0]), name="onebig")
     with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):
         run(ProtocolSpec(eps_c=1.0, delta=1e-13, encoding="grr"), hist, per_respondent=True)

@@ -2,6 +2,7 @@
 variance for fixed hashes, the hash-averaged analytic variance, exact aggregate sampler vs
 per-respondent randomizer, exact likelihood-ratio audits, the paper's message counts and
 Table VII in kind."""
+
 import itertools
 import math
 import re
@@ -12,8 +13,19 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.oracles.sketches import (
-    SIMULATION_DRAWS, CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch, HashFamily, _fwht_rows,
-    _iid_binomial, _iid_poisson, _uniform_multinomial, median_factor, split_budget_rmse)
+    SIMULATION_DRAWS,
+    CountMeanSketch,
+    CountSketch,
+    FragmentedSketch,
+    HadamardCountMeanSketch,
+    HashFamily,
+    _fwht_rows,
+    _iid_binomial,
+    _iid_poisson,
+    _uniform_multinomial,
+    median_factor,
+    split_budget_rmse,
+)
 
 COUNTS = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
 CLASSES = [CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch]
@@ -28,7 +40,7 @@ def _build(cls, eps, d, k, m, seed=3):
 def _collisions(sketch):
     """gamma[v, x] = fraction of rows with h_j(v) = h_j(x), and its signed version."""
     x = np.arange(sketch.d)
-    h = sketch.hashes.cells(x[:, None], np.arange(sketch.k))        # (d, k)
+    h = sketch.hashes.cells(x[:, None], np.arange(sketch.k))  # (d, k)
     s = sketch.hashes.signs(x[:, None], np.arange(sketch.k))
     same = h[:, None, :] == h[None, :, :]
     return same.mean(axis=2), (same * s[:, None, :] * s[None, :, :]).mean(axis=2)
@@ -39,12 +51,12 @@ def _conditional_variance(sketch, counts):
     independent term (see the module docstrings)."""
     n, f, m = counts.sum(), sketch.flip, sketch.m
     gamma, signed = _collisions(sketch)
-    others = counts[:, None] * (1 - np.eye(sketch.d))               # c_v for v != x
+    others = counts[:, None] * (1 - np.eye(sketch.d))  # c_v for v != x
     scale = (m / (m - 1)) ** 2
     if isinstance(sketch, CountSketch):
-        return n / (1 - 2 * f) ** 2 - counts - (others * signed ** 2).sum(axis=0)
+        return n / (1 - 2 * f) ** 2 - counts - (others * signed**2).sum(axis=0)
     if isinstance(sketch, HadamardCountMeanSketch):
-        return scale * (n / (1 - 2 * f) ** 2 - counts - (others * gamma ** 2).sum(axis=0))
+        return scale * (n / (1 - 2 * f) ** 2 - counts - (others * gamma**2).sum(axis=0))
     return scale * (n * f * (1 - f) / (1 - 2 * f) ** 2 + (others * gamma * (1 - gamma)).sum(axis=0))
 
 
@@ -95,7 +107,7 @@ def test_count_sketch_median_is_nearly_unbiased_with_its_modelled_variance():
     err = np.array([sketch.estimate(sketch.sample_aggregate(counts, rng), n) - counts for _ in range(reps)])
     var = sketch.variance(n, counts)
     assert np.all(np.abs(err.mean(axis=0)) < 4 * np.sqrt(var / reps))
-    assert (err ** 2).mean() / var.mean() == pytest.approx(1, abs=0.1)
+    assert (err**2).mean() / var.mean() == pytest.approx(1, abs=0.1)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 16, 65])
@@ -118,8 +130,11 @@ def test_count_sketch_median_variance_matches_the_measured_mse(shape, ratio_rang
     which the mean readout cancels and the median only partly. pi/2 times the mean readout's variance,
     the former rule, is off by up to 14x."""
     rng = np.random.default_rng(0)
-    counts = {"flat": rng.integers(0, 500, 2000), "heavy": (rng.pareto(1.0, 2000) * 50).astype(np.int64),
-              "dominant": np.concatenate([[10**6, 3 * 10**5], np.full(100, 50)])}[shape]
+    counts = {
+        "flat": rng.integers(0, 500, 2000),
+        "heavy": (rng.pareto(1.0, 2000) * 50).astype(np.int64),
+        "dominant": np.concatenate([[10**6, 3 * 10**5], np.full(100, 50)]),
+    }[shape]
     sketch = CountSketch.from_eps(6.0, counts.size, k=64, m=1024)
     n, reps = int(counts.sum()), 100
     sq = np.array([(sketch.estimate(sketch.sample_aggregate(counts, rng), n) - counts) ** 2 for _ in range(reps)])
@@ -179,9 +194,15 @@ def _bit_reports(seed, k, m):
     return seed, np.array(rows), np.array(bits)
 
 
-@pytest.mark.parametrize("cls,removal,replacement", [
-    (CountMeanSketch, 0.5, 1.0), (FragmentedSketch, 1.0, 2.0),
-    (HadamardCountMeanSketch, None, 1.0), (CountSketch, None, 1.0)])
+@pytest.mark.parametrize(
+    "cls,removal,replacement",
+    [
+        (CountMeanSketch, 0.5, 1.0),
+        (FragmentedSketch, 1.0, 2.0),
+        (HadamardCountMeanSketch, None, 1.0),
+        (CountSketch, None, 1.0),
+    ],
+)
 def test_audit_exact_likelihood_ratios(cls, removal, replacement):
     """max |ln P[R(x)=y]/P[R(x')=y]| over inputs and all reports is the claimed eps (CMS: eps
     replacement, eps/2 against the all-(-1) vector; fragments: removal eps, replacement 2 eps)."""
@@ -210,8 +231,19 @@ def test_randomizer_frequencies_match_the_exact_report_probabilities():
     assert stats.chisquare(observed, probs * 40_000).pvalue > 1e-3
 
 
-@pytest.mark.parametrize("eps_l,paper", [(1.78, 9457.76), (4.07, 1101.36), (7.235, 48.21), (10.40, 2.99),
-                                         (12.99, 1.15), (8.55, 13.68), (11.7, 1.54), (13.14, 1.13)])
+@pytest.mark.parametrize(
+    "eps_l,paper",
+    [
+        (1.78, 9457.76),
+        (4.07, 1101.36),
+        (7.235, 48.21),
+        (10.40, 2.99),
+        (12.99, 1.15),
+        (8.55, 13.68),
+        (11.7, 1.54),
+        (13.14, 1.13),
+    ],
+)
 def test_fragmented_sketch_messages_match_the_paper(eps_l, paper):
     """seeds/000 Tables I and III, #bits_sketch = (1-p) + (m-1) p at k=1024, m=65,536."""
     assert round(FragmentedSketch.from_eps(eps_l, 1_778_120).expected_messages(), 2) == paper
@@ -234,8 +266,12 @@ def test_hash_family_is_seeded_uniform_and_3_independent():
     assert abs(signs.mean()) < 4 / math.sqrt(signs.size)
     # pairs and triples of keys collide like a fully random hash (1/m, 1/m^2) over the family
     trio = np.array([[7, 8, 9], [9, 10, 2**21 + 9], [11, 2**11 + 11, 2**22 + 11]])
-    hits = np.array([[(fam.cells(t, 0) == fam.cells(t[0], 0)).all() for t in trio]
-                     for fam in (HashFamily(k=1, m=4, seed=s) for s in range(4000))])
+    hits = np.array(
+        [
+            [(fam.cells(t, 0) == fam.cells(t[0], 0)).all() for t in trio]
+            for fam in (HashFamily(k=1, m=4, seed=s) for s in range(4000))
+        ]
+    )
     assert np.all(np.abs(hits.mean(axis=0) - 1 / 16) < 4 * math.sqrt(1 / 16 * 15 / 16 / 4000))
 
 
@@ -278,6 +314,7 @@ def test_validation_messages():
 @pytest.mark.parametrize("eps", [2.94, 8.55])  # Table VII's first and last rows
 def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
     from ldpcore.data.loaders import load_dataset
+
     horse = load_dataset("horse")
     rmse = split_budget_rmse(horse.counts, eps, np.random.default_rng(7), reports=(1, 2, 5), k=1024, m=65536)
     assert rmse[1] < rmse[2] < rmse[5], rmse
@@ -320,10 +357,15 @@ def test_hadamard_sketch_multinomial_fields_agree_with_the_per_respondent_random
     sketch = _build(cls, 0.5, counts.size, k=2, m=8)
     values, reps = np.repeat(np.arange(counts.size), counts), 3000
     rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(2)
-    fast = np.array([np.concatenate([(a := sketch.sample_aggregate(counts, rng_a)).loads, a.cells.ravel()])
-                     for _ in range(reps)])
-    slow = np.array([np.concatenate([(a := sketch.aggregate(sketch.randomize(values, rng_b))).loads,
-                                     a.cells.ravel()]) for _ in range(reps)])
+    fast = np.array(
+        [np.concatenate([(a := sketch.sample_aggregate(counts, rng_a)).loads, a.cells.ravel()]) for _ in range(reps)]
+    )
+    slow = np.array(
+        [
+            np.concatenate([(a := sketch.aggregate(sketch.randomize(values, rng_b))).loads, a.cells.ravel()])
+            for _ in range(reps)
+        ]
+    )
     _cells_agree(fast, slow)
 
 
@@ -351,8 +393,9 @@ def test_the_run_seed_draws_the_hash_functions(cls):
     assert a.seed == b.seed != c.seed
     assert np.array_equal(a.cells, b.cells) and np.array_equal(sketch.estimate(a, n), sketch.estimate(b, n))
     keys = np.arange(1000)
-    assert not np.array_equal(sketch.with_hashes(a.seed).hashes.cells(keys, 0),
-                              sketch.with_hashes(c.seed).hashes.cells(keys, 0))
+    assert not np.array_equal(
+        sketch.with_hashes(a.seed).hashes.cells(keys, 0), sketch.with_hashes(c.seed).hashes.cells(keys, 0)
+    )
     # reports carry their hash seed; a sketch with fixed hashes refuses reports made with others
     seed, *_ = sketch.randomize(np.array([0, 3, 3]), np.random.default_rng(5))
     assert seed == a.seed
@@ -377,8 +420,9 @@ def test_unbiased_over_the_hash_draws_for_every_value(cls):
     assert (np.abs(est.mean(axis=0) - counts) > 4.5 * se).sum() >= 3
 
 
-@pytest.mark.parametrize("cls,kw", [(HadamardCountMeanSketch, {}), (CountSketch, {"combine": "mean"}),
-                                    (CountSketch, {"combine": "median"})])
+@pytest.mark.parametrize(
+    "cls,kw", [(HadamardCountMeanSketch, {}), (CountSketch, {"combine": "mean"}), (CountSketch, {"combine": "median"})]
+)
 def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
     """Up to 16 values the Hadamard readout transforms only their cells (a Kronecker split of H, in
     float64); it must give what transforming every row in integers gives."""
@@ -387,12 +431,15 @@ def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
     reports = sketch.sample_aggregate(counts, np.random.default_rng(1))
     scale, n = 1 / (1 - 2 * sketch.flip), int(counts.sum())
     whole = sketch._read(_fwht_rows(reports.cells.copy()), n, scale)
-    assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(whole, rel=1e-12, abs=1e-6)
+    assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(
+        whole, rel=1e-12, abs=1e-6
+    )
     assert sketch.estimate(reports, n) == pytest.approx(whole, rel=1e-12, abs=1e-6)
 
 
-@pytest.mark.parametrize("cls,counts", [(HadamardCountMeanSketch, np.full(20, 3 * 10**7)),
-                                        (CountMeanSketch, np.full(250_000, 2048))])
+@pytest.mark.parametrize(
+    "cls,counts", [(HadamardCountMeanSketch, np.full(20, 3 * 10**7)), (CountMeanSketch, np.full(250_000, 2048))]
+)
 def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, counts):
     """The exact samplers cost sum_x min(c_x, k m) (Hadamard sketches) or sum_x min(c_x, 2k) (bit
     sketches) plus k m random draws, whatever n: above SIMULATION_DRAWS one message says so."""

@@ -1,11 +1,12 @@
 """Privacy numbers of seeds/000 reproduced to the printed precision (spec/esa.md)."""
+
 import math
 
 import pytest
 
+from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.privacy.bounds import get_bound
 from ldpcore.privacy.central import PAPER_SIGMA_HORSE, analytic_gaussian_sigma
-from ldpcore.experiment.spec import ProtocolSpec, plan
 
 HORSE = dict(n=1_914_589, delta=5e-8, d=87_680)
 EPS_C = (0.05, 0.25, 0.5, 0.75, 1.0)
@@ -92,5 +93,6 @@ def test_gaussian_baseline_is_the_analytic_calibration(eps_c):
 
 def test_default_delta_for_uploads_matches_the_papers_choice():
     from ldpcore.experiment.spec import default_delta
+
     assert default_delta(HORSE["n"]) == 5e-8  # Table II: Horse
     assert default_delta(50_409_435) == 1e-9 and default_delta(500) == 2e-4

@@ -4,6 +4,7 @@ Theorem II.7 against hand-computed values, the per-epoch shuffle accounting both
 determinism, learning at large eps and chance at tiny eps, input errors. Fixed seeds
 throughout; no timing assertions (house rule).
 """
+
 import math
 import subprocess
 import sys
@@ -13,11 +14,33 @@ import pytest
 
 from ldpcore.errors import InputError
 from ldpcore.systems.sgd import (
-    ELEMENTWISE_MECHANISMS, REPORT_BITS_SPHERE, SGDConfig, advanced_composition, basic_composition, calibrate,
-    clip_elementwise, clip_l2, elementwise_randomize, elementwise_variance, get_loss, make_classification,
-    min_batch_size, private_mean_gradient, sample_size_warning, sgd_accounting, sgd_eps_l_for, smallest_batch,
-    sphere_decode, sphere_direction, sphere_encode, sphere_estimate, sphere_randomize, sphere_scale, sphere_variance,
-    train, train_nonprivate,
+    ELEMENTWISE_MECHANISMS,
+    REPORT_BITS_SPHERE,
+    SGDConfig,
+    advanced_composition,
+    basic_composition,
+    calibrate,
+    clip_elementwise,
+    clip_l2,
+    elementwise_randomize,
+    elementwise_variance,
+    get_loss,
+    make_classification,
+    min_batch_size,
+    private_mean_gradient,
+    sample_size_warning,
+    sgd_accounting,
+    sgd_eps_l_for,
+    smallest_batch,
+    sphere_decode,
+    sphere_direction,
+    sphere_encode,
+    sphere_estimate,
+    sphere_randomize,
+    sphere_scale,
+    sphere_variance,
+    train,
+    train_nonprivate,
 )
 
 Z = 5.0  # standard errors allowed for a mean (fixed seeds; Bonferroni-safe over the coordinates here)
@@ -37,6 +60,7 @@ def _gradients(rng, m, p, scale):
 
 
 # --- data -------------------------------------------------------------------------------
+
 
 def test_dataset_shapes_norms_and_bayes_accuracy():
     d = make_classification(4000, 8, np.random.default_rng(5), separation=2.0, label_noise=0.1, n_test=20_000)
@@ -59,6 +83,7 @@ def test_multiclass_dataset():
 
 
 # --- seeds/000 Algorithms 4-5: the sphere mechanism --------------------------------------
+
 
 def test_sphere_scale_is_duchi_constant_and_paper_misses_factor_p():
     # p = 1: E|v_1| = 1, so scale = L coth(eps/2); p = 3: E|v_1| = 1/2, scale = 2 L coth(eps/2).
@@ -107,6 +132,7 @@ def test_sphere_prg_encoding_129_bits():
 
 # --- seeds/002 Sec. V: elementwise clipping and Algorithm 4 / baselines ------------------
 
+
 @pytest.mark.parametrize("mechanism", ELEMENTWISE_MECHANISMS)
 def test_elementwise_gradient_unbiased(mechanism):
     rng = np.random.default_rng(31)
@@ -127,6 +153,7 @@ def test_elementwise_variance_matches_empirical():
 
 # --- composition (seeds/000 Theorem II.7) -----------------------------------------------
 
+
 def test_advanced_composition_hand_computed():
     # k=10, eps=0.1, delta'=1e-6: k eps^2/2 = 0.05; sqrt(k pi/2) eps/delta' = 3.963327 * 0.1 / 1e-6
     # = 396332.7, ln = 12.890046, sqrt(2 * 12.890046) = 5.077410; sqrt(10) * 0.1 = 0.3162278;
@@ -143,6 +170,7 @@ def test_advanced_composition_hand_computed():
 
 
 # --- accounting -------------------------------------------------------------------------
+
 
 def test_accounting_forward_amplifies_at_the_batch_size():
     from ldpcore.privacy.bounds import get_bound
@@ -215,6 +243,7 @@ def test_sample_size_warning():
 
 # --- training ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mechanism", ["sphere", "pm"])
 def test_training_is_deterministic_under_a_seed(easy, mechanism):
     cfg = SGDConfig(mechanism=mechanism, eps=1.0, epochs=2, batch_size=2000)
@@ -249,8 +278,9 @@ def test_nonprivate_baseline_and_other_losses(easy):
     pm_base = train_nonprivate(easy, SGDConfig(mechanism="pm", eps=1.0, batch_size=1000), np.random.default_rng(0))
     assert pm_base.config.mechanism == "none-elementwise" and pm_base.final_accuracy > 0.92
     g = np.array([[3.0, 0.5], [0.0, -4.0]])
-    assert np.allclose(private_mean_gradient(g, "none", None, np.random.default_rng(0), clip=1.0),
-                       clip_l2(g, 1.0).mean(axis=0))
+    assert np.allclose(
+        private_mean_gradient(g, "none", None, np.random.default_rng(0), clip=1.0), clip_l2(g, 1.0).mean(axis=0)
+    )
     assert np.allclose(private_mean_gradient(g, "none-elementwise", None, np.random.default_rng(0)), [0.5, -0.25])
     for loss, lr in (("hinge", 1.0), ("squared", 0.3)):
         r = train(easy, SGDConfig(mechanism="hm", eps=4.0, loss=loss, lr=lr, batch_size=1000), np.random.default_rng(0))
@@ -259,8 +289,9 @@ def test_nonprivate_baseline_and_other_losses(easy):
 
 def test_softmax_multiclass():
     d = make_classification(12_000, 6, np.random.default_rng(4), classes=3, separation=3.0)
-    r = train(d, SGDConfig(mechanism="sphere", eps=4.0, loss="softmax", epochs=2, batch_size=1000),
-              np.random.default_rng(0))
+    r = train(
+        d, SGDConfig(mechanism="sphere", eps=4.0, loss="softmax", epochs=2, batch_size=1000), np.random.default_rng(0)
+    )
     assert r.theta.shape == (18,) and r.final_accuracy > d.reference_accuracy - 0.05
     assert r.final_accuracy > r.test_accuracy[0] + 0.3
 
@@ -285,6 +316,7 @@ def test_projection_radius(easy):
 
 
 # --- input errors -----------------------------------------------------------------------
+
 
 def test_input_errors(easy):
     with pytest.raises(InputError, match="unknown mechanism"):
@@ -312,5 +344,8 @@ def test_input_errors(easy):
 
 
 def test_module_never_imports_ui_libraries():
-    code = "import sys, ldpcore.systems.sgd; assert not any(m.split('.')[0] in ('streamlit', 'plotly') for m in sys.modules)"
+    code = (
+        "import sys, ldpcore.systems.sgd; "
+        "assert not any(m.split('.')[0] in ('streamlit', 'plotly') for m in sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,6 +2,7 @@
 force over every dataset (float64 for n <= 2,000, 50 digits for small n), high-precision sums at
 n = 1e5..1e9, the issue's reference cases, Horse reference values, replacement by composition,
 and the product path (ProtocolSpec(accountant="tight"), plan, the CLI)."""
+
 import math
 
 import mpmath as mp
@@ -10,10 +11,10 @@ import pytest
 from scipy.special import expit
 from scipy.stats import binom
 
-from ldpcore.privacy import tight
-from ldpcore.privacy.bounds import get_bound
 from ldpcore.cli import main
 from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.privacy import tight
+from ldpcore.privacy.bounds import get_bound
 
 HORSE = dict(n=1_914_589, delta=5e-8)
 MAP = dict(n=236_559_063, delta=5e-10)
@@ -30,8 +31,10 @@ class BruteForce:
         m, self.p = n - 1, float(expit(-eps0))
         q = float(expit(eps0))
         self.q = q
-        rows = [np.convolve(binom.pmf(np.arange(c + 1), c, q), binom.pmf(np.arange(m - c + 1), m - c, self.p))
-                for c in range(m + 1)]
+        rows = [
+            np.convolve(binom.pmf(np.arange(c + 1), c, q), binom.pmf(np.arange(m - c + 1), m - c, self.p))
+            for c in range(m + 1)
+        ]
         self.t = np.array(rows)  # (c, k)
 
     def delta(self, eps: float) -> tuple[float, int]:
@@ -50,8 +53,8 @@ def exact_sup_mp(eps, eps0, n, digits=50):
         q, e = 1 - p, mp.exp(mp.mpf(eps))
         best = mp.mpf(0)
         for c in range(m + 1):
-            a = [mp.binomial(c, i) * q**i * p**(c - i) for i in range(c + 1)]
-            b = [mp.binomial(m - c, i) * p**i * q**(m - c - i) for i in range(m - c + 1)]
+            a = [mp.binomial(c, i) * q**i * p ** (c - i) for i in range(c + 1)]
+            b = [mp.binomial(m - c, i) * p**i * q ** (m - c - i) for i in range(m - c + 1)]
             t = [mp.fsum(a[i] * b[k - i] for i in range(max(0, k - (m - c)), min(c, k) + 1)) for k in range(m + 1)]
             f = [mp.mpf(0)] + t + [mp.mpf(0)]
             up = down = mp.mpf(0)
@@ -65,8 +68,10 @@ def exact_sup_mp(eps, eps0, n, digits=50):
 
 # --- the issue's reference cases (the old curve fixed the others at 0 and was below these) ---
 
-@pytest.mark.parametrize("eps0,n,delta,worst_eps_c", [
-    (1.75, 50, 1e-3, 0.946909), (0.75, 100, 1e-6, 0.33047), (4.0, 10_000, 1e-9, 0.445810)])
+
+@pytest.mark.parametrize(
+    "eps0,n,delta,worst_eps_c", [(1.75, 50, 1e-3, 0.946909), (0.75, 100, 1e-6, 0.33047), (4.0, 10_000, 1e-9, 0.445810)]
+)
 def test_forward_is_the_worst_case(eps0, n, delta, worst_eps_c):
     amp = get_bound("tight").forward(eps0, n, delta)
     assert amp.eps_c == pytest.approx(worst_eps_c, abs=2e-6) and amp.extra["worst_c"][0] > 0
@@ -90,8 +95,11 @@ def test_the_check_catches_a_curve_that_fixes_the_others_at_zero():
 # --- brute force over every dataset, on a seeded grid, both directions ---
 
 _RNG = np.random.default_rng(2026)
-GRID = [(n, float(_RNG.uniform(0.3, 7.0)), float(_RNG.choice([1e-3, 1e-6, 1e-9])))
-        for n in (20, 60, 200, 700, 2000) for _ in range(4)]
+GRID = [
+    (n, float(_RNG.uniform(0.3, 7.0)), float(_RNG.choice([1e-3, 1e-6, 1e-9])))
+    for n in (20, 60, 200, 700, 2000)
+    for _ in range(4)
+]
 
 
 @pytest.mark.slow
@@ -118,6 +126,7 @@ def test_the_curve_bounds_the_50_digit_supremum(eps, eps0, n):
 
 # --- large n: the summed windows against high-precision sums ---
 
+
 def _directed_mp(eps, eps0, crowd, ones, lo, hi, left):
     """One direction's positive part summed over k in [lo, hi] at 40 digits (the pmf by recurrence)."""
     with mp.workdps(40):
@@ -127,7 +136,8 @@ def _directed_mp(eps, eps0, crowd, ones, lo, hi, left):
         big = crowd - ones
 
         def pmf(m, k, prob):
-            return mp.binomial(m, k) * prob**k * (1 - prob)**(m - k) if 0 <= k <= m else mp.mpf(0)
+            return mp.binomial(m, k) * prob**k * (1 - prob) ** (m - k) if 0 <= k <= m else mp.mpf(0)
+
         span = range(0, min(ones, 60) + 1)
         pa = [pmf(ones, i, p) for i in span]
         s = {k: mp.fsum(pa[i] * pmf(big, k + i, p) for i in span) for k in range(lo - 1, hi + 1)}
@@ -137,9 +147,16 @@ def _directed_mp(eps, eps0, crowd, ones, lo, hi, left):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("eps,eps0,n,ones", [
-    (1.0, 16.678974610654212, 10**9, 1_574_258), (1.0, 16.678974610654212, 10**9, 0),
-    (1.0, 15.194873096, MAP["n"], 240_520), (1.0, 10.683, HORSE["n"], 0), (0.0155, 1.0, 10**5, 3)])
+@pytest.mark.parametrize(
+    "eps,eps0,n,ones",
+    [
+        (1.0, 16.678974610654212, 10**9, 1_574_258),
+        (1.0, 16.678974610654212, 10**9, 0),
+        (1.0, 15.194873096, MAP["n"], 240_520),
+        (1.0, 10.683, HORSE["n"], 0),
+        (0.0155, 1.0, 10**5, 3),
+    ],
+)
 def test_large_n_windows_against_high_precision_sums(eps, eps0, n, ones):
     down, up = tight.directed(eps, eps0, [n - 1], [ones])
     p = float(expit(-eps0))
@@ -164,6 +181,7 @@ def test_the_float_error_allowance_covers_n_of_a_billion():
 
 
 # --- reference values on the paper's data ---
+
 
 @pytest.mark.parametrize("eps_c,eps_l", [(1.0, 10.68), (0.05, 5.61)])
 def test_horse_inverse(eps_c, eps_l):

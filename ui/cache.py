@@ -14,6 +14,7 @@ eight sessions looking at one result held eight copies of it. These caches inste
 Budgets, in MB, default to BUDGETS_MB and are set per cache with the environment variable
 LDPCORE_CACHE_<NAME>_MB (e.g. LDPCORE_CACHE_RUNS_MB=1024) before the server starts.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,9 +28,9 @@ import numpy as np
 import streamlit as st
 
 BUDGETS_MB = {
-    "data": 1024,   # inputs: bundled and uploaded histograms (a 50-megapixel image is 400 MB), numeric tables, datasets
-    "runs": 512,    # simulated runs: estimates (8 bytes per value), metrics and privacy numbers
-    "images": 64,   # PNGs at display resolution
+    "data": 1024,  # inputs: bundled and uploaded histograms (a 50-megapixel image is 400 MB), numeric tables, datasets
+    "runs": 512,  # simulated runs: estimates (8 bytes per value), metrics and privacy numbers
+    "images": 64,  # PNGs at display resolution
     "results": 128,  # analytic curves, accountant tables, the results of the systems pages
 }
 
@@ -139,7 +140,8 @@ def cached(cache: str, spinner: str | None = None):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             key = (fn.__module__, fn.__qualname__, getattr(getattr(fn, "__code__", None), "co_filename", "")) + tuple(
-                (name, _frozen(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
+                (name, _frozen(value)) for name, value in bound.arguments.items() if not name.startswith("_")
+            )
             if spinner is None or key in store:
                 return store.get(key, lambda: fn(*args, **kwargs))
             with st.spinner(spinner):

@@ -1,4 +1,5 @@
 """Small URL-bound controls shared by the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -9,18 +10,31 @@ EPS_GRID = [float(f"{m * 10.0**e:.3g}") for e in (-2, -1, 0, 1) for m in STEPS i
 DELTAS = [10.0**-k for k in range(3, 13)]
 
 
-def eps_slider(label: str, key: str, value: float = 1.0, lo: float = 0.01, hi: float = 20.0,
-               help: str | None = None) -> float:
+def eps_slider(
+    label: str, key: str, value: float = 1.0, lo: float = 0.01, hi: float = 20.0, help: str | None = None
+) -> float:
     """An epsilon on the log grid between lo and hi, bound to ?key=."""
     options = [e for e in EPS_GRID if lo <= e <= hi]
-    return float(st.select_slider(label, options=options, value=value, key=key, bind="query-params",
-                                  format_func=lambda e: f"{e:g}", help=help))
+    return float(
+        st.select_slider(
+            label, options=options, value=value, key=key, bind="query-params", format_func=lambda e: f"{e:g}", help=help
+        )
+    )
 
 
 def delta_slider(label: str, key: str, value: float = 1e-6, help: str | None = None) -> float:
     """A delta among 1e-3 .. 1e-12, bound to ?key=."""
-    return float(st.select_slider(label, options=DELTAS, value=value, key=key, bind="query-params",
-                                  format_func=lambda d: f"{d:.0e}", help=help))
+    return float(
+        st.select_slider(
+            label,
+            options=DELTAS,
+            value=value,
+            key=key,
+            bind="query-params",
+            format_func=lambda d: f"{d:.0e}",
+            help=help,
+        )
+    )
 
 
 def seed_input(key: str) -> int:

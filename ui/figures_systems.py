@@ -1,4 +1,5 @@
 """Plotly figures of the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,10 +10,17 @@ from ui.figures import COLORS
 TRUTH = "#444444"
 
 
-def _style(fig: go.Figure, title: str, x: str, y: str, log_x: bool = False, log_y: bool = False,
-           height: int = 380) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.25))
+def _style(
+    fig: go.Figure, title: str, x: str, y: str, log_x: bool = False, log_y: bool = False, height: int = 380
+) -> go.Figure:
+    fig.update_layout(
+        title=title,
+        xaxis_title=x,
+        yaxis_title=y,
+        height=height,
+        margin=dict(l=10, r=10, t=50, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.25),
+    )
     if log_x:
         fig.update_xaxes(type="log", dtick="D2")
     if log_y:
@@ -27,88 +35,168 @@ def _mark(fig: go.Figure, x: float, name: str, color: str = "gray", dash: str = 
 
 # --- Numeric ----------------------------------------------------------------------------
 
+
 def estimates_figure(names, truth, estimate, std, title: str, y: str) -> go.Figure:
     """Per quantity: the truth and the estimate with a +-2 std bar (analytic std)."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=names, y=truth, mode="markers", name="truth",
-                             marker=dict(color=TRUTH, symbol="line-ew-open", size=18, line=dict(width=2))))
-    fig.add_trace(go.Scatter(x=names, y=estimate, mode="markers", name="estimate +- 2 std (analytic)",
-                             marker=dict(color=COLORS[0], size=8),
-                             error_y=dict(type="data", array=2 * np.asarray(std), color=COLORS[0], thickness=1.2)))
+    fig.add_trace(
+        go.Scatter(
+            x=names,
+            y=truth,
+            mode="markers",
+            name="truth",
+            marker=dict(color=TRUTH, symbol="line-ew-open", size=18, line=dict(width=2)),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=names,
+            y=estimate,
+            mode="markers",
+            name="estimate +- 2 std (analytic)",
+            marker=dict(color=COLORS[0], size=8),
+            error_y=dict(type="data", array=2 * np.asarray(std), color=COLORS[0], thickness=1.2),
+        )
+    )
     return _style(fig, title, "", y)
 
 
-def mse_figure(eps_grid, comparisons, titles: dict, eps: float, chosen: str, empirical: float | None,
-               kind: str = "numeric") -> go.Figure:
+def mse_figure(
+    eps_grid, comparisons, titles: dict, eps: float, chosen: str, empirical: float | None, kind: str = "numeric"
+) -> go.Figure:
     """Analytic expected MSE of every mechanism on this data against eps; the measured MSE of the
     chosen mechanism at the chosen eps as a marker."""
     fig = go.Figure()
     for i, name in enumerate(titles):
         y = [getattr(c, kind)[name] for c in comparisons]
-        fig.add_trace(go.Scatter(x=list(eps_grid), y=y, mode="lines", name=name,
-                                 line=dict(color=COLORS[i % len(COLORS)], width=3 if name == chosen else 1.5,
-                                           dash="solid" if name.startswith(("alg4", "duchi-md")) else "dash")))
+        fig.add_trace(
+            go.Scatter(
+                x=list(eps_grid),
+                y=y,
+                mode="lines",
+                name=name,
+                line=dict(
+                    color=COLORS[i % len(COLORS)],
+                    width=3 if name == chosen else 1.5,
+                    dash="solid" if name.startswith(("alg4", "duchi-md")) else "dash",
+                ),
+            )
+        )
     if empirical is not None:
-        fig.add_trace(go.Scatter(x=[eps], y=[empirical], mode="markers", name=f"{chosen}: measured",
-                                 marker=dict(color="black", size=10, symbol="x")))
+        fig.add_trace(
+            go.Scatter(
+                x=[eps],
+                y=[empirical],
+                mode="markers",
+                name=f"{chosen}: measured",
+                marker=dict(color="black", size=10, symbol="x"),
+            )
+        )
     _mark(fig, eps, f"eps = {eps:g}")
     what = "means" if kind == "numeric" else "frequencies"
     return _style(fig, f"Expected MSE of the {what} on this data", "eps (per respondent)", "MSE", True, True)
 
 
-def worst_case_figure(eps_grid, curves: dict, eps_star: float, eps_sharp: float, eps: float,
-                      relative: bool) -> go.Figure:
+def worst_case_figure(
+    eps_grid, curves: dict, eps_star: float, eps_sharp: float, eps: float, relative: bool
+) -> go.Figure:
     """Worst-case variance of one report against eps (relative: divided by Duchi's), eps* and eps# marked
     (seeds/002 Table I)."""
     fig = go.Figure()
     for i, (name, y) in enumerate(curves.items()):
-        fig.add_trace(go.Scatter(x=list(eps_grid), y=list(y), mode="lines", name=name,
-                                 line=dict(color=COLORS[i % len(COLORS)])))
+        fig.add_trace(
+            go.Scatter(x=list(eps_grid), y=list(y), mode="lines", name=name, line=dict(color=COLORS[i % len(COLORS)]))
+        )
     _mark(fig, eps_star, f"eps* = {eps_star:.4f}", "#b22222")
     _mark(fig, eps_sharp, f"eps# = {eps_sharp:.4f}", "#1f5fbf")
     _mark(fig, eps, f"eps = {eps:g}", "darkgray", "dash")
     if relative:
-        return _style(fig, "Worst-case variance of one report, relative to Duchi et al.'s", "eps",
-                      "worst-case variance / Duchi's", log_x=True)
+        return _style(
+            fig,
+            "Worst-case variance of one report, relative to Duchi et al.'s",
+            "eps",
+            "worst-case variance / Duchi's",
+            log_x=True,
+        )
     return _style(fig, "Worst-case variance of one report (t in [-1, 1])", "eps", "variance", True, True)
 
 
 def pm_density_figure(x, density, t: float, eps: float) -> go.Figure:
     """The Piecewise Mechanism's output density given t (seeds/002 Fig. 2)."""
-    fig = go.Figure(go.Scatter(x=x, y=density, mode="lines", line=dict(color=COLORS[2], shape="hv"), fill="tozeroy",
-                               name="density of the report"))
+    fig = go.Figure(
+        go.Scatter(
+            x=x,
+            y=density,
+            mode="lines",
+            line=dict(color=COLORS[2], shape="hv"),
+            fill="tozeroy",
+            name="density of the report",
+        )
+    )
     _mark(fig, t, f"t = {t:g}", TRUTH)
     return _style(fig, f"Piecewise Mechanism: output density at eps = {eps:g}", "report", "density")
 
 
 # --- Longitudinal -----------------------------------------------------------------------
 
+
 def running_counts_figure(truth, estimate, std) -> go.Figure:
     """True F_t, the estimate and its +-2 std band (exact std) over the periods."""
     t = np.arange(1, len(truth) + 1)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[t, t[::-1]], y=np.r_[estimate + 2 * std, (estimate - 2 * std)[::-1]],
-                             fill="toself", fillcolor="rgba(99, 110, 250, 0.18)", line=dict(width=0),
-                             hoverinfo="skip", name="estimate +- 2 std"))
-    fig.add_trace(go.Scatter(x=t, y=estimate, mode="lines+markers", name="estimate F_hat_t",
-                             line=dict(color=COLORS[0]), marker=dict(size=4)))
+    fig.add_trace(
+        go.Scatter(
+            x=np.r_[t, t[::-1]],
+            y=np.r_[estimate + 2 * std, (estimate - 2 * std)[::-1]],
+            fill="toself",
+            fillcolor="rgba(99, 110, 250, 0.18)",
+            line=dict(width=0),
+            hoverinfo="skip",
+            name="estimate +- 2 std",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=t,
+            y=estimate,
+            mode="lines+markers",
+            name="estimate F_hat_t",
+            line=dict(color=COLORS[0]),
+            marker=dict(size=4),
+        )
+    )
     fig.add_trace(go.Scatter(x=t, y=truth, mode="lines", name="true F_t", line=dict(color=TRUTH, width=2.5)))
     return _style(fig, "Respondents in state 1, period by period", "period t", "respondents", height=420)
 
 
 # --- LDP-SGD ----------------------------------------------------------------------------
 
+
 def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
     """Test accuracy after each iteration (0 = the initial model) of two ldpcore.systems.sgd.TrainResult, private vs
     the non-private baseline, epoch ends marked."""
     it = np.arange(len(private.test_accuracy))
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=it, y=baseline.test_accuracy, mode="lines", name="non-private baseline",
-                             line=dict(color=TRUTH, dash="dash")))
+    fig.add_trace(
+        go.Scatter(
+            x=it,
+            y=baseline.test_accuracy,
+            mode="lines",
+            name="non-private baseline",
+            line=dict(color=TRUTH, dash="dash"),
+        )
+    )
     fig.add_trace(go.Scatter(x=it, y=private.test_accuracy, mode="lines", name=label, line=dict(color=COLORS[0])))
-    ends = it[private.batches_per_epoch::private.batches_per_epoch]
-    fig.add_trace(go.Scatter(x=ends, y=private.epoch_test_accuracy, mode="markers", name="end of an epoch",
-                             marker=dict(color=COLORS[0], size=8)))
+    ends = it[private.batches_per_epoch :: private.batches_per_epoch]
+    fig.add_trace(
+        go.Scatter(
+            x=ends,
+            y=private.epoch_test_accuracy,
+            mode="markers",
+            name="end of an epoch",
+            marker=dict(color=COLORS[0], size=8),
+        )
+    )
     fig.add_hline(y=bayes, line_dash="dot", line_color="gray", annotation_text=f"Bayes rule {bayes:.3f}")
     return _style(fig, "Test accuracy per iteration", "iteration", "test accuracy", height=400)
 
@@ -116,10 +204,14 @@ def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
 def composition_figure(epochs, basic, advanced, eps_c: float | None) -> go.Figure:
     """Central eps after each epoch: basic and advanced (Theorem II.7) composition of the per-epoch bound."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=epochs, y=basic, mode="lines+markers", name="basic composition",
-                             line=dict(color=COLORS[0])))
-    fig.add_trace(go.Scatter(x=epochs, y=advanced, mode="lines+markers", name="advanced (Theorem II.7)",
-                             line=dict(color=COLORS[1])))
+    fig.add_trace(
+        go.Scatter(x=epochs, y=basic, mode="lines+markers", name="basic composition", line=dict(color=COLORS[0]))
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=epochs, y=advanced, mode="lines+markers", name="advanced (Theorem II.7)", line=dict(color=COLORS[1])
+        )
+    )
     if eps_c is not None:
         fig.add_hline(y=eps_c, line_dash="dot", line_color="gray", annotation_text=f"certified eps_c = {eps_c:.3g}")
     return _style(fig, "Central eps after each epoch", "epochs", "eps_c", height=400)
@@ -127,12 +219,20 @@ def composition_figure(epochs, basic, advanced, eps_c: float | None) -> go.Figur
 
 # --- Crowd IDs --------------------------------------------------------------------------
 
+
 def drops_figure(labels, dropped, expected, bound: float) -> go.Figure:
     """Reports dropped per crowd in this run, their expectation and Theorem V.2's bound."""
     fig = go.Figure()
     fig.add_trace(go.Bar(x=labels, y=dropped, name="dropped in this run", marker_color=COLORS[0]))
-    fig.add_trace(go.Scatter(x=labels, y=expected, mode="markers", name="expected",
-                             marker=dict(color=TRUTH, symbol="line-ew-open", size=22, line=dict(width=2))))
+    fig.add_trace(
+        go.Scatter(
+            x=labels,
+            y=expected,
+            mode="markers",
+            name="expected",
+            marker=dict(color=TRUTH, symbol="line-ew-open", size=22, line=dict(width=2)),
+        )
+    )
     fig.add_hline(y=bound, line_dash="dot", line_color="#b22222", annotation_text=f"Theorem V.2 bound {bound:.1f}")
     return _style(fig, "Reports dropped per crowd", "crowd (size)", "reports dropped")
 
@@ -154,12 +254,17 @@ def partition_figure(labels, alone, pooled: float) -> go.Figure:
 def split_figure(fraction, best, median) -> go.Figure:
     """split / whole std against the share of eps_l spent on a data-derived crowd ID."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=fraction, y=median, mode="lines", name="median over values",
-                             line=dict(color=COLORS[0])))
-    fig.add_trace(go.Scatter(x=fraction, y=best, mode="lines", name="best value (smallest ratio)",
-                             line=dict(color=COLORS[1])))
+    fig.add_trace(go.Scatter(x=fraction, y=median, mode="lines", name="median over values", line=dict(color=COLORS[0])))
+    fig.add_trace(
+        go.Scatter(x=fraction, y=best, mode="lines", name="best value (smallest ratio)", line=dict(color=COLORS[1]))
+    )
     fig.add_trace(_level(fraction, 1.0, "no split (all of eps_l on the report)"))
-    _style(fig, "Data-derived crowd ID: error relative to not splitting", "eps_hat / eps_l (share on the ID)",
-           "std ratio (split / whole)", log_y=True)
+    _style(
+        fig,
+        "Data-derived crowd ID: error relative to not splitting",
+        "eps_hat / eps_l (share on the ID)",
+        "std ratio (split / whole)",
+        log_y=True,
+    )
     fig.update_yaxes(dtick="D2")
     return fig

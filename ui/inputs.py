@@ -1,4 +1,5 @@
 """The sidebar's data section: a bundled dataset or an upload -> a cached Histogram."""
+
 from __future__ import annotations
 
 import hashlib
@@ -40,17 +41,35 @@ def data_sidebar() -> Input:
     with st.sidebar:
         st.header("Data")
         # options are short names: a bound widget writes the displayed option into the URL
-        name = st.selectbox("Input", choices, key="dataset", bind="query-params",
-                            help="upload: your own image or histogram CSV")
+        name = st.selectbox(
+            "Input", choices, key="dataset", bind="query-params", help="upload: your own image or histogram CSV"
+        )
         st.caption(DATASETS[name].description if name in DATASETS else "Your own image or histogram CSV.")
-        max_side = st.number_input("Downsample images to a max side of (px; 0 = full size)", min_value=0,
-                                   max_value=8192, value=0, step=64, key="max_side", bind="query-params")
+        max_side = st.number_input(
+            "Downsample images to a max side of (px; 0 = full size)",
+            min_value=0,
+            max_value=8192,
+            value=0,
+            step=64,
+            key="max_side",
+            bind="query-params",
+        )
         if name == UPLOAD:
-            scale = st.number_input("Respondents per unit of luminance (scale)", min_value=0.01, max_value=100.0,
-                                    value=1.0, step=0.5, key="scale", bind="query-params",
-                                    help="The paper's Map uses 2.5.")
-            f = st.file_uploader("Image (PNG, JPEG, ...) or histogram CSV", type=IMAGE_TYPES + list(CSV_SUFFIXES),
-                                 help="CSV: one count per line, or value,count rows under a header.")
+            scale = st.number_input(
+                "Respondents per unit of luminance (scale)",
+                min_value=0.01,
+                max_value=100.0,
+                value=1.0,
+                step=0.5,
+                key="scale",
+                bind="query-params",
+                help="The paper's Map uses 2.5.",
+            )
+            f = st.file_uploader(
+                "Image (PNG, JPEG, ...) or histogram CSV",
+                type=IMAGE_TYPES + list(CSV_SUFFIXES),
+                help="CSV: one count per line, or value,count rows under a header.",
+            )
             if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
                 data = f.getvalue()  # hashed once per upload, not on every rerun
                 st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])

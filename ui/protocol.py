@@ -2,29 +2,35 @@
 
 Every control is bound to the URL (bind="query-params"), so a URL reproduces a view.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError, check_delta
-from ldpcore.privacy.fragments import EPS_F_RULES
-from ldpcore.oracles import ENCODINGS, Param
 from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.oracles import ENCODINGS, Param
+from ldpcore.privacy.fragments import EPS_F_RULES
 from ui.controls import seed_input
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
 # eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
 EPS_GRID = sorted({float(f"{x:.3g}") for x in np.logspace(-3, 1, 81)} | set(PAPER_EPS))
 TAUS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024)
-RULE_HELP = ("paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
-             "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f.")
+RULE_HELP = (
+    "paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
+    "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f."
+)
 
 
 def eps_c_slider(label: str = "Central epsilon eps_c (log scale)", key: str = "eps_c", container=st) -> float:
     """The central epsilon on a log grid 0.001..10, bound to ?<key>=."""
-    return float(container.select_slider(label, options=EPS_GRID, value=1.0, key=key, bind="query-params",
-                                         format_func=lambda e: f"{e:g}"))
+    return float(
+        container.select_slider(
+            label, options=EPS_GRID, value=1.0, key=key, bind="query-params", format_func=lambda e: f"{e:g}"
+        )
+    )
 
 
 def parse_delta(text: str, example: str) -> float:
@@ -39,10 +45,23 @@ def parse_delta(text: str, example: str) -> float:
 def param_control(param: Param):
     """One encoding parameter, bound to ?<name>= (a name means the same thing in every encoding)."""
     if param.choices:
-        return st.selectbox(param.label, param.choices, index=param.choices.index(param.default), key=param.name,
-                            bind="query-params", help=param.help)
-    return st.number_input(param.label, min_value=param.low, max_value=param.high, value=param.default,
-                           key=param.name, bind="query-params", help=param.help)
+        return st.selectbox(
+            param.label,
+            param.choices,
+            index=param.choices.index(param.default),
+            key=param.name,
+            bind="query-params",
+            help=param.help,
+        )
+    return st.number_input(
+        param.label,
+        min_value=param.low,
+        max_value=param.high,
+        value=param.default,
+        key=param.name,
+        bind="query-params",
+        help=param.help,
+    )
 
 
 def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
@@ -56,26 +75,46 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             if p.name not in ENCODINGS[encoding].hidden(params):  # e.g. MURS on GRR has no hash range
                 params[p.name] = param_control(p)
         eps_c = eps_c_slider()
-        delta_text = st.text_input("Central delta", key="delta", bind="query-params",
-                                   placeholder=f"{default_delta:g} (default for this data)",
-                                   help="Leave empty for the paper's delta of the bundled dataset "
-                                        "(uploads: about 1/(10 n)).")
+        delta_text = st.text_input(
+            "Central delta",
+            key="delta",
+            bind="query-params",
+            placeholder=f"{default_delta:g} (default for this data)",
+            help="Leave empty for the paper's delta of the bundled dataset (uploads: about 1/(10 n)).",
+        )
         fragments = ENCODINGS[encoding].fragments and st.toggle(
-            "Report fragments with a backstop (Algorithm 2)", key="fragments", bind="query-params")
+            "Report fragments with a backstop (Algorithm 2)", key="fragments", bind="query-params"
+        )
         tau, rule, eps_f = None, "paper", None
         if fragments:
-            tau = int(st.number_input("tau: report fragments per respondent", min_value=1, max_value=4096,
-                                      value=16, key="tau", bind="query-params"))
-            rule = st.radio("eps_f rule", EPS_F_RULES, key="rule", bind="query-params", horizontal=True,
-                            help=RULE_HELP)
+            tau = int(
+                st.number_input(
+                    "tau: report fragments per respondent",
+                    min_value=1,
+                    max_value=4096,
+                    value=16,
+                    key="tau",
+                    bind="query-params",
+                )
+            )
+            rule = st.radio("eps_f rule", EPS_F_RULES, key="rule", bind="query-params", horizontal=True, help=RULE_HELP)
             if rule == "manual":
-                eps_f = float(st.number_input("eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1,
-                                              key="eps_f", bind="query-params"))
+                eps_f = float(
+                    st.number_input(
+                        "eps_f", min_value=0.001, max_value=50.0, value=2.0, step=0.1, key="eps_f", bind="query-params"
+                    )
+                )
         chosen = ENCODINGS[encoding]
-        accountant = st.selectbox("Accountant", chosen.accountants, key="accountant", bind="query-params",
-                                  help="Only the bounds that hold for this encoding's reports; the first is the default."
-                                  if chosen.certified else "No bound is known for these reports: eps_l is calibrated "
-                                  "as for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.")
+        accountant = st.selectbox(
+            "Accountant",
+            chosen.accountants,
+            key="accountant",
+            bind="query-params",
+            help="Only the bounds that hold for this encoding's reports; the first is the default."
+            if chosen.certified
+            else "No bound is known for these reports: eps_l is calibrated "
+            "as for one-hot reports at eps_c (the paper's choice), which does NOT certify eps_c.",
+        )
         st.caption(chosen.bound(accountant, params).title)
         seed = seed_input("seed")
     try:
@@ -84,8 +123,16 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             delta = float(text) if text else default_delta
         except ValueError:
             raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
-        spec = ProtocolSpec(eps_c=eps_c, delta=delta, encoding=encoding, tau=tau, eps_f_rule=rule,
-                            eps_f=eps_f, accountant=accountant, params=params)
+        spec = ProtocolSpec(
+            eps_c=eps_c,
+            delta=delta,
+            encoding=encoding,
+            tau=tau,
+            eps_f_rule=rule,
+            eps_f=eps_f,
+            accountant=accountant,
+            params=params,
+        )
     except InputError as exc:
         st.error(str(exc))
         st.stop()
@@ -95,13 +142,25 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
 def compare_control(container, spec: ProtocolSpec, key: str) -> list[str]:
     """Other encodings to add as columns (their default parameters and accountant), bound to ?<key>=."""
     others = [name for name in ENCODINGS if name != spec.encoding]
-    return container.multiselect("Compare with encodings", others, key=key, bind="query-params",
-                                 help="Each at its default parameters and accountant. Sketches at 1,024 x 65,536 "
-                                      "take a few seconds per point.")
+    return container.multiselect(
+        "Compare with encodings",
+        others,
+        key=key,
+        bind="query-params",
+        help="Each at its default parameters and accountant. Sketches at 1,024 x 65,536 take a few seconds per point.",
+    )
 
 
 def taus_control(container, spec: ProtocolSpec, key: str) -> list[int]:
     """The report-fragment tau columns (one-hot only), sorted, bound to ?<key>=."""
-    return sorted(container.multiselect("Report fragments tau", TAUS, default=[4, 16, 256], key=key,
-                                        bind="query-params", disabled=not ENCODINGS[spec.encoding].fragments,
-                                        help="One-hot only (Algorithm 2)."))
+    return sorted(
+        container.multiselect(
+            "Report fragments tau",
+            TAUS,
+            default=[4, 16, 256],
+            key=key,
+            bind="query-params",
+            disabled=not ENCODINGS[spec.encoding].fragments,
+            help="One-hot only (Algorithm 2).",
+        )
+    )

@@ -5,6 +5,7 @@ else that differs between sessions, so that sessions looking at the same view sh
 Results live in ui.cache's shared caches (runs: the full estimates; images: PNGs at display
 resolution, at most DISPLAY_WIDTH pixels wide; results: analytic curves).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -12,12 +13,12 @@ from dataclasses import replace
 import streamlit as st
 from PIL import Image
 
+from ldpcore import export
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.run import Cell, Method, analytic, evaluate, sweep
-from ldpcore import export
-from ldpcore.export import error_map, png_bytes, render
 from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.export import error_map, png_bytes, render
 from ui.cache import cached
 
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
@@ -118,9 +119,14 @@ def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
     """Every method at every eps_c, cached per cell, with a progress bar; the cells' estimates are left out
     (a sweep's list would otherwise hold all of them at once: get one with cell() or cell_png())."""
     bar = st.progress(0.0, text=label)
-    cells = sweep(methods, eps_cs, inp.hist, seed,
-                  progress=lambda done, total: bar.progress(done / total, text=f"{label} {done}/{total}"),
-                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
+    cells = sweep(
+        methods,
+        eps_cs,
+        inp.hist,
+        seed,
+        progress=lambda done, total: bar.progress(done / total, text=f"{label} {done}/{total}"),
+        evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None),
+    )
     bar.empty()
     return cells
 
@@ -128,8 +134,10 @@ def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
 def table_png(inp, methods, eps_cs, seed: int) -> bytes:
     """The report table as one PNG (ldpcore.export.table_png), made when it is asked for from the cached cells
     (an estimate is fetched, or simulated again, as its picture is drawn)."""
-    cells = sweep(methods, eps_cs, inp.hist, seed,
-                  evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None))
+    cells = sweep(
+        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
+    )
     by_label = {m.label: m for m in methods}
-    return export.table_png(cells, inp.hist,
-                            estimate_of=lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate)
+    return export.table_png(
+        cells, inp.hist, estimate_of=lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
+    )

@@ -1,4 +1,5 @@
 """Cached calls into ldpcore for the Numeric, Longitudinal and LDP-SGD pages, keyed on plain values (ui.cache)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The Numeric page's data section: the paper's synthetic data or an uploaded table CSV -> a cached NumericTable."""
+
 from __future__ import annotations
 
 import hashlib
@@ -53,18 +54,45 @@ def table_sidebar() -> Table:
     upload, error = None, None
     with st.sidebar:
         st.header("Data")
-        source = st.selectbox("Data", list(SYNTHETIC) + [UPLOAD], key="num_data", bind="query-params",
-                              help="upload: your own table CSV")
-        st.caption(SYNTHETIC_HELP.get(source, "A CSV with a header naming the columns, one row per respondent; "
-                                              "numeric columns are mapped to [-1, 1] over their range."))
+        source = st.selectbox(
+            "Data", list(SYNTHETIC) + [UPLOAD], key="num_data", bind="query-params", help="upload: your own table CSV"
+        )
+        st.caption(
+            SYNTHETIC_HELP.get(
+                source,
+                "A CSV with a header naming the columns, one row per respondent; "
+                "numeric columns are mapped to [-1, 1] over their range.",
+            )
+        )
         if source != UPLOAD:
-            n = int(st.number_input("n (respondents)", min_value=100, max_value=1_000_000, value=100_000, step=10_000,
-                                    key="num_n", bind="query-params"))
-            d = int(st.number_input("d (attributes)", min_value=1, max_value=64, value=16, key="num_d",
-                                    bind="query-params", help="The paper uses d = 16."))
+            n = int(
+                st.number_input(
+                    "n (respondents)",
+                    min_value=100,
+                    max_value=1_000_000,
+                    value=100_000,
+                    step=10_000,
+                    key="num_n",
+                    bind="query-params",
+                )
+            )
+            d = int(
+                st.number_input(
+                    "d (attributes)",
+                    min_value=1,
+                    max_value=64,
+                    value=16,
+                    key="num_d",
+                    bind="query-params",
+                    help="The paper uses d = 16.",
+                )
+            )
         else:
-            f = st.file_uploader("Table CSV", type=["csv", "txt"],
-                                 help="Numeric and categorical columns under a header; one row per respondent.")
+            f = st.file_uploader(
+                "Table CSV",
+                type=["csv", "txt"],
+                help="Numeric and categorical columns under a header; one row per respondent.",
+            )
             if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
                 data = f.getvalue()  # hashed once per upload, not on every rerun
                 st.session_state["num_upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
@@ -73,9 +101,14 @@ def table_sidebar() -> Table:
                 try:
                     header, text_columns = _columns(upload[3], upload[1], upload[2])
                     categorical = st.multiselect(
-                        "Categorical columns", header, default=text_columns, key="num_categorical",
-                        bind="query-params", help="Columns holding categories (estimated as frequencies through "
-                                                  "OUE); the others must hold numbers.")
+                        "Categorical columns",
+                        header,
+                        default=text_columns,
+                        key="num_categorical",
+                        bind="query-params",
+                        help="Columns holding categories (estimated as frequencies through "
+                        "OUE); the others must hold numbers.",
+                    )
                 except InputError as exc:
                     error = str(exc)
         seed = seed_input("num_seed")

@@ -7,6 +7,7 @@ numeric_table  tables of numeric and categorical attributes for the numeric mech
 scaling        numeric data in [lo, hi] mapped onto [-1, 1]
 The bundled files ship in ldpcore/data/bundled (package data).
 """
+
 from ldpcore.data.loaders import DATASETS, Histogram, load_csv, load_dataset, load_image, load_path, load_upload
 
 __all__ = ["DATASETS", "Histogram", "load_csv", "load_dataset", "load_image", "load_path", "load_upload"]

@@ -43,6 +43,7 @@ Values are compared after removing surrounding spaces; a CSV has no NULL, so an 
 CSV field counts as empty. Category labels keep their text and are sorted as numbers when
 every label is a number, else by text (code-point order).
 """
+
 from __future__ import annotations
 
 import csv
@@ -58,19 +59,21 @@ import duckdb
 import numpy as np
 
 from ldpcore.data.loaders import BUNDLED, MAX_PIXELS, Histogram
-from ldpcore.errors import InputError, check_whole, require
-from ldpcore.data.scaling import to_unit
 from ldpcore.data.numeric_table import MAX_CATEGORIES, MAX_ROWS, NumericTable
+from ldpcore.data.scaling import to_unit
+from ldpcore.errors import InputError, check_whole, require
 
-MEMORY_LIMIT = "1GB"       # DuckDB's working memory per call; larger aggregates spill to disk
-MAX_DOMAIN = 2_000_000     # the most distinct values (or bins) a histogram may have
+MEMORY_LIMIT = "1GB"  # DuckDB's working memory per call; larger aggregates spill to disk
+MAX_DOMAIN = 2_000_000  # the most distinct values (or bins) a histogram may have
 BIN_RULES = ("sturges", "rice", "sqrt")  # numpy's bin-count rules that need only n, min and max
-_HEAD_BYTES = 65536        # bytes sniffed to tell Parquet, text and binary apart
+_HEAD_BYTES = 65536  # bytes sniffed to tell Parquet, text and binary apart
 _TAB_SUFFIXES = (".tsv", ".tab")
 _LAT_NAMES = ("lat", "latitude")
 _LON_NAMES = ("lon", "lng", "long", "longitude")
-_NUMERIC_TYPES = re.compile(r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
-                            r"UHUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+,\s*\d+\))?)$")
+_NUMERIC_TYPES = re.compile(
+    r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
+    r"UHUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+,\s*\d+\))?)$"
+)
 # status of a row: kept, or why it was left out
 _KEPT, _NULL, _EMPTY, _OUT, _NO_USER, _NOT_NUMBER = range(6)
 
@@ -81,7 +84,8 @@ class IngestReport:
     nulls, empty, out_of_domain and missing_user.
 
     kind: "categorical", "numeric", "points", "counts" or "table". columns: the columns read.
-    rows: rows of the file (data lines of a CSV, without the header). kept: rows whose value entered the aggregate. nulls: NULL values
+    rows: rows of the file (data lines of a CSV, without the header). kept: rows whose value entered the aggregate.
+    nulls: NULL values
     (Parquet NULL, NaN). empty: empty or blank values (an empty CSV field). out_of_domain:
     values outside the declared domain, range or bounding box (for a table: clipped into
     its range, and kept). missing_user: rows without a user id (per-user rules only).
@@ -113,6 +117,7 @@ class IngestReport:
 
 # --- the input file ---------------------------------------------------------------------
 
+
 def parse_rule(per_user: str) -> tuple[str, int]:
     """("first" | "mode" | "distinct", K) from "first", "mode" or "distinct:K" (K >= 1)."""
     text = str(per_user).strip().lower()
@@ -133,8 +138,10 @@ def parse_bbox(bbox) -> tuple[float, float, float, float]:
         west, south, east, north = (float(p) for p in parts)
     except (TypeError, ValueError):
         raise InputError(f"bbox needs four numbers west,south,east,north (got {bbox!r}).") from None
-    require(-90 <= south < north <= 90 and -180 <= west < east <= 180,
-            f"bbox needs -180 <= west < east <= 180 and -90 <= south < north <= 90 (got {bbox!r}).")
+    require(
+        -90 <= south < north <= 90 and -180 <= west < east <= 180,
+        f"bbox needs -180 <= west < east <= 180 and -90 <= south < north <= 90 (got {bbox!r}).",
+    )
     return west, south, east, north
 
 
@@ -186,18 +193,26 @@ class _Input:
         else:
             require(suffix not in (".parquet", ".pq"), f"{self.name} is not a Parquet file (it lacks the PAR1 header).")
             self._check_text(head)
-            self.format = "tsv" if self.delimiter == "\t" or (self.delimiter is None and suffix in _TAB_SUFFIXES) else "csv"
+            self.format = (
+                "tsv" if self.delimiter == "\t" or (self.delimiter is None and suffix in _TAB_SUFFIXES) else "csv"
+            )
             self.delimiter = self.delimiter or ("\t" if self.format == "tsv" else ",")
-            require(len(self.delimiter) == 1 and self.delimiter not in '"\r\n',
-                    f"the delimiter must be one character other than a quote or a line break (got {self.delimiter!r}).")
+            require(
+                len(self.delimiter) == 1 and self.delimiter not in '"\r\n',
+                f"the delimiter must be one character other than a quote or a line break (got {self.delimiter!r}).",
+            )
         self.con = duckdb.connect(str(tmp / "work.duckdb"))
-        for setting, value in (("memory_limit", self.memory_limit), ("temp_directory", str(tmp / "spill")),
-                               ("autoinstall_known_extensions", False), ("autoload_known_extensions", False),
-                               # type_pushdown moves a cast of a CSV column into the reader, where
-                               # TRY_CAST's NULL becomes an error; top_n_window_elimination turns
-                               # distinct:K's row_number() <= K into list aggregates that cannot
-                               # spill (out of memory at 1 GB on 30 M events of 3 M users)
-                               ("disabled_optimizers", "type_pushdown,top_n_window_elimination")):
+        for setting, value in (
+            ("memory_limit", self.memory_limit),
+            ("temp_directory", str(tmp / "spill")),
+            ("autoinstall_known_extensions", False),
+            ("autoload_known_extensions", False),
+            # type_pushdown moves a cast of a CSV column into the reader, where
+            # TRY_CAST's NULL becomes an error; top_n_window_elimination turns
+            # distinct:K's row_number() <= K into list aggregates that cannot
+            # spill (out of memory at 1 GB on 30 M events of 3 M users)
+            ("disabled_optimizers", "type_pushdown,top_n_window_elimination"),
+        ):
             self.con.execute(f"SET {setting} = $v", {"v": value})
         if self.threads is not None:
             self.con.execute("SET threads = $v", {"v": check_whole(self.threads, 1, "threads")})
@@ -221,8 +236,10 @@ class _Input:
             opts = ", file_row_number = true" if row_order else ""
             reader = f"read_parquet($path{opts})"
             return f"(SELECT *{', file_row_number AS _rn' if row_order else ''} FROM {reader})"
-        reader = ("read_csv($path, all_varchar = true, header = true, delim = $delim, quote = '\"', "
-                  "escape = '\"', comment = '', skip = 0, store_rejects = true, ignore_errors = true)")
+        reader = (
+            "read_csv($path, all_varchar = true, header = true, delim = $delim, quote = '\"', "
+            "escape = '\"', comment = '', skip = 0, store_rejects = true, ignore_errors = true)"
+        )
         return f"(SELECT *{', row_number() OVER () AS _rn' if row_order else ''} FROM {reader})"
 
     def params(self, sql: str, extra: dict | None = None) -> dict:
@@ -252,8 +269,9 @@ class _Input:
         try:
             return self.con.execute(sql, self.params(sql, params))
         except duckdb.OutOfMemoryException:
-            raise InputError(f"aggregating {self.name} needs more than the memory limit {self.memory_limit}; "
-                             "raise memory_limit.") from None
+            raise InputError(
+                f"aggregating {self.name} needs more than the memory limit {self.memory_limit}; raise memory_limit."
+            ) from None
         except duckdb.Error as exc:
             first = str(exc).strip().splitlines()[0].replace(str(self.path), self.name)
             raise InputError(f"{self.name} could not be read as {self.format.upper()} ({first}).") from None
@@ -267,8 +285,10 @@ class _Input:
             line, kind, message = bad[0]
             found = re.search(r"Found: (\d+)", message)
             if kind in ("MISSING COLUMNS", "TOO MANY COLUMNS") and found:
-                raise InputError(f"{self.name}, line {line}: {found.group(1)} fields where the header has "
-                                 f"{len(self.types)} (delimiter {self.delimiter!r}).")
+                raise InputError(
+                    f"{self.name}, line {line}: {found.group(1)} fields where the header has "
+                    f"{len(self.types)} (delimiter {self.delimiter!r})."
+                )
             raise InputError(f"{self.name}, line {line}: {message.rstrip('.')}.")
 
     def column(self, column: str, what: str = "column") -> str:
@@ -281,15 +301,19 @@ class _Input:
         if self.format != "parquet" and len(names) == 1:
             for other in (";", "\t", "|", ","):
                 if other != self.delimiter and other in names[0]:
-                    raise InputError(f"{self.name} has one column {names[0]!r}, which looks separated by "
-                                     f"{other!r} rather than {self.delimiter!r}; give the delimiter {other!r}.")
+                    raise InputError(
+                        f"{self.name} has one column {names[0]!r}, which looks separated by "
+                        f"{other!r} rather than {self.delimiter!r}; give the delimiter {other!r}."
+                    )
         raise InputError(f"{self.name} has no {what} {column!r}; its columns are {', '.join(names)}.")
 
     def text(self, column: str) -> str:
         """A column as trimmed text."""
         ref = self.column(column)
-        require(not re.search(r"[\[\]]|STRUCT|MAP|UNION", self.types[column]),
-                f"{self.name}: column {column!r} holds {self.types[column]} values, not single values.")
+        require(
+            not re.search(r"[\[\]]|STRUCT|MAP|UNION", self.types[column]),
+            f"{self.name}: column {column!r} holds {self.types[column]} values, not single values.",
+        )
         return f"trim(CAST({ref} AS VARCHAR))"
 
     def number(self, column: str, what: str = "column") -> str:
@@ -297,7 +321,9 @@ class _Input:
         ref, kind = self.column(column, what), self.types[column]
         if kind == "VARCHAR":
             return f"TRY_CAST(trim({ref}) AS DOUBLE)"
-        require(_NUMERIC_TYPES.match(kind) is not None, f"{self.name}: column {column!r} holds {kind} values, not numbers.")
+        require(
+            _NUMERIC_TYPES.match(kind) is not None, f"{self.name}: column {column!r} holds {kind} values, not numbers."
+        )
         return f"CAST({ref} AS DOUBLE)"
 
     def missing(self, column: str) -> str:
@@ -312,18 +338,28 @@ class _Input:
 
 # --- aggregation ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Tally:
-    values: np.ndarray     # kept values (text, or bin / cell indices) ...
-    counts: np.ndarray     # ... and their counts under the rule
-    status_rows: dict      # status -> rows
+    values: np.ndarray  # kept values (text, or bin / cell indices) ...
+    counts: np.ndarray  # ... and their counts under the rule
+    status_rows: dict  # status -> rows
     distinct: int
     users: int | None
     examples: tuple[str, ...]
 
 
-def _tally(inp: _Input, value: str, status: str, user: str | None, rule: tuple[str, int] | None,
-           domain: list | None, cap: int, weight: str | None = None, source: str | None = None) -> _Tally:
+def _tally(
+    inp: _Input,
+    value: str,
+    status: str,
+    user: str | None,
+    rule: tuple[str, int] | None,
+    domain: list | None,
+    cap: int,
+    weight: str | None = None,
+    source: str | None = None,
+) -> _Tally:
     """Aggregate the file in DuckDB: value and status are SQL over the columns of source
     (default: the file; status NULL = kept); user a column for a per-user rule; domain the
     allowed values (others are out of domain); weight a count column for a value,count
@@ -336,12 +372,16 @@ def _tally(inp: _Input, value: str, status: str, user: str | None, rule: tuple[s
     base = source or inp.scan(row_order=user is not None)
     if user is not None:
         uref = inp.column(user, "user column")
-        src = (f"SELECT v, coalesce(st, CASE WHEN u IS NULL OR u = '' THEN {_NO_USER} END) AS st, u, _rn "
-               f"FROM (SELECT {value} AS v, {status} AS st, trim(CAST({uref} AS VARCHAR)) AS u, _rn FROM {base})")
+        src = (
+            f"SELECT v, coalesce(st, CASE WHEN u IS NULL OR u = '' THEN {_NO_USER} END) AS st, u, _rn "
+            f"FROM (SELECT {value} AS v, {status} AS st, trim(CAST({uref} AS VARCHAR)) AS u, _rn FROM {base})"
+        )
     else:
         src = f"SELECT {value} AS v, {status} AS st{f', {weight} AS w' if weight else ''} FROM {base}"
-    inp.execute(f"CREATE TABLE agg AS SELECT v, coalesce(st, 0) AS st, count(*) AS r, "
-                f"{'sum(w)' if weight else 'count(*)'} AS c FROM ({src}) GROUP BY ALL")
+    inp.execute(
+        f"CREATE TABLE agg AS SELECT v, coalesce(st, 0) AS st, count(*) AS r, "
+        f"{'sum(w)' if weight else 'count(*)'} AS c FROM ({src}) GROUP BY ALL"
+    )
     inp.check_rows()
     kept = f"SELECT v, u, _rn FROM ({src}) WHERE st IS NULL"
     if domain is not None:
@@ -351,25 +391,44 @@ def _tally(inp: _Input, value: str, status: str, user: str | None, rule: tuple[s
     status_rows = dict(inp.query("SELECT st, sum(r)::BIGINT FROM agg GROUP BY st"))
     require(sum(status_rows.values()) > 0, f"{inp.name} holds no rows.")
     (distinct,) = inp.query("SELECT count(*) FROM agg WHERE st = 0")[0]
-    require(distinct <= cap, f"{inp.name}: the data has {distinct:,} distinct values; the limit is {cap:,} "
-                             "(declare a domain, or bin a numeric column).")
-    examples = tuple(str(v) for (v,) in inp.query(
-        f"SELECT v FROM agg WHERE st = {_OUT} AND v IS NOT NULL ORDER BY r DESC, v LIMIT 5"))
+    require(
+        distinct <= cap,
+        f"{inp.name}: the data has {distinct:,} distinct values; the limit is {cap:,} "
+        "(declare a domain, or bin a numeric column).",
+    )
+    examples = tuple(
+        str(v)
+        for (v,) in inp.query(f"SELECT v FROM agg WHERE st = {_OUT} AND v IS NOT NULL ORDER BY r DESC, v LIMIT 5")
+    )
     kind, k = rule if rule is not None else (None, 1)
     if kind is None:
         got = inp.fetch("SELECT v, c::BIGINT AS n FROM agg WHERE st = 0")
-        return _Tally(values=np.asarray(got["v"]), counts=np.asarray(got["n"], dtype=np.int64),
-                      status_rows=status_rows, distinct=int(distinct), users=None, examples=examples)
+        return _Tally(
+            values=np.asarray(got["v"]),
+            counts=np.asarray(got["n"], dtype=np.int64),
+            status_rows=status_rows,
+            distinct=int(distinct),
+            users=None,
+            examples=examples,
+        )
     if kind == "first":
         chosen = f"SELECT arg_min(v, _rn) AS v, 1 AS k FROM ({kept}) GROUP BY u"
     else:
         per_value = f"SELECT u, v, count(*) AS c, min(_rn) AS f FROM ({kept}) GROUP BY u, v"
         order = "c DESC, f" if kind == "mode" else "f"
-        chosen = (f"SELECT v, row_number() OVER (PARTITION BY u ORDER BY {order}) AS k FROM ({per_value}) "
-                  f"QUALIFY k <= {k if kind == 'distinct' else 1}")
+        chosen = (
+            f"SELECT v, row_number() OVER (PARTITION BY u ORDER BY {order}) AS k FROM ({per_value}) "
+            f"QUALIFY k <= {k if kind == 'distinct' else 1}"
+        )
     got = inp.fetch(f"SELECT v, count(*) AS n, count(*) FILTER (WHERE k = 1) AS users FROM ({chosen}) GROUP BY v")
-    return _Tally(values=np.asarray(got["v"]), counts=np.asarray(got["n"], dtype=np.int64),
-                  status_rows=status_rows, distinct=int(distinct), users=int(np.sum(got["users"])), examples=examples)
+    return _Tally(
+        values=np.asarray(got["v"]),
+        counts=np.asarray(got["n"], dtype=np.int64),
+        status_rows=status_rows,
+        distinct=int(distinct),
+        users=int(np.sum(got["users"])),
+        examples=examples,
+    )
 
 
 def _rule_name(user_column, per_user) -> tuple[tuple[str, int] | None, str]:
@@ -405,16 +464,25 @@ def _natural_order(labels: list[str]) -> list[str]:
     return [v for _, v in sorted(zip(keys, labels))]
 
 
-def _report(inp: _Input, tally: _Tally, kind: str, columns, rule: str, respondents: int,
-            extent=None) -> IngestReport:
+def _report(inp: _Input, tally: _Tally, kind: str, columns, rule: str, respondents: int, extent=None) -> IngestReport:
     rows = tally.status_rows
     return IngestReport(
-        file=inp.name, kind=kind, columns=tuple(c for c in columns if c is not None),
-        rows=int(sum(rows.values())), kept=int(rows.get(_KEPT, 0)), nulls=int(rows.get(_NULL, 0)),
-        empty=int(rows.get(_EMPTY, 0)), out_of_domain=int(rows.get(_OUT, 0)),
-        missing_user=int(rows.get(_NO_USER, 0)), distinct=tally.distinct, users=tally.users,
-        respondents=respondents, rule=rule, examples=tally.examples,
-        extent=None if extent is None else tuple(float(e) for e in extent))
+        file=inp.name,
+        kind=kind,
+        columns=tuple(c for c in columns if c is not None),
+        rows=int(sum(rows.values())),
+        kept=int(rows.get(_KEPT, 0)),
+        nulls=int(rows.get(_NULL, 0)),
+        empty=int(rows.get(_EMPTY, 0)),
+        out_of_domain=int(rows.get(_OUT, 0)),
+        missing_user=int(rows.get(_NO_USER, 0)),
+        distinct=tally.distinct,
+        users=tally.users,
+        respondents=respondents,
+        rule=rule,
+        examples=tally.examples,
+        extent=None if extent is None else tuple(float(e) for e in extent),
+    )
 
 
 def _rows(n: int) -> str:
@@ -424,8 +492,10 @@ def _rows(n: int) -> str:
 def _missing_note(report: IngestReport) -> tuple[str, ...]:
     if not (report.nulls or report.empty):
         return ()
-    return (f"{_rows(report.nulls + report.empty)} of {report.rows:,} had no value "
-            f"({report.nulls:,} NULL, {report.empty:,} empty) and were left out.",)
+    return (
+        f"{_rows(report.nulls + report.empty)} of {report.rows:,} had no value "
+        f"({report.nulls:,} NULL, {report.empty:,} empty) and were left out.",
+    )
 
 
 def _notes(report: IngestReport, domain_word: str) -> tuple[str, ...]:
@@ -437,16 +507,17 @@ def _notes(report: IngestReport, domain_word: str) -> tuple[str, ...]:
     if report.missing_user:
         notes.append(f"{_rows(report.missing_user)} had no user id and were left out.")
     if report.users is not None:
-        notes.append(f"per-user rule {report.rule}: {report.users:,} users contribute "
-                     f"{report.respondents:,} values.")
+        notes.append(f"per-user rule {report.rule}: {report.users:,} users contribute {report.respondents:,} values.")
     return tuple(notes)
 
 
 def _no_value(inp: _Input, report_rows: dict, what: str):
     rows = report_rows
-    raise InputError(f"{inp.name}: {what} has no usable value ({rows.get(_NULL, 0):,} NULL, "
-                     f"{rows.get(_EMPTY, 0):,} empty, {rows.get(_OUT, 0):,} out of the domain, "
-                     f"{rows.get(_NO_USER, 0):,} without a user id).")
+    raise InputError(
+        f"{inp.name}: {what} has no usable value ({rows.get(_NULL, 0):,} NULL, "
+        f"{rows.get(_EMPTY, 0):,} empty, {rows.get(_OUT, 0):,} out of the domain, "
+        f"{rows.get(_NO_USER, 0):,} without a user id)."
+    )
 
 
 def _check_numbers(inp: _Input, tally: _Tally, columns):
@@ -456,19 +527,33 @@ def _check_numbers(inp: _Input, tally: _Tally, columns):
         return
     for column in columns:
         ref = inp.column(column)
-        found = inp.query(f"SELECT {ref} FROM {inp.scan()} WHERE trim({ref}) <> '' AND "
-                          f"TRY_CAST(trim({ref}) AS DOUBLE) IS NULL LIMIT 1")
+        found = inp.query(
+            f"SELECT {ref} FROM {inp.scan()} WHERE trim({ref}) <> '' AND "
+            f"TRY_CAST(trim({ref}) AS DOUBLE) IS NULL LIMIT 1"
+        )
         if found:
-            raise InputError(f"{inp.name}: column {column!r} holds {found[0][0]!r}, which is not a number "
-                             f"({_rows(bad)} without a number).")
+            raise InputError(
+                f"{inp.name}: column {column!r} holds {found[0][0]!r}, which is not a number "
+                f"({_rows(bad)} without a number)."
+            )
 
 
 # --- readers ----------------------------------------------------------------------------
 
-def read_categorical(source, column: str, *, user_column: str | None = None, per_user: str | None = None,
-                     domain=None, max_domain: int = MAX_DOMAIN, name: str | None = None,
-                     delimiter: str | None = None, memory_limit: str = MEMORY_LIMIT,
-                     threads: int | None = None) -> tuple[Histogram, IngestReport]:
+
+def read_categorical(
+    source,
+    column: str,
+    *,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    domain=None,
+    max_domain: int = MAX_DOMAIN,
+    name: str | None = None,
+    delimiter: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
+    threads: int | None = None,
+) -> tuple[Histogram, IngestReport]:
     """Raw categorical records -> counts per category, labels kept.
 
     source: a path, or the bytes of an upload with name giving its file name. CSV (","),
@@ -494,8 +579,9 @@ def read_categorical(source, column: str, *, user_column: str | None = None, per
         if counts.sum() == 0:
             _no_value(inp, tally.status_rows, f"column {column!r}")
         report = _report(inp, tally, "categorical", (column, user_column), rule_name, int(counts.sum()))
-        return Histogram(counts=counts, name=inp.name, labels=tuple(labels),
-                         notes=_notes(report, "declared domain")), report
+        return Histogram(
+            counts=counts, name=inp.name, labels=tuple(labels), notes=_notes(report, "declared domain")
+        ), report
 
 
 def _range(value_range, what: str) -> tuple[float, float]:
@@ -503,8 +589,10 @@ def _range(value_range, what: str) -> tuple[float, float]:
         lo, hi = (float(v) for v in value_range)
     except (TypeError, ValueError):
         raise InputError(f"the range of {what} needs two numbers lo, hi (got {value_range!r}).") from None
-    require(math.isfinite(lo) and math.isfinite(hi) and lo < hi,
-            f"the range of {what} needs finite lo < hi (got {value_range!r}).")
+    require(
+        math.isfinite(lo) and math.isfinite(hi) and lo < hi,
+        f"the range of {what} needs finite lo < hi (got {value_range!r}).",
+    )
     return lo, hi
 
 
@@ -517,8 +605,10 @@ def _numeric_range(inp: _Input, x: str, value_range, want_stats: bool, what: str
     n, dmin, dmax = 0, 0.0, 0.0
     if want_stats or not given:
         where = f"{x} BETWEEN $lo AND $hi" if given else f"isfinite({x})"
-        n, dmin, dmax = inp.query(f"SELECT count(*), min({x}), max({x}) FROM {inp.scan()} WHERE {where}",
-                                  {"lo": lo, "hi": hi} if given else {})[0]
+        n, dmin, dmax = inp.query(
+            f"SELECT count(*), min({x}), max({x}) FROM {inp.scan()} WHERE {where}",
+            {"lo": lo, "hi": hi} if given else {},
+        )[0]
         n, dmin, dmax = int(n), float(dmin or 0.0), float(dmax or 0.0)
     if not given and n > 0:
         lo, hi = (dmin - 0.5, dmax + 0.5) if dmin == dmax else (dmin, dmax)
@@ -532,8 +622,15 @@ def _bin_count(bins, n: int, data_min: float, data_max: float, lo: float, hi: fl
         return check_whole(bins, 1, "bins")
     require(bins in BIN_RULES, f"bins must be a whole number >= 1 or one of {', '.join(BIN_RULES)} (got {bins!r}).")
     ptp = data_max - data_min
-    width = {"sturges": lambda: ptp / (np.log2(n) + 1.0), "rice": lambda: ptp / (2.0 * n ** (1.0 / 3)),
-             "sqrt": lambda: ptp / np.sqrt(n)}[bins]() if n > 0 else 0.0
+    width = (
+        {
+            "sturges": lambda: ptp / (np.log2(n) + 1.0),
+            "rice": lambda: ptp / (2.0 * n ** (1.0 / 3)),
+            "sqrt": lambda: ptp / np.sqrt(n),
+        }[bins]()
+        if n > 0
+        else 0.0
+    )
     return int(np.ceil((hi - lo) / width)) if width else 1
 
 
@@ -547,13 +644,19 @@ def _binned(inp: _Input, row_order: bool, missing: str, axes) -> str:
     xs = ", ".join(f"{x} AS _x{j}" for j, (x, _) in enumerate(axes))
     any_of = lambda test: " OR ".join(test.format(j=j) for j in range(len(axes)))  # noqa: E731
     inside = " AND ".join(f"_x{j} BETWEEN $lo_{j} AND $hi_{j}" for j in range(len(axes)))
-    status = (f"CASE WHEN _miss IS NOT NULL THEN _miss WHEN {any_of('_x{j} IS NULL')} THEN {_NOT_NUMBER} "
-              f"WHEN {any_of('isnan(_x{j})')} THEN {_NULL} WHEN NOT ({inside}) THEN {_OUT} END")
-    i0 = ", ".join(f"CASE WHEN _st IS NULL THEN least(floor((_x{j} - $lo_{j}) / ($hi_{j} - $lo_{j}) * {n}), {n - 1})"
-                   f"::BIGINT END AS _i{j}" for j, (_, n) in enumerate(axes))
+    status = (
+        f"CASE WHEN _miss IS NOT NULL THEN _miss WHEN {any_of('_x{j} IS NULL')} THEN {_NOT_NUMBER} "
+        f"WHEN {any_of('isnan(_x{j})')} THEN {_NULL} WHEN NOT ({inside}) THEN {_OUT} END"
+    )
+    i0 = ", ".join(
+        f"CASE WHEN _st IS NULL THEN least(floor((_x{j} - $lo_{j}) / ($hi_{j} - $lo_{j}) * {n}), {n - 1})"
+        f"::BIGINT END AS _i{j}"
+        for j, (_, n) in enumerate(axes)
+    )
     i1 = ", ".join(f"_i{j} - (_x{j} < $e_{j}[_i{j} + 1])::BIGINT AS _k{j}" for j in range(len(axes)))
-    i2 = ", ".join(f"_k{j} + (_x{j} >= $e_{j}[_k{j} + 2] AND _k{j} <> {n - 1})::BIGINT AS _b{j}"
-                   for j, (_, n) in enumerate(axes))
+    i2 = ", ".join(
+        f"_k{j} + (_x{j} >= $e_{j}[_k{j} + 2] AND _k{j} <> {n - 1})::BIGINT AS _b{j}" for j, (_, n) in enumerate(axes)
+    )
     sql = f"SELECT *, {xs}, {missing} AS _miss FROM {inp.scan(row_order)}"
     for stage in (f"{status} AS _st", i0, i1, i2):
         sql = f"SELECT *, {stage} FROM ({sql})"
@@ -562,14 +665,26 @@ def _binned(inp: _Input, row_order: bool, missing: str, axes) -> str:
 
 def _edges(lo: float, hi: float, nbins: int, what: str) -> np.ndarray:
     edges = np.linspace(lo, hi, nbins + 1)
-    require(bool(np.all(edges[:-1] < edges[1:])), f"{nbins:,} bins are too many for the range [{lo:g}, {hi:g}] of {what}.")
+    require(
+        bool(np.all(edges[:-1] < edges[1:])), f"{nbins:,} bins are too many for the range [{lo:g}, {hi:g}] of {what}."
+    )
     return edges
 
 
-def read_numeric(source, column: str, *, bins=10, value_range=None, user_column: str | None = None,
-                 per_user: str | None = None, max_domain: int = MAX_DOMAIN, name: str | None = None,
-                 delimiter: str | None = None, memory_limit: str = MEMORY_LIMIT,
-                 threads: int | None = None) -> tuple[Histogram, IngestReport]:
+def read_numeric(
+    source,
+    column: str,
+    *,
+    bins=10,
+    value_range=None,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    max_domain: int = MAX_DOMAIN,
+    name: str | None = None,
+    delimiter: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
+    threads: int | None = None,
+) -> tuple[Histogram, IngestReport]:
     """Numeric records -> a histogram of equal bins over a stated range.
 
     bins: a whole number, or "sturges", "rice" or "sqrt" (numpy.histogram_bin_edges' rules).
@@ -585,8 +700,9 @@ def read_numeric(source, column: str, *, bins=10, value_range=None, user_column:
     cap = check_whole(max_domain, 1, "max_domain")
     with _Input(source, name, delimiter, memory_limit, threads) as inp:
         x = inp.number(column)
-        lo, hi, n, dmin, dmax, from_data = _numeric_range(inp, x, value_range, isinstance(bins, str),
-                                                         f"column {column!r}")
+        lo, hi, n, dmin, dmax, from_data = _numeric_range(
+            inp, x, value_range, isinstance(bins, str), f"column {column!r}"
+        )
         nbins = _bin_count(bins, n, dmin, dmax, lo, hi)
         require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
         edges = _edges(lo, hi, nbins, f"column {column!r}")
@@ -599,11 +715,14 @@ def read_numeric(source, column: str, *, bins=10, value_range=None, user_column:
         if counts.sum() == 0:
             _no_value(inp, tally.status_rows, f"column {column!r}")
         report = _report(inp, tally, "numeric", (column, user_column), rule_name, int(counts.sum()), (lo, hi))
-        labels = tuple(f"[{a:.6g}, {b:.6g}{']' if i == nbins - 1 else ')'}"
-                       for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])))
+        labels = tuple(
+            f"[{a:.6g}, {b:.6g}{']' if i == nbins - 1 else ')'}" for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))
+        )
         notes = _notes(report, f"range [{lo:g}, {hi:g}]")
         if from_data:
-            notes += (f"the range [{lo:g}, {hi:g}] was taken from the data (min, max); a deployment fixes it in advance.",)
+            notes += (
+                f"the range [{lo:g}, {hi:g}] was taken from the data (min, max); a deployment fixes it in advance.",
+            )
         return Histogram(counts=counts, name=inp.name, labels=labels, notes=notes), report
 
 
@@ -612,15 +731,29 @@ def _detect(inp: _Input, given: str | None, names: tuple[str, ...], what: str) -
         inp.column(given, f"{what} column")
         return given
     found = [c for c in inp.types if c.strip().lower() in names]
-    require(len(found) == 1, f"{inp.name}: found {'no' if not found else 'more than one'} {what} column "
-                             f"(named {' or '.join(names)}); name it (its columns are {', '.join(inp.types)}).")
+    require(
+        len(found) == 1,
+        f"{inp.name}: found {'no' if not found else 'more than one'} {what} column "
+        f"(named {' or '.join(names)}); name it (its columns are {', '.join(inp.types)}).",
+    )
     return found[0]
 
 
-def read_points(source, lat: str | None = None, lon: str | None = None, *, width: int = 256,
-                height: int | None = None, bbox=None, user_column: str | None = None,
-                per_user: str | None = None, name: str | None = None, delimiter: str | None = None,
-                memory_limit: str = MEMORY_LIMIT, threads: int | None = None) -> tuple[Histogram, IngestReport]:
+def read_points(
+    source,
+    lat: str | None = None,
+    lon: str | None = None,
+    *,
+    width: int = 256,
+    height: int | None = None,
+    bbox=None,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    name: str | None = None,
+    delimiter: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
+    threads: int | None = None,
+) -> tuple[Histogram, IngestReport]:
     """Latitude/longitude points -> a 2-D density grid: an image-shaped Histogram (shape
     (height, width), row 0 at the north edge) that flows through the image path.
 
@@ -641,13 +774,17 @@ def read_points(source, lat: str | None = None, lon: str | None = None, *, width
         lon = _detect(inp, lon, _LON_NAMES, "longitude")
         y, x = inp.number(lat, "latitude column"), inp.number(lon, "longitude column")
         if bbox is None:
-            found = inp.query(f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} "
-                              f"WHERE isfinite({x}) AND isfinite({y})")[0]
+            found = inp.query(
+                f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} "
+                f"WHERE isfinite({x}) AND isfinite({y})"
+            )[0]
             require(found[0] > 0, f"{inp.name}: no row holds a finite latitude and longitude.")
             west, south, east, north = (float(v) for v in found[1:])
-            require(-90 <= south and north <= 90 and -180 <= west and east <= 180,
-                    f"{inp.name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
-                    f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).")
+            require(
+                -90 <= south and north <= 90 and -180 <= west and east <= 180,
+                f"{inp.name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
+                f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
+            )
             west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
             south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
         else:
@@ -656,13 +793,16 @@ def read_points(source, lat: str | None = None, lon: str | None = None, *, width
             ground = (east - west) * math.cos(math.radians((south + north) / 2))
             height = max(1, round(width * (north - south) / ground)) if ground > 0 else width
         height = check_whole(height, 1, "height (grid cells)")
-        require(width * height <= MAX_PIXELS,
-                f"a {width} x {height} grid has more than {MAX_PIXELS:,} cells; choose a smaller width.")
+        require(
+            width * height <= MAX_PIXELS,
+            f"a {width} x {height} grid has more than {MAX_PIXELS:,} cells; choose a smaller width.",
+        )
         ex, ey = _edges(west, east, width, "longitude"), _edges(south, north, height, "latitude")
         inp.bind(lo_0=south, hi_0=north, e_0=ey.tolist(), lo_1=west, hi_1=east, e_1=ex.tolist())
-        source = _binned(inp, user_column is not None, f"coalesce({inp.missing(lat)}, {inp.missing(lon)})",
-                         [(y, height), (x, width)])
-        cell = f"({height - 1} - _b0) * {width} + _b1"   # row 0 is the north edge
+        source = _binned(
+            inp, user_column is not None, f"coalesce({inp.missing(lat)}, {inp.missing(lon)})", [(y, height), (x, width)]
+        )
+        cell = f"({height - 1} - _b0) * {width} + _b1"  # row 0 is the north edge
         tally = _tally(inp, cell, "_st", user_column, rule, None, MAX_PIXELS, source=source)
         _check_numbers(inp, tally, [lat, lon])
         counts = np.zeros(width * height, dtype=np.int64)
@@ -673,14 +813,25 @@ def read_points(source, lat: str | None = None, lon: str | None = None, *, width
         report = _report(inp, tally, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
         notes = _notes(report, f"box {west:g},{south:g},{east:g},{north:g}")
         if bbox is None:
-            notes += (f"the box {west:g},{south:g},{east:g},{north:g} (W,S,E,N) was taken from the points' extent; "
-                      "a deployment fixes it in advance.",)
+            notes += (
+                f"the box {west:g},{south:g},{east:g},{north:g} (W,S,E,N) was taken from the points' extent; "
+                "a deployment fixes it in advance.",
+            )
         return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes), report
 
 
-def read_counts(source, value_column: str | None = None, count_column: str | None = None, *, domain=None,
-                max_domain: int = MAX_DOMAIN, name: str | None = None, delimiter: str | None = None,
-                memory_limit: str = MEMORY_LIMIT, threads: int | None = None) -> tuple[Histogram, IngestReport]:
+def read_counts(
+    source,
+    value_column: str | None = None,
+    count_column: str | None = None,
+    *,
+    domain=None,
+    max_domain: int = MAX_DOMAIN,
+    name: str | None = None,
+    delimiter: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
+    threads: int | None = None,
+) -> tuple[Histogram, IngestReport]:
     """An already-aggregated value,count table (CSV or TSV with a header line, or Parquet):
     what write_counts writes and the cluster GROUP BY of docs/your_data.md produces.
 
@@ -696,10 +847,14 @@ def read_counts(source, value_column: str | None = None, count_column: str | Non
             value_column, count_column = list(inp.types)
         require(value_column is not None and count_column is not None, "name both the value and the count column.")
         c = inp.number(count_column, "count column")
-        status = (f"coalesce({inp.missing(value_column)}, {inp.missing(count_column)}, "
-                  f"CASE WHEN {c} IS NULL THEN {_NOT_NUMBER} END)")
-        bad = inp.query(f"SELECT {inp.column(count_column)} FROM {inp.scan()} WHERE {status} IS NULL AND "
-                        f"NOT ({c} >= 0 AND {c} = floor({c}) AND isfinite({c})) LIMIT 1")
+        status = (
+            f"coalesce({inp.missing(value_column)}, {inp.missing(count_column)}, "
+            f"CASE WHEN {c} IS NULL THEN {_NOT_NUMBER} END)"
+        )
+        bad = inp.query(
+            f"SELECT {inp.column(count_column)} FROM {inp.scan()} WHERE {status} IS NULL AND "
+            f"NOT ({c} >= 0 AND {c} = floor({c}) AND isfinite({c})) LIMIT 1"
+        )
         require(not bad, f"{inp.name}: count {bad[0][0] if bad else ''!r} is not a whole number >= 0.")
         domain = _domain(domain, cap)
         tally = _tally(inp, inp.text(value_column), status, None, None, domain, cap, weight=f"CAST({c} AS HUGEINT)")
@@ -712,13 +867,22 @@ def read_counts(source, value_column: str | None = None, count_column: str | Non
         counts[[where[str(v)] for v in tally.values]] = tally.counts
         require(counts.sum() > 0, f"{inp.name} has no respondents: every count is 0.")
         report = _report(inp, tally, "counts", (value_column, count_column), "aggregated", int(counts.sum()))
-        return Histogram(counts=counts, name=inp.name, labels=tuple(labels),
-                         notes=_notes(report, "declared domain")), report
+        return Histogram(
+            counts=counts, name=inp.name, labels=tuple(labels), notes=_notes(report, "declared domain")
+        ), report
 
 
-def read_table(source, columns, *, categorical=(), ranges: dict | None = None, name: str | None = None,
-               delimiter: str | None = None, memory_limit: str = MEMORY_LIMIT,
-               threads: int | None = None) -> tuple[NumericTable, IngestReport]:
+def read_table(
+    source,
+    columns,
+    *,
+    categorical=(),
+    ranges: dict | None = None,
+    name: str | None = None,
+    delimiter: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
+    threads: int | None = None,
+) -> tuple[NumericTable, IngestReport]:
     """Records -> the Numeric page's NumericTable: one respondent per row with the given
     columns, numeric unless named in categorical (their values become codes in the order
     of read_categorical's labels).
@@ -741,9 +905,11 @@ def read_table(source, columns, *, categorical=(), ranges: dict | None = None, n
         texts = {c: inp.text(c) for c in categorical}
         not_number = " OR ".join(f"{x} IS NULL" for x in nums.values()) or "false"
         not_finite = " OR ".join(f"NOT isfinite({x})" for x in nums.values()) or "false"
-        status = (f"coalesce({', '.join(inp.missing(c) for c in columns)}, CASE WHEN {not_number} THEN {_NOT_NUMBER} "
-                  f"WHEN {not_finite} THEN {_NULL} END)")
-        tally = _tally(inp, "NULL", status, None, None, None, 1)   # rows per status (one value, NULL)
+        status = (
+            f"coalesce({', '.join(inp.missing(c) for c in columns)}, CASE WHEN {not_number} THEN {_NOT_NUMBER} "
+            f"WHEN {not_finite} THEN {_NULL} END)"
+        )
+        tally = _tally(inp, "NULL", status, None, None, None, 1)  # rows per status (one value, NULL)
         _check_numbers(inp, tally, numeric)
         kept = tally.status_rows.get(_KEPT, 0)
         require(kept > 0, f"{inp.name}: no row has a value in every column of {', '.join(columns)}.")
@@ -752,45 +918,81 @@ def read_table(source, columns, *, categorical=(), ranges: dict | None = None, n
         labels = []
         for j, col in enumerate(categorical):
             levels = [v for (v,) in inp.query(f"SELECT DISTINCT {texts[col]} FROM {rows} LIMIT {MAX_CATEGORIES + 1}")]
-            require(len(levels) <= MAX_CATEGORIES, f"{inp.name}: column {col!r} has more than "
-                                                   f"{MAX_CATEGORIES:,} categories; the limit is {MAX_CATEGORIES:,}.")
+            require(
+                len(levels) <= MAX_CATEGORIES,
+                f"{inp.name}: column {col!r} has more than "
+                f"{MAX_CATEGORIES:,} categories; the limit is {MAX_CATEGORIES:,}.",
+            )
             labels.append(tuple(_natural_order(levels)))
-            inp.execute(f"CREATE TABLE levels_{j} AS SELECT unnest($l) AS v, generate_subscripts($l, 1) - 1 AS code",
-                        {"l": list(labels[-1])})
+            inp.execute(
+                f"CREATE TABLE levels_{j} AS SELECT unnest($l) AS v, generate_subscripts($l, 1) - 1 AS code",
+                {"l": list(labels[-1])},
+            )
         bounds, inferred = [], []
         for col in numeric:
             if col in ranges:
                 lo, hi = _range(ranges[col], f"column {col!r}")
             else:
                 lo, hi = (float(v) for v in inp.query(f"SELECT min({nums[col]}), max({nums[col]}) FROM {rows}")[0])
-                require(lo < hi, f"{inp.name}: column {col!r} holds the single value {lo:g}; give it a range or drop it.")
+                require(
+                    lo < hi, f"{inp.name}: column {col!r} holds the single value {lo:g}; give it a range or drop it."
+                )
                 inferred.append(col)
             bounds.append((lo, hi))
-        outside = [f"count(*) FILTER (WHERE NOT ({nums[c]} BETWEEN {lo!r} AND {hi!r}))"
-                   for c, (lo, hi) in zip(numeric, bounds)]
+        outside = [
+            f"count(*) FILTER (WHERE NOT ({nums[c]} BETWEEN {lo!r} AND {hi!r}))" for c, (lo, hi) in zip(numeric, bounds)
+        ]
         any_outside = " OR ".join(f"NOT ({nums[c]} BETWEEN {lo!r} AND {hi!r})" for c, (lo, hi) in zip(numeric, bounds))
-        per_column = inp.query(f"SELECT count(*) FILTER (WHERE {any_outside or 'false'}) {''.join(', ' + o for o in outside)} "
-                               f"FROM {rows}")[0]
-        notes = [f"{c}: {k:,} value(s) outside [{lo:g}, {hi:g}] were clipped."
-                 for c, (lo, hi), k in zip(numeric, bounds, per_column[1:]) if k]
+        per_column = inp.query(
+            f"SELECT count(*) FILTER (WHERE {any_outside or 'false'}) {''.join(', ' + o for o in outside)} FROM {rows}"
+        )[0]
+        notes = [
+            f"{c}: {k:,} value(s) outside [{lo:g}, {hi:g}] were clipped."
+            for c, (lo, hi), k in zip(numeric, bounds, per_column[1:])
+            if k
+        ]
         if inferred:
-            notes.append(f"the range of {', '.join(inferred)} was taken from the data (min, max); "
-                         "a deployment fixes ranges in advance.")
+            notes.append(
+                f"the range of {', '.join(inferred)} was taken from the data (min, max); "
+                "a deployment fixes ranges in advance."
+            )
         select = [f"{x} AS {_ident(c)}" for c, x in nums.items()]
-        select += [f"(SELECT code FROM levels_{j} WHERE v = {texts[c]}) AS {_ident(c)}" for j, c in enumerate(categorical)]
+        select += [
+            f"(SELECT code FROM levels_{j} WHERE v = {texts[c]}) AS {_ident(c)}" for j, c in enumerate(categorical)
+        ]
         got = inp.fetch(f"SELECT {', '.join(select)} FROM {rows}")
         report = IngestReport(
-            file=inp.name, kind="table", columns=tuple(columns), rows=int(sum(tally.status_rows.values())),
-            kept=int(kept), nulls=int(tally.status_rows.get(_NULL, 0)), empty=int(tally.status_rows.get(_EMPTY, 0)),
-            out_of_domain=int(per_column[0]), missing_user=0, distinct=0, users=None, respondents=int(kept),
-            rule="one row per respondent")
+            file=inp.name,
+            kind="table",
+            columns=tuple(columns),
+            rows=int(sum(tally.status_rows.values())),
+            kept=int(kept),
+            nulls=int(tally.status_rows.get(_NULL, 0)),
+            empty=int(tally.status_rows.get(_EMPTY, 0)),
+            out_of_domain=int(per_column[0]),
+            missing_user=0,
+            distinct=0,
+            users=None,
+            respondents=int(kept),
+            rule="one row per respondent",
+        )
         table = NumericTable(
-            numeric=np.column_stack([to_unit(np.asarray(got[c], dtype=np.float64), lo, hi)
-                                     for c, (lo, hi) in zip(numeric, bounds)]) if numeric else None,
-            categorical=np.column_stack([np.asarray(got[c], dtype=np.int64) for c in categorical]) if categorical else None,
-            domains=tuple(len(lab) for lab in labels), ranges=tuple(bounds), numeric_names=tuple(numeric),
-            categorical_names=tuple(categorical), labels=tuple(labels), name=inp.name,
-            notes=_missing_note(report) + tuple(notes))
+            numeric=np.column_stack(
+                [to_unit(np.asarray(got[c], dtype=np.float64), lo, hi) for c, (lo, hi) in zip(numeric, bounds)]
+            )
+            if numeric
+            else None,
+            categorical=np.column_stack([np.asarray(got[c], dtype=np.int64) for c in categorical])
+            if categorical
+            else None,
+            domains=tuple(len(lab) for lab in labels),
+            ranges=tuple(bounds),
+            numeric_names=tuple(numeric),
+            categorical_names=tuple(categorical),
+            labels=tuple(labels),
+            name=inp.name,
+            notes=_missing_note(report) + tuple(notes),
+        )
         return table, report
 
 
@@ -823,13 +1025,25 @@ class Sample:
             return self.reader(path, **(dict(self.options) | options))
 
 
-SAMPLES = {s.name: s for s in (
-    Sample("app-events", "app-category events of 6,000 users over a week, one category per user (first event)",
-           "app_events.csv", read_categorical,
-           (("column", "app_category"), ("user_column", "user_id"), ("per_user", "first"))),
-    Sample("city-points", "100,000 synthetic location points over a fictional city, on a 256-cell-wide grid",
-           "city_points.csv", read_points, (("width", 256),)),
-)}
+SAMPLES = {
+    s.name: s
+    for s in (
+        Sample(
+            "app-events",
+            "app-category events of 6,000 users over a week, one category per user (first event)",
+            "app_events.csv",
+            read_categorical,
+            (("column", "app_category"), ("user_column", "user_id"), ("per_user", "first")),
+        ),
+        Sample(
+            "city-points",
+            "100,000 synthetic location points over a fictional city, on a 256-cell-wide grid",
+            "city_points.csv",
+            read_points,
+            (("width", 256),),
+        ),
+    )
+}
 
 
 def load_sample(name: str, **options) -> tuple[Histogram, IngestReport]:

@@ -10,34 +10,45 @@ decoding), CSVs up to MAX_CSV_ROWS rows (counted while reading), every count and
 errors.MAX_COUNT (checked before the counts are allocated), counts read exactly (no float).
 A protocol accepts at most errors.MAX_N respondents (ldpcore.experiment.spec.plan checks it).
 """
+
 from __future__ import annotations
 
 import codecs
 import contextlib
-import importlib.resources
 import csv
+import importlib.resources
 import io
 import math
 import os
 import warnings
-from decimal import Decimal
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from ldpcore.errors import (DECIMAL, MAX_COUNT, MAX_COUNT_TEXT, MAX_D, NON_FINITE, InputError, check_n, check_whole,
-                     require, shown)
+from ldpcore.errors import (
+    DECIMAL,
+    MAX_COUNT,
+    MAX_COUNT_TEXT,
+    MAX_D,
+    NON_FINITE,
+    InputError,
+    check_n,
+    check_whole,
+    require,
+    shown,
+)
 
 BUNDLED = importlib.resources.files("ldpcore.data") / "bundled"  # package data: the bundled datasets
-MAX_PIXELS = MAX_D             # decompression-bomb guard: refuse larger images (50 megapixels)
-MAX_FILE_BYTES = 200 * 2**20   # refuse larger files, before parsing them
+MAX_PIXELS = MAX_D  # decompression-bomb guard: refuse larger images (50 megapixels)
+MAX_FILE_BYTES = 200 * 2**20  # refuse larger files, before parsing them
 MAX_CSV_ROWS = 20_000_000
-MAX_LINE_BYTES = 64 * 2**10    # a CSV line (a value and its count) is at most 64 KB
-MAX_LABEL_BYTES = 1024         # a value's name in a value,count CSV
-BLOCK_BYTES = 4 * 2**20        # CSVs are read and parsed this many bytes at a time
+MAX_LINE_BYTES = 64 * 2**10  # a CSV line (a value and its count) is at most 64 KB
+MAX_LABEL_BYTES = 1024  # a value's name in a value,count CSV
+BLOCK_BYTES = 4 * 2**20  # CSVs are read and parsed this many bytes at a time
 CSV_SUFFIXES = ("csv", "txt")  # file names read as histogram CSVs; anything else as an image
 
 
@@ -65,7 +76,7 @@ class Labels(Sequence):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         i = range(len(self))[i]
-        return self._blob[self._offsets[i]:self._offsets[i + 1]].decode()
+        return self._blob[self._offsets[i] : self._offsets[i + 1]].decode()
 
     def __iter__(self) -> Iterator[str]:
         blob, offsets = self._blob, self._offsets.tolist()
@@ -79,7 +90,7 @@ class Labels(Sequence):
     __hash__ = None
 
     @classmethod
-    def of(cls, names) -> "Labels":
+    def of(cls, names) -> Labels:
         encoded = [str(x).encode() for x in names]
         return cls(b"".join(encoded), np.cumsum([0] + [len(e) for e in encoded]))
 
@@ -111,8 +122,7 @@ class Histogram:
         require(largest <= MAX_COUNT, f"{self.name}: a count of {largest:,} is above {MAX_COUNT_TEXT}.")
         total = exact_total(counts)
         require(total > 0, f"{self.name} has no respondents (every count is 0).")
-        require(total <= MAX_COUNT, f"{self.name} holds n = {total:,} respondents; n must be at most "
-                                    f"{MAX_COUNT_TEXT}.")
+        require(total <= MAX_COUNT, f"{self.name} holds n = {total:,} respondents; n must be at most {MAX_COUNT_TEXT}.")
         if self.shape is not None:
             require(self.shape[0] * self.shape[1] == counts.size, "image shape does not match the counts.")
         if self.labels is not None:
@@ -148,6 +158,7 @@ class Histogram:
 
 # --- reading files -----------------------------------------------------------------------
 
+
 def source_name(source, name: str | None = None) -> str:
     """The name to show for a source: the given name, a path's file name, an upload's name, else "upload"."""
     if name:
@@ -165,7 +176,7 @@ def _blocks(source, name: str) -> Iterator[bytes]:
         view = memoryview(source)
         require(view.nbytes <= MAX_FILE_BYTES, too_big)
         for start in range(0, view.nbytes, BLOCK_BYTES):
-            yield bytes(view[start:start + BLOCK_BYTES])
+            yield bytes(view[start : start + BLOCK_BYTES])
         return
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -210,6 +221,7 @@ def read_text(source, allow_empty: bool = False, name: str | None = None) -> tup
 
 # --- images --------------------------------------------------------------------------------
 
+
 def load_image(source, scale: float = 1.0, max_side: int | None = None, name: str | None = None) -> Histogram:
     """Grayscale luminance per pixel = respondents (seeds/000 Sec. VII).
 
@@ -218,8 +230,10 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
     Images above MAX_PIXELS are refused from their header, before decoding; the number of
     respondents a pixel and the whole image hold is checked before the counts are allocated.
     """
-    require(isinstance(scale, (int, float)) and scale > 0 and math.isfinite(scale),
-            f"scale must be a finite number > 0 (got {scale}).")
+    require(
+        isinstance(scale, (int, float)) and scale > 0 and math.isfinite(scale),
+        f"scale must be a finite number > 0 (got {scale}).",
+    )
     if max_side is not None:
         max_side = check_whole(max_side, 1, "max_side (pixels)")
     data, name = read_source(source, name=name)
@@ -230,15 +244,20 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
         except UnidentifiedImageError:
             raise InputError(f"{name} is not an image Pillow can read (PNG, JPEG, GIF, BMP, TIFF, WebP).") from None
         except Image.DecompressionBombError:
-            raise InputError(f"{name} has too many pixels: over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels; "
-                             f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} pixels): downsample it "
-                             "before loading.") from None
+            raise InputError(
+                f"{name} has too many pixels: over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels; "
+                f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} pixels): downsample it "
+                "before loading."
+            ) from None
         except (OSError, SyntaxError, ValueError) as exc:
             raise InputError(f"{name} is a truncated or corrupt image ({exc}).") from None
         w, h = img.size
-        require(w * h <= MAX_PIXELS, f"{name} has too many pixels: {w}x{h} = {w * h:,} pixels = {w * h / 1e6:.1f} "
-                                     f"megapixels; the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} "
-                                     "pixels): downsample it before loading.")
+        require(
+            w * h <= MAX_PIXELS,
+            f"{name} has too many pixels: {w}x{h} = {w * h:,} pixels = {w * h / 1e6:.1f} "
+            f"megapixels; the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} "
+            "pixels): downsample it before loading.",
+        )
         try:
             img.load()
         except (OSError, SyntaxError, ValueError) as exc:
@@ -275,23 +294,32 @@ def _pixel_counts(img: Image.Image, scale: float, name: str) -> np.ndarray:
     else:  # 16-bit greys as floats (divided by 257 to 0-255)
         lum = np.asarray(img, dtype=np.float64) / (1.0 if img.mode == "F" else 257.0)
         top = np.rint(lum.max() * scale)
-    require(top <= MAX_COUNT, f"{name}{at} puts {int(top):,} respondents on one pixel; a count must be at "
-                              f"most {MAX_COUNT_TEXT} (lower the scale).")
+    require(
+        top <= MAX_COUNT,
+        f"{name}{at} puts {int(top):,} respondents on one pixel; a count must be at "
+        f"most {MAX_COUNT_TEXT} (lower the scale).",
+    )
     if img.mode == "L":
         n = sum(per_level[v] * int(table[v]) for v in levels)
         counts = table.astype(np.int64)[np.asarray(img)]
     else:
         counts = np.rint(lum * scale)
         n = counts.sum()
-    require(n <= MAX_COUNT, f"{name}{at} holds n = {int(n):,} respondents; n must be at most "
-                            f"{MAX_COUNT_TEXT} (lower the scale).")
+    require(
+        n <= MAX_COUNT,
+        f"{name}{at} holds n = {int(n):,} respondents; n must be at most {MAX_COUNT_TEXT} (lower the scale).",
+    )
     if n == 0:
-        raise InputError(f"{name} has no respondents: every pixel is black." if img.getextrema()[1] == 0 else
-                         f"{name} has no respondents{at}: every pixel rounds to 0 (raise the scale).")
+        raise InputError(
+            f"{name} has no respondents: every pixel is black."
+            if img.getextrema()[1] == 0
+            else f"{name} has no respondents{at}: every pixel rounds to 0 (raise the scale)."
+        )
     return counts.astype(np.int64, copy=False)
 
 
 # --- histogram CSVs --------------------------------------------------------------------------
+
 
 def _parse_count(text: str, line: int, name: str) -> int:
     """One count, read exactly: a whole number in [0, MAX_COUNT] in plain decimal notation (1e3 and 12.0
@@ -299,8 +327,10 @@ def _parse_count(text: str, line: int, name: str) -> int:
     where, value = f"{name}, line {line}: count", text.strip()
     if not DECIMAL.fullmatch(value):
         finite = value.lower().lstrip("+-") not in NON_FINITE
-        raise InputError(f"{where} {shown(value)!r} is not a {'number' if finite else 'finite number'}; counts are "
-                         "whole numbers such as 12 or 1e3.")
+        raise InputError(
+            f"{where} {shown(value)!r} is not a {'number' if finite else 'finite number'}; counts are "
+            "whole numbers such as 12 or 1e3."
+        )
     number = Decimal(value)
     require(number >= 0, f"{where} {shown(value)} is negative; counts must be >= 0.")
     require(number.adjusted() < 19 and number <= MAX_COUNT, f"{where} {shown(value)} is above {MAX_COUNT_TEXT}.")
@@ -321,8 +351,11 @@ def _line_blocks(source, name: str) -> Iterator[tuple[bytes, int]]:
         if block:
             yield _utf8(block, name), lines
             lines += block.count(b"\n")
-        require(len(rest) <= MAX_LINE_BYTES, f"{name}, line {lines + 1:,} is longer than {MAX_LINE_BYTES // 1024} KB; "
-                                             "a histogram CSV holds one count (or value,count) per line.")
+        require(
+            len(rest) <= MAX_LINE_BYTES,
+            f"{name}, line {lines + 1:,} is longer than {MAX_LINE_BYTES // 1024} KB; "
+            "a histogram CSV holds one count (or value,count) per line.",
+        )
     if rest:
         yield _utf8(rest + b"\n", name), lines
 
@@ -347,16 +380,21 @@ class _CsvState:
 
     def check_width(self, found: int, line: int) -> None:
         if self.width is None:
-            require(found in (1, 2), f"{self.name}, line {line}: expected 1 column (count) or 2 (value,count), "
-                                     f"found {found}.")
+            require(
+                found in (1, 2),
+                f"{self.name}, line {line}: expected 1 column (count) or 2 (value,count), found {found}.",
+            )
             self.width = found
         require(found == self.width, f"{self.name}, line {line}: expected {self.width} column(s), found {found}.")
 
     def first_row(self, count_text: str) -> bool:
         """Read the file's first row: True if it is a header (to be dropped). A value,count file's first
         row is a header when its count cell holds no digit and is not nan or inf (e.g. "count")."""
-        self.header = self.width == 2 and not any(c in "0123456789" for c in count_text) and (
-            count_text.strip().lower().lstrip("+-") not in ("nan", "inf", "infinity"))
+        self.header = (
+            self.width == 2
+            and not any(c in "0123456789" for c in count_text)
+            and (count_text.strip().lower().lstrip("+-") not in ("nan", "inf", "infinity"))
+        )
         return self.header
 
 
@@ -403,7 +441,7 @@ def _fast_block(block: bytes, before: int, state: _CsvState):
         named = first < at
         label_end = solid[np.searchsorted(solid, at) - 1] + 1  # after the last non-blank byte before the comma
         spans = (np.where(named, first, at), np.where(named, label_end, at))
-    if state.header is None and state.first_row(block[a[0]:b[0]].decode()):
+    if state.header is None and state.first_row(block[a[0] : b[0]].decode()):
         lines, a, b = lines[1:], a[1:], b[1:]
         spans = spans and (spans[0][1:], spans[1][1:])
     digits_before = _running((arr >= 48) & (arr <= 57))
@@ -418,7 +456,7 @@ def _fast_block(block: bytes, before: int, state: _CsvState):
         counts[fast] = values @ (10 ** place.astype(np.int64))
     first_wrong = wrong[0] - (lines.size < found.size) if wrong.size else lines.size  # (a header row was dropped)
     for i in np.flatnonzero(~fast[:first_wrong]):
-        counts[i] = _parse_count(block[a[i]:b[i]].decode(), int(lines[i]), state.name)
+        counts[i] = _parse_count(block[a[i] : b[i]].decode(), int(lines[i]), state.name)
     if wrong.size:
         state.check_width(int(found[wrong[0]]), int(lines[first_wrong]))
     return lines, counts, spans
@@ -444,7 +482,8 @@ def _slow_block(block: bytes, before: int, state: _CsvState):
 
 
 _HASH_TABLE = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
-    0, 2**64, size=(MAX_LABEL_BYTES + 1, 257), dtype=np.uint64)
+    0, 2**64, size=(MAX_LABEL_BYTES + 1, 257), dtype=np.uint64
+)
 
 
 def _label_hashes(blob: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -488,17 +527,23 @@ def load_csv(source, name: str | None = None) -> Histogram:
         rows += block_lines.size
         if rows > MAX_CSV_ROWS:
             extra = int(block_lines[MAX_CSV_ROWS - rows + block_lines.size])
-            raise InputError(f"{name} has more than {MAX_CSV_ROWS:,} rows, the limit (row {MAX_CSV_ROWS + 1:,} is "
-                             f"on line {extra:,}).")
+            raise InputError(
+                f"{name} has more than {MAX_CSV_ROWS:,} rows, the limit (row {MAX_CSV_ROWS + 1:,} is "
+                f"on line {extra:,})."
+            )
         total += exact_total(block_counts)
-        require(total <= MAX_COUNT, f"{name} holds more than {MAX_COUNT:,} respondents within its first {rows:,} rows; "
-                                    f"n must be at most {MAX_COUNT_TEXT}.")
+        require(
+            total <= MAX_COUNT,
+            f"{name} holds more than {MAX_COUNT:,} respondents within its first {rows:,} rows; "
+            f"n must be at most {MAX_COUNT_TEXT}.",
+        )
         counts.append(block_counts)
         if state.width == 2:
             long = np.flatnonzero(block_lengths > MAX_LABEL_BYTES)
             if long.size:
-                raise InputError(f"{name}, line {int(block_lines[long[0]])}: the value is longer than "
-                                 f"{MAX_LABEL_BYTES:,} bytes.")
+                raise InputError(
+                    f"{name}, line {int(block_lines[long[0]])}: the value is longer than {MAX_LABEL_BYTES:,} bytes."
+                )
             lines.append(block_lines.astype(np.int32))  # a line number is below 2^31 (file size limit)
             blobs.append(block_blob)
             lengths.append(block_lengths.astype(np.int32))
@@ -525,13 +570,20 @@ def _check_unique(labels: Labels, hashes: np.ndarray, lines: np.ndarray, name: s
     for i in np.unique(np.concatenate((order[same], order[same + 1]))).tolist():  # candidates, in row order
         label = labels[i]
         if label in seen:
-            raise InputError(f"{name}, line {int(lines[i])}: value {label!r} already appeared on line "
-                             f"{int(lines[seen[label]])}.")
+            raise InputError(
+                f"{name}, line {int(lines[i])}: value {label!r} already appeared on line {int(lines[seen[label]])}."
+            )
         seen[label] = i
 
 
-def synthetic_heavy_hitters(rng: np.random.Generator, d: int = 1_778_120, n: int = 203_950_512,
-                            hitters: int = 100, hitter_share: float = 0.4, exponent: float = 1.35) -> Histogram:
+def synthetic_heavy_hitters(
+    rng: np.random.Generator,
+    d: int = 1_778_120,
+    n: int = 203_950_512,
+    hitters: int = 100,
+    hitter_share: float = 0.4,
+    exponent: float = 1.35,
+) -> Histogram:
     """Heavy hitters mixed with a power law, like seeds/000 Table III.
 
     ``hitters`` values share ``hitter_share`` of the reports (weights Zipf(1) over the
@@ -565,12 +617,15 @@ class Dataset:
         return synthetic_heavy_hitters(np.random.default_rng(seed))
 
 
-DATASETS = {d.name: d for d in (
-    Dataset("horse", "sparse white sketch on black (stands in for the paper's Horse)", 5e-8, "horse.png"),
-    Dataset("child", "dense portrait without black pixels (stands in for Child)", 5e-9, "child.png"),
-    Dataset("map", "city lights, luminance x2.5 (stands in for Map)", 5e-10, "map.png", 2.5),
-    Dataset("heavy-hitters", "about 100 heavy hitters mixed with a power law x^-1.35 (Table III)", 5e-10),
-)}
+DATASETS = {
+    d.name: d
+    for d in (
+        Dataset("horse", "sparse white sketch on black (stands in for the paper's Horse)", 5e-8, "horse.png"),
+        Dataset("child", "dense portrait without black pixels (stands in for Child)", 5e-9, "child.png"),
+        Dataset("map", "city lights, luminance x2.5 (stands in for Map)", 5e-10, "map.png", 2.5),
+        Dataset("heavy-hitters", "about 100 heavy hitters mixed with a power law x^-1.35 (Table III)", 5e-10),
+    )
+}
 
 
 def load_dataset(name: str, max_side: int | None = None, seed: int = 0) -> Histogram:

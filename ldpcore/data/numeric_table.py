@@ -1,5 +1,6 @@
 """Tables of numeric and categorical attributes: the container, the paper's synthetic data
 (seeds/002 Sec. VI-A; spec/numeric.md "Experiments to mirror") and a CSV loader."""
+
 from __future__ import annotations
 
 import csv
@@ -12,8 +13,8 @@ import numpy as np
 from scipy import stats
 
 from ldpcore.data.loaders import read_text
-from ldpcore.errors import InputError, check_whole, require
 from ldpcore.data.scaling import to_unit, unit_values
+from ldpcore.errors import InputError, check_whole, require
 
 MAX_ROWS = 10_000_000
 MAX_COLUMNS = 256
@@ -47,18 +48,25 @@ class NumericTable:
         num = unit_values(np.empty((n, 0)) if self.numeric is None else self.numeric, "numeric columns")
         cat = np.empty((n, 0), dtype=np.int64) if self.categorical is None else np.asarray(self.categorical)
         num, cat = (num[:, None] if num.ndim == 1 else num), (cat[:, None] if cat.ndim == 1 else cat)
-        require(num.ndim == 2 and cat.ndim == 2 and num.shape[0] == cat.shape[0] >= 1,
-                "numeric and categorical columns need the same number n >= 1 of rows.")
-        require(num.shape[1] + cat.shape[1] <= MAX_COLUMNS,
-                f"a table has at most {MAX_COLUMNS} columns (got {num.shape[1] + cat.shape[1]}).")
+        require(
+            num.ndim == 2 and cat.ndim == 2 and num.shape[0] == cat.shape[0] >= 1,
+            "numeric and categorical columns need the same number n >= 1 of rows.",
+        )
+        require(
+            num.shape[1] + cat.shape[1] <= MAX_COLUMNS,
+            f"a table has at most {MAX_COLUMNS} columns (got {num.shape[1] + cat.shape[1]}).",
+        )
         require(np.issubdtype(cat.dtype, np.integer), "categorical columns must hold integer codes.")
         require(bool((cat >= 0).all()), "categorical codes must be >= 0.")
         domains = tuple(int(m) for m in (cat.max(axis=0) + 1 if self.domains is None else self.domains))
         require(len(domains) == cat.shape[1], f"need one domain size per categorical column ({cat.shape[1]}).")
-        require(all(1 <= m <= MAX_CATEGORIES for m in domains),
-                f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {domains}).")
-        require(bool((cat < np.array(domains, dtype=np.int64)).all()),
-                "categorical codes must be below their domain size.")
+        require(
+            all(1 <= m <= MAX_CATEGORIES for m in domains),
+            f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {domains}).",
+        )
+        require(
+            bool((cat < np.array(domains, dtype=np.int64)).all()), "categorical codes must be below their domain size."
+        )
         defaults = {
             "ranges": tuple((-1.0, 1.0) for _ in range(num.shape[1])),
             "numeric_names": tuple(f"x{j + 1}" for j in range(num.shape[1])),
@@ -105,6 +113,7 @@ class NumericTable:
 
 # --- synthetic data (Sec. VI-A) ---------------------------------------------------------
 
+
 def _truncated_gaussian(mu: float, sd: float = 0.25):
     return stats.truncnorm((-1 - mu) / sd, (1 - mu) / sd, loc=mu, scale=sd)
 
@@ -133,6 +142,7 @@ def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> Nume
 
 # --- CSV --------------------------------------------------------------------------------
 
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -157,8 +167,10 @@ def _numbers(cells, lines, column: str, name: str) -> np.ndarray:
     for i, (line, cell) in enumerate(zip(lines, cells)):
         require(cell != "", _empty(name, line, column))
         if not _is_number(cell):
-            raise InputError(f"{name}, line {line}: {cell!r} in column {column!r} is not a number; "
-                             "list the column in categorical= if it holds categories.")
+            raise InputError(
+                f"{name}, line {line}: {cell!r} in column {column!r} is not a number; "
+                "list the column in categorical= if it holds categories."
+            )
         values[i] = float(cell)
         require(math.isfinite(values[i]), f"{name}, line {line}: {cell!r} in column {column!r} is not a finite number.")
     return values
@@ -169,8 +181,11 @@ def _rows(source, name: str | None = None) -> tuple[list[tuple[int, list[str]]],
     name to show (``name`` or the source's); InputError if it is not CSV or holds no rows."""
     text, name = read_text(source, allow_empty=True, name=name)
     try:
-        rows = [(i, [c.strip() for c in r]) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
-                if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+        rows = [
+            (i, [c.strip() for c in r])
+            for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
+            if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")
+        ]
     except csv.Error as exc:
         raise InputError(f"{name} is not a valid CSV file ({exc}).") from None
     require(len(rows) > 0, f"{name} holds no rows.")
@@ -182,8 +197,9 @@ def table_columns(source, name: str | None = None) -> tuple[tuple[str, ...], tup
     ``categorical`` argument of load_table_csv; skips what it skips (blank and '#' lines); messages
     name the file ``name`` (or the source's)."""
     (_, header), *body = _rows(source, name)[0]
-    text_columns = tuple(h for j, h in enumerate(header)
-                         if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for _, r in body))
+    text_columns = tuple(
+        h for j, h in enumerate(header) if any(j < len(r) and r[j] != "" and not _is_number(r[j]) for _, r in body)
+    )
     return tuple(header), text_columns
 
 
@@ -201,8 +217,10 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     width = len(header)
     require(width <= MAX_COLUMNS, f"{name} has {width} columns; the limit is {MAX_COLUMNS}.")
     require(all(header), f"{name}, line {hline}: every column needs a name in the header.")
-    require(not all(_is_number(h) for h in header),
-            f"{name}, line {hline}: the first line must name the columns (it holds only numbers).")
+    require(
+        not all(_is_number(h) for h in header),
+        f"{name}, line {hline}: the first line must name the columns (it holds only numbers).",
+    )
     dup = next((h for j, h in enumerate(header) if h in header[:j]), None)
     require(dup is None, f"{name}, line {hline}: the column name {dup!r} appears twice.")
     require(len(body) > 0, f"{name} has a header but no rows.")
@@ -213,8 +231,9 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     for col in categorical:
         require(col in header, f"{name} has no column {col!r}; its columns are {', '.join(header)}.")
     for col in ranges:
-        require(col in header and col not in categorical,
-                f"ranges names {col!r}, which is not a numeric column of {name}.")
+        require(
+            col in header and col not in categorical, f"ranges names {col!r}, which is not a numeric column of {name}."
+        )
 
     lines = [line for line, _ in body]
     numeric, num_names, bounds, notes, inferred = [], [], [], [], []
@@ -224,8 +243,10 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
             empty = next((line for line, cell in zip(lines, cells) if cell == ""), None)
             require(empty is None, _empty(name, empty, column))
             levels, col_codes = np.unique(np.array(cells), return_inverse=True)
-            require(len(levels) <= MAX_CATEGORIES,
-                    f"{name}: column {column!r} has {len(levels):,} categories; the limit is {MAX_CATEGORIES:,}.")
+            require(
+                len(levels) <= MAX_CATEGORIES,
+                f"{name}: column {column!r} has {len(levels):,} categories; the limit is {MAX_CATEGORIES:,}.",
+            )
             codes.append(col_codes)
             cat_names.append(column)
             labels.append(tuple(str(v) for v in levels))
@@ -233,12 +254,17 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
         x = _numbers(cells, lines, column, name)
         if column in ranges:
             lo, hi = (float(v) for v in ranges[column])
-            require(math.isfinite(lo) and math.isfinite(hi) and lo < hi,
-                    f"the range of column {column!r} needs finite lo < hi (got {lo:g}, {hi:g}).")
+            require(
+                math.isfinite(lo) and math.isfinite(hi) and lo < hi,
+                f"the range of column {column!r} needs finite lo < hi (got {lo:g}, {hi:g}).",
+            )
         else:
             lo, hi = float(x.min()), float(x.max())
-            require(lo < hi, f"{name}: column {column!r} holds the single value {lo:g}, so lo == hi; "
-                             f"give it a range with ranges={{{column!r}: (lo, hi)}} or drop it.")
+            require(
+                lo < hi,
+                f"{name}: column {column!r} holds the single value {lo:g}, so lo == hi; "
+                f"give it a range with ranges={{{column!r}: (lo, hi)}} or drop it.",
+            )
             inferred.append(column)
         if clipped := int(((x < lo) | (x > hi)).sum()):
             notes.append(f"{column}: {clipped:,} value(s) outside [{lo:g}, {hi:g}] were clipped.")
@@ -246,11 +272,18 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
         num_names.append(column)
         bounds.append((lo, hi))
     if inferred:
-        notes.append(f"the range of {', '.join(inferred)} was taken from the data (min, max); "
-                     "a deployment fixes ranges in advance.")
+        notes.append(
+            f"the range of {', '.join(inferred)} was taken from the data (min, max); "
+            "a deployment fixes ranges in advance."
+        )
     return NumericTable(
         numeric=np.column_stack(numeric) if numeric else None,
         categorical=np.column_stack(codes) if codes else None,
-        domains=tuple(len(lab) for lab in labels), ranges=tuple(bounds),
-        numeric_names=tuple(num_names), categorical_names=tuple(cat_names), labels=tuple(labels),
-        name=name, notes=tuple(notes))
+        domains=tuple(len(lab) for lab in labels),
+        ranges=tuple(bounds),
+        numeric_names=tuple(num_names),
+        categorical_names=tuple(cat_names),
+        labels=tuple(labels),
+        name=name,
+        notes=tuple(notes),
+    )

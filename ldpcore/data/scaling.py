@@ -1,6 +1,7 @@
 """Numeric data in a stated range [lo, hi], mapped onto [-1, 1] for the numeric mechanisms
 (Wang et al., Collecting and analyzing multidimensional data with local differential privacy,
 ICDE 2019, Sec. III-B's scaling)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,15 +18,20 @@ def require_all(ok: np.ndarray, values: np.ndarray, message: str) -> None:
 def unit_values(values, name: str = "values") -> np.ndarray:
     """values as a float array in [-1, 1] (NaN is refused too)."""
     t = np.asarray(values, dtype=np.float64)
-    require_all(np.abs(t) <= 1, t, name + " must lie in [-1, 1] (got {:g}); map data with to_unit, "
-                                          "which clips it to [lo, hi] first.")
+    require_all(
+        np.abs(t) <= 1,
+        t,
+        name + " must lie in [-1, 1] (got {:g}); map data with to_unit, which clips it to [lo, hi] first.",
+    )
     return t
 
 
 def _check_range(lo: float, hi: float) -> tuple[float, float]:
     lo, hi = float(lo), float(hi)
-    require(np.isfinite(lo) and np.isfinite(hi) and lo < hi,
-            f"a value range needs finite lo < hi (got lo={lo:g}, hi={hi:g}).")
+    require(
+        np.isfinite(lo) and np.isfinite(hi) and lo < hi,
+        f"a value range needs finite lo < hi (got lo={lo:g}, hi={hi:g}).",
+    )
     return lo, hi
 
 

@@ -36,22 +36,23 @@ largest of independent per-bin likelihood ratios under a reference report.
 
 docs/audit.md says what these numbers mean and what they cannot show.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 import numpy as np
 from scipy.signal import fftconvolve
 from scipy.special import logsumexp
 from scipy.stats import beta, binom
 
-from ldpcore.privacy import tight
-from ldpcore.privacy.bounds import Amplification, Bound, get_bound
 from ldpcore.data.loaders import Histogram, load_dataset
 from ldpcore.errors import InputError, check_delta, check_whole, require
+from ldpcore.experiment.spec import Plan, ProtocolSpec
+from ldpcore.experiment.spec import plan as make_plan
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.fake_reports import MURS
@@ -59,20 +60,21 @@ from ldpcore.oracles.hadamard import Hadamard
 from ldpcore.oracles.hashing import OLH
 from ldpcore.oracles.onehot import OneHot
 from ldpcore.oracles.unary import UnaryEncoding
-from ldpcore.experiment.spec import Plan, ProtocolSpec
-from ldpcore.experiment.spec import plan as make_plan
+from ldpcore.privacy import tight
+from ldpcore.privacy.bounds import Amplification, Bound, get_bound
 
 OBSERVERS = ("server", "shuffler", "analyst")
 DEFAULT_TRIALS = 1_000_000
 MIN_TRIALS, MAX_TRIALS = 100, 10_000_000
 DEFAULT_CONFIDENCE = 0.95
-CANDIDATES = 2000       # thresholds tried on the selection half: spread evenly in ln(1 + errors) of both kinds
-CURVE_POINTS = 400      # a trade-off curve is thinned to about this many points for display
-WINDOW_SD = 12.0        # binomial pmfs are kept on mean +- WINDOW_SD (sd + 1): the mass beyond is < 1e-30
+CANDIDATES = 2000  # thresholds tried on the selection half: spread evenly in ln(1 + errors) of both kinds
+CURVE_POINTS = 400  # a trade-off curve is thinned to about this many points for display
+WINDOW_SD = 12.0  # binomial pmfs are kept on mean +- WINDOW_SD (sd + 1): the mass beyond is < 1e-30
 DIRECT_CONVOLVE = 4_000_000  # longer convolutions use the FFT (absolute error ~1e-16 of the peak)
 
 
 # --- statistics: Clopper-Pearson and the empirical epsilon -------------------------------------------------
+
 
 def clopper_pearson_upper(errors, trials: int, alpha: float) -> np.ndarray:
     """The upper (1 - alpha) Clopper-Pearson limit of a binomial rate with `errors` of `trials`:
@@ -112,8 +114,11 @@ class _Tally:
             keep = (c0 + c1) > 0
             return cls(np.flatnonzero(keep).astype(np.float64) + lo, c0[keep], c1[keep])
         values, inverse = np.unique(both, return_inverse=True)
-        return cls(values.astype(np.float64), np.bincount(inverse[:s0.size], minlength=values.size),
-                   np.bincount(inverse[s0.size:], minlength=values.size))
+        return cls(
+            values.astype(np.float64),
+            np.bincount(inverse[: s0.size], minlength=values.size),
+            np.bincount(inverse[s0.size :], minlength=values.size),
+        )
 
     @property
     def t0(self) -> int:
@@ -196,22 +201,35 @@ def _bound(select: _Tally, measure: _Tally, delta: float, confidence: float) -> 
     fp, fn = measure.at(threshold)
     a_up = float(clopper_pearson_upper(fp, measure.t0, alpha))
     b_up = float(clopper_pearson_upper(fn, measure.t1, alpha))
-    return EmpiricalBound(float(_eps_of_rates(a_up, b_up, delta)), threshold, fp / measure.t0, fn / measure.t1,
-                          a_up, b_up, select.t0 + measure.t0, measure.t0, confidence, delta)
+    return EmpiricalBound(
+        float(_eps_of_rates(a_up, b_up, delta)),
+        threshold,
+        fp / measure.t0,
+        fn / measure.t1,
+        a_up,
+        b_up,
+        select.t0 + measure.t0,
+        measure.t0,
+        confidence,
+        delta,
+    )
 
 
 def empirical_epsilon(scores_h0, scores_h1, delta: float, confidence: float = DEFAULT_CONFIDENCE) -> EmpiricalBound:
     """The empirical epsilon of any threshold attack from per-trial scores (a larger score is more
     likely under H1): the threshold is chosen on the first half of each array, measured on the second."""
     s0, s1 = np.asarray(scores_h0), np.asarray(scores_h1)
-    require(s0.ndim == 1 and s1.ndim == 1 and min(s0.size, s1.size) >= 2,
-            "the scores of each hypothesis must be a 1-D array of at least 2 trials.")
+    require(
+        s0.ndim == 1 and s1.ndim == 1 and min(s0.size, s1.size) >= 2,
+        "the scores of each hypothesis must be a 1-D array of at least 2 trials.",
+    )
     delta, confidence = check_delta(delta), _check_confidence(confidence)
     h0, h1 = s0.size // 2, s1.size // 2
     return _bound(_Tally.from_scores(s0[:h0], s1[:h1]), _Tally.from_scores(s0[h0:], s1[h1:]), delta, confidence)
 
 
 # --- trade-off curves ----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class TradeOff:
@@ -228,9 +246,11 @@ def _thin(fpr: np.ndarray, fnr: np.ndarray, points: int = CURVE_POINTS) -> Trade
     """About `points` points at most, spread evenly in the log-odds of both rates (so both tails of the
     curve keep their detail, down to rates of 1e-12), the ends kept."""
     if fpr.size > points:
+
         def cell(rate):
             odds = np.log10(np.clip(rate, 1e-12, 1 - 1e-12)) - np.log10(np.clip(1 - rate, 1e-12, 1 - 1e-12))
             return np.floor((odds + 12) * points / 48).astype(np.int64)
+
         _, first = np.unique(cell(fpr) * (points + 1) + cell(fnr), return_index=True)
         keep = np.union1d(first, [0, fpr.size - 1])
         fpr, fnr = fpr[keep], fnr[keep]
@@ -276,6 +296,7 @@ def _pair_eps(pmf0: np.ndarray, pmf1: np.ndarray, delta: float) -> float:
 
 # --- binomial pmfs on windows ----------------------------------------------------------------------------
 
+
 def _binomial_window(n: int, p: float) -> tuple[int, np.ndarray]:
     """(first k, P(Bin(n, p) = k) on mean +- WINDOW_SD (sd + 1) within 0..n)."""
     if n == 0:
@@ -306,6 +327,7 @@ def _with_bit(y: np.ndarray, p1: float) -> np.ndarray:
 
 
 # --- what an observer faces: the attacks -----------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class Attack:
@@ -339,14 +361,20 @@ def _categorical(pmf0: np.ndarray, pmf1: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _categorical_attack(pmf0, pmf1, **words) -> Attack:
     llr, p0, p1 = _categorical(np.asarray(pmf0, dtype=np.float64), np.asarray(pmf1, dtype=np.float64))
-    return Attack(draw=lambda rng, size: _Tally(llr, rng.multinomial(size, p0), rng.multinomial(size, p1)),
-                   exact=(p0, p1), statistic="the exact log-likelihood ratio of the report", **words)
+    return Attack(
+        draw=lambda rng, size: _Tally(llr, rng.multinomial(size, p0), rng.multinomial(size, p1)),
+        exact=(p0, p1),
+        statistic="the exact log-likelihood ratio of the report",
+        **words,
+    )
 
 
 def _independent_pair(a1: float, b1: float, a0: float, b0: float) -> tuple[np.ndarray, np.ndarray]:
     """Laws of two independent indicators (A, B) over (0,0), (0,1), (1,0), (1,1): A ~ Bern(a), B ~ Bern(b)."""
+
     def law(a, b):
         return np.array([(1 - a) * (1 - b), (1 - a) * b, a * (1 - b), a * b])
+
     return law(a0, b0), law(a1, b1)
 
 
@@ -368,26 +396,47 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
     """The server's (or a captured shuffler's) likelihood-ratio test on one respondent's report."""
     oracle = _base(plan.oracle())
     if isinstance(oracle, OneHot):
-        hyp = ("H1: the target holds value v; H0: the target is absent (sends the randomized all-zeros report). "
-               "Only bin v's bits differ between the two.")
+        hyp = (
+            "H1: the target holds value v; H0: the target is absent (sends the randomized all-zeros report). "
+            "Only bin v's bits differ between the two."
+        )
         if oracle.tau is None:
-            sees = ("the target's whole report (every bin's bit)" if observer == "server" else
-                    "one attribute fragment of the target: bin v's bit (the shuffler of bin v)")
-            return _categorical_attack([1 - oracle.p_b, oracle.p_b], [oracle.p_b, 1 - oracle.p_b],
-                                       sees=sees, hypotheses=hyp, neighbouring="removal")
+            sees = (
+                "the target's whole report (every bin's bit)"
+                if observer == "server"
+                else "one attribute fragment of the target: bin v's bit (the shuffler of bin v)"
+            )
+            return _categorical_attack(
+                [1 - oracle.p_b, oracle.p_b],
+                [oracle.p_b, 1 - oracle.p_b],
+                sees=sees,
+                hypotheses=hyp,
+                neighbouring="removal",
+            )
         t = oracle.tau if observer == "server" else 1
-        sees = (f"all {oracle.tau} report fragments of the target" if observer == "server" else
-                "one report fragment of the target (the shuffler it was sent to)")
-        return _categorical_attack(_fragment_counts(oracle.p_b, oracle.p_f, t, False),
-                                   _fragment_counts(oracle.p_b, oracle.p_f, t, True),
-                                   sees=sees, hypotheses=hyp, neighbouring="removal")
-    sees = ("the target's report" if observer == "server" else
-            "the target's report, linked to the target (a single-message encoding: the shuffler holds it whole)")
+        sees = (
+            f"all {oracle.tau} report fragments of the target"
+            if observer == "server"
+            else "one report fragment of the target (the shuffler it was sent to)"
+        )
+        return _categorical_attack(
+            _fragment_counts(oracle.p_b, oracle.p_f, t, False),
+            _fragment_counts(oracle.p_b, oracle.p_f, t, True),
+            sees=sees,
+            hypotheses=hyp,
+            neighbouring="removal",
+        )
+    sees = (
+        "the target's report"
+        if observer == "server"
+        else "the target's report, linked to the target (a single-message encoding: the shuffler holds it whole)"
+    )
     hyp = "H1: the target holds value v; H0: the target holds value v' (replacement)."
     words = dict(sees=sees, hypotheses=hyp, neighbouring="replacement")
     if isinstance(oracle, GRR):  # categories: report v', another value, v
-        return _categorical_attack([oracle.p, 1 - oracle.p - oracle.q, oracle.q],
-                                   [oracle.q, 1 - oracle.p - oracle.q, oracle.p], **words)
+        return _categorical_attack(
+            [oracle.p, 1 - oracle.p - oracle.q, oracle.q], [oracle.q, 1 - oracle.p - oracle.q, oracle.p], **words
+        )
     if isinstance(oracle, UnaryEncoding):  # (bit v, bit v')
         return _categorical_attack(*_independent_pair(oracle.p, oracle.q, oracle.q, oracle.p), **words)
     if isinstance(oracle, OLH):  # ([h(v) = y], [h(v') = y]); an ideal hash makes them independent
@@ -406,22 +455,30 @@ def _worst_c(plan: Plan) -> tuple[int, str]:
     eps_b (its extra["worst_c"], the start of the block found), and the words for it."""
     amp = _forward(get_bound("tight-binary-rr"), plan.eps_b, plan.n, plan.spec.delta, None)
     if not amp.valid:
-        return 0, f"none of the other {plan.n - 1:,} respondents hold v (the tight accountant is not valid here: " \
-                  f"{amp.reason})"
+        return (
+            0,
+            f"none of the other {plan.n - 1:,} respondents hold v (the tight accountant is not valid here: "
+            f"{amp.reason})",
+        )
     lo, hi = amp.extra["worst_c"]
     where = f"{lo:,}" if lo == hi else f"{lo:,} (of the block {lo:,}..{hi:,})"
-    return lo, (f"{where} of the other {plan.n - 1:,} respondents hold v, the rest other values: the worst case "
-                f"the tight accountant finds at eps_l = {plan.eps_b:.6g}, delta = {plan.spec.delta:g}")
+    return lo, (
+        f"{where} of the other {plan.n - 1:,} respondents hold v, the rest other values: the worst case "
+        f"the tight accountant finds at eps_l = {plan.eps_b:.6g}, delta = {plan.spec.delta:g}"
+    )
 
 
 def _count_attack(m: int, c: int, hi: float, lo: float, p1: float, p0: float, **words) -> Attack:
     """One bin's count: Y = Bin(c, hi) + Bin(m - c, lo) from the others plus the target's bit, Bern(p1)
     under H1 and Bern(p0) under H0 (p1 > p0). Y is log-concave, so the likelihood ratio increases with
     the count and the count is the test's statistic."""
+
     def draw(rng, size):
         def one(p):
             return rng.binomial(c, hi, size) + rng.binomial(m - c, lo, size) + (rng.random(size) < p)
+
         return one(p0), one(p1)
+
     _, y = _others_pmf(c, m, hi, lo)
     return Attack(draw=draw, exact=(_with_bit(y, p0), _with_bit(y, p1)), worst_c=c, **words)
 
@@ -431,8 +488,7 @@ def _log_ratio_bit(k: np.ndarray, m: int, pi: float, p1: float, p0: float) -> np
     k = np.asarray(k, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_u = np.log(np.maximum(m - k + 1, 0)) + math.log(pi) - np.log(k) - math.log1p(-pi)  # ln s(k)/s(k-1)
-        out = (np.logaddexp(math.log(p1), math.log1p(-p1) + log_u)
-               - np.logaddexp(math.log(p0), math.log1p(-p0) + log_u))
+        out = np.logaddexp(math.log(p1), math.log1p(-p1) + log_u) - np.logaddexp(math.log(p0), math.log1p(-p0) + log_u)
     return np.where(k == 0, math.log1p(-p1) - math.log1p(-p0), out)
 
 
@@ -443,31 +499,65 @@ def _analyst_attack(plan: Plan) -> Attack:
     if isinstance(oracle, OneHot):
         c, others = _worst_c(plan)
         p_b, q_b = oracle.p_b, 1 - oracle.p_b
-        hyp = ("H1: the target holds value v; H0: the target is absent (sends the randomized all-zeros report). "
-               "Only bin v's count differs between the two.")
+        hyp = (
+            "H1: the target holds value v; H0: the target is absent (sends the randomized all-zeros report). "
+            "Only bin v's count differs between the two."
+        )
         if oracle.tau is None:
-            return _count_attack(m, c, q_b, p_b, q_b, p_b, sees=sees, hypotheses=hyp, others=others,
-                                 statistic="the 1-reports in bin v (the likelihood ratio increases with it)",
-                                 neighbouring="removal")
+            return _count_attack(
+                m,
+                c,
+                q_b,
+                p_b,
+                q_b,
+                p_b,
+                sees=sees,
+                hypotheses=hyp,
+                others=others,
+                statistic="the 1-reports in bin v (the likelihood ratio increases with it)",
+                neighbouring="removal",
+            )
         tau, p_f = oracle.tau, oracle.p_f
 
         def draw(rng, size):
             def one(p):
                 backstop = rng.binomial(c, q_b, size) + rng.binomial(m - c, p_b, size) + (rng.random(size) < p)
                 return rng.binomial(tau * backstop, 1 - p_f) + rng.binomial(tau * (n - backstop), p_f)
+
             return one(p_b), one(q_b)
-        return Attack(sees=(f"the shuffled aggregate of all n respondents (1-reports per bin, summed over the {tau} "
-                             "fragment shufflers); only the target's bin is drawn"),
-                       hypotheses=hyp, others=others, worst_c=c, neighbouring="removal", draw=draw,
-                       statistic=(f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
-                                  "increases with it: the backstop count does, and the fragment layer preserves it)"))
+
+        return Attack(
+            sees=(
+                f"the shuffled aggregate of all n respondents (1-reports per bin, summed over the {tau} "
+                "fragment shufflers); only the target's bin is drawn"
+            ),
+            hypotheses=hyp,
+            others=others,
+            worst_c=c,
+            neighbouring="removal",
+            draw=draw,
+            statistic=(
+                f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
+                "increases with it: the backstop count does, and the fragment layer preserves it)"
+            ),
+        )
     hyp = "H1: the target holds value v; H0: the target holds value v' (replacement)."
     if isinstance(oracle, GRR):
         p, q, d = oracle.p, oracle.q, oracle.d
         if d == 2:
-            return _count_attack(m, 0, p, q, p, q, sees=sees, hypotheses=hyp, neighbouring="replacement",
-                                 others=f"all {m:,} other respondents hold v'",
-                                 statistic="the reports of v (the likelihood ratio increases with it)")
+            return _count_attack(
+                m,
+                0,
+                p,
+                q,
+                p,
+                q,
+                sees=sees,
+                hypotheses=hyp,
+                neighbouring="replacement",
+                others=f"all {m:,} other respondents hold v'",
+                statistic="the reports of v (the likelihood ratio increases with it)",
+            )
         # the others all hold a third value w: (N_v, N_v', N_w, rest) ~ Multinomial(m; q, q, p, 1 - p - 2q)
         # plus the target's report; the exact ratio is (S + (e^eps - 1) N_v)/(S + (e^eps - 1) N_v'),
         # S = (n - N_w) + e^-eps N_w (derived in _grr_llr's docstring)
@@ -481,11 +571,20 @@ def _analyst_attack(plan: Plan) -> Attack:
                 h[:, 1] += (r >= pv) & (r < pv + pv2)
                 h[:, 2] += (r >= pv + pv2) & (r < pv + pv2 + q)
                 return _grr_llr(h, n, oracle.eps)
+
             return one(q, p), one(p, q)
-        return Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw,
-                       others=(f"all {m:,} other respondents hold a third value w: each reports v and v' with "
-                               "probability q, as the clones of Feldman, McMillan, Talwar (SODA 2023)"),
-                       statistic="the exact log-likelihood ratio of the counts of v, v' and w")
+
+        return Attack(
+            sees=sees,
+            hypotheses=hyp,
+            neighbouring="replacement",
+            draw=draw,
+            others=(
+                f"all {m:,} other respondents hold a third value w: each reports v and v' with "
+                "probability q, as the clones of Feldman, McMillan, Talwar (SODA 2023)"
+            ),
+            statistic="the exact log-likelihood ratio of the counts of v, v' and w",
+        )
     if isinstance(oracle, UnaryEncoding):
         p, q, d = oracle.p, oracle.q, oracle.d
         pi_v2 = q if d > 2 else p  # others at w (bit v' is 1 w.p. q), or at v' when d = 2 (w.p. p)
@@ -495,11 +594,20 @@ def _analyst_attack(plan: Plan) -> Attack:
                 nv = rng.binomial(m, q, size) + (rng.random(size) < pv)
                 nv2 = rng.binomial(m, pi_v2, size) + (rng.random(size) < pv2)
                 return _log_ratio_bit(nv, m, q, p, q) - _log_ratio_bit(nv2, m, pi_v2, p, q)
+
             return one(q, p), one(p, q)
-        others = (f"all {m:,} other respondents hold a third value w" if d > 2 else
-                  f"all {m:,} other respondents hold v'")
-        return Attack(sees=sees, hypotheses=hyp, neighbouring="replacement", draw=draw, others=others,
-                       statistic="the exact log-likelihood ratio of the 1-counts of bins v and v'")
+
+        others = (
+            f"all {m:,} other respondents hold a third value w" if d > 2 else f"all {m:,} other respondents hold v'"
+        )
+        return Attack(
+            sees=sees,
+            hypotheses=hyp,
+            neighbouring="replacement",
+            draw=draw,
+            others=others,
+            statistic="the exact log-likelihood ratio of the 1-counts of bins v and v'",
+        )
     raise InputError(f"the analyst's audit supports {', '.join(ANALYST_ENCODINGS)}, not {plan.spec.encoding}.")
 
 
@@ -514,6 +622,7 @@ def _grr_llr(h: np.ndarray, n: int, eps: float) -> np.ndarray:
 
 
 # --- certified upper bounds --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Certified:
@@ -551,22 +660,43 @@ def certified_bounds(plan: Plan, observer: str, accountants: tuple[str, ...] | N
     if observer != "analyst":
         eps, name = (plan.eps_l_inf, "eps_l_inf") if observer == "server" else (plan.eps_l_1, "eps_l_1")
         what = "everything one respondent sends" if observer == "server" else "one captured fragment"
-        return (Certified(name, f"local guarantee of {what}", eps, 0.0, encoding.neighbouring,
-                          f"{_ESA}, Theorem IV.1" if plan.spec.tau else f"the {encoding.name} randomizer's eps"),)
+        return (
+            Certified(
+                name,
+                f"local guarantee of {what}",
+                eps,
+                0.0,
+                encoding.neighbouring,
+                f"{_ESA}, Theorem IV.1" if plan.spec.tau else f"the {encoding.name} randomizer's eps",
+            ),
+        )
     k = encoding.channel_k(plan.d, plan.spec.param_dict)
     out = []
     for name in accountants or encoding.accountants:
         bound = encoding.bound(name, plan.spec.param_dict)
-        require(bound.name in encoding.accountants or name in encoding.accountants,
-                f"the accountant {name} does not hold for the {encoding.name} encoding; choose among "
-                f"{', '.join(encoding.accountants)}.")
+        require(
+            bound.name in encoding.accountants or name in encoding.accountants,
+            f"the accountant {name} does not hold for the {encoding.name} encoding; choose among "
+            f"{', '.join(encoding.accountants)}.",
+        )
         amp = _forward(bound, plan.eps_b, plan.n, plan.spec.delta, k)
-        out.append(Certified(bound.name, bound.title, amp.eps_c, plan.spec.delta, bound.neighbouring, bound.citation,
-                             amp.valid, amp.reason))
+        out.append(
+            Certified(
+                bound.name,
+                bound.title,
+                amp.eps_c,
+                plan.spec.delta,
+                bound.neighbouring,
+                bound.citation,
+                amp.valid,
+                amp.reason,
+            )
+        )
     return tuple(out)
 
 
 # --- one observer's audit -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class ObserverAudit:
@@ -623,23 +753,36 @@ class ObserverAudit:
         return tuple(c for c in self.certified if c.valid and scale * c.eps < self.eps_lower)
 
     def as_dict(self) -> dict:
-        return {"observer": self.observer, "eps_lower": self.eps_lower, "confidence": self.confidence,
-                "trials": self.trials, "delta": self.bound.delta,
-                "eps_upper": {"eps": self.eps_upper.eps, "accountant": self.eps_upper.name},
-                "best": dict(zip(("fpr", "fnr"), self.best)), "gap": self.gap,
-                "eps_pair": self.eps_pair, "sees": self.sees, "hypotheses": self.hypotheses,
-                "statistic": self.statistic, "neighbouring": self.neighbouring, "others": self.others,
-                "worst_c": self.worst_c, "test": self.bound.as_dict(),
-                "certified": [c.as_dict() for c in self.certified],
-                "exceeded_by_lower_bound": [c.name for c in self.exceeds()],
-                "curve": self.curve.as_dict(),
-                "exact_curve": None if self.exact_curve is None else self.exact_curve.as_dict()}
+        return {
+            "observer": self.observer,
+            "eps_lower": self.eps_lower,
+            "confidence": self.confidence,
+            "trials": self.trials,
+            "delta": self.bound.delta,
+            "eps_upper": {"eps": self.eps_upper.eps, "accountant": self.eps_upper.name},
+            "best": dict(zip(("fpr", "fnr"), self.best)),
+            "gap": self.gap,
+            "eps_pair": self.eps_pair,
+            "sees": self.sees,
+            "hypotheses": self.hypotheses,
+            "statistic": self.statistic,
+            "neighbouring": self.neighbouring,
+            "others": self.others,
+            "worst_c": self.worst_c,
+            "test": self.bound.as_dict(),
+            "certified": [c.as_dict() for c in self.certified],
+            "exceeded_by_lower_bound": [c.name for c in self.exceeds()],
+            "curve": self.curve.as_dict(),
+            "exact_curve": None if self.exact_curve is None else self.exact_curve.as_dict(),
+        }
 
 
 def _check_trials(trials) -> int:
     value = check_whole(trials, 0, "trials")
-    require(MIN_TRIALS <= value <= MAX_TRIALS,
-            f"trials (per hypothesis) must be a whole number in [{MIN_TRIALS:,}, {MAX_TRIALS:,}] (got {trials}).")
+    require(
+        MIN_TRIALS <= value <= MAX_TRIALS,
+        f"trials (per hypothesis) must be a whole number in [{MIN_TRIALS:,}, {MAX_TRIALS:,}] (got {trials}).",
+    )
     return value
 
 
@@ -648,8 +791,13 @@ def _check_observer(observer: str) -> str:
     return observer
 
 
-def attack(plan: Plan, observer: str, rng: np.random.Generator, trials: int = DEFAULT_TRIALS,
-           confidence: float = DEFAULT_CONFIDENCE) -> tuple[EmpiricalBound, TradeOff, Attack]:
+def attack(
+    plan: Plan,
+    observer: str,
+    rng: np.random.Generator,
+    trials: int = DEFAULT_TRIALS,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> tuple[EmpiricalBound, TradeOff, Attack]:
     """Run one observer's attack: `trials` draws per hypothesis, the first half choosing the threshold and
     the second measuring it. Returns the empirical bound, the curve from all trials and the attack."""
     observer, trials, confidence = _check_observer(observer), _check_trials(trials), _check_confidence(confidence)
@@ -661,9 +809,14 @@ def attack(plan: Plan, observer: str, rng: np.random.Generator, trials: int = DE
     return _bound(halves[0], halves[1], plan.spec.delta, confidence), _tally_curve(halves[0].merged(halves[1])), a
 
 
-def audit_observer(plan: Plan, observer: str, rng: np.random.Generator, trials: int = DEFAULT_TRIALS,
-                   confidence: float = DEFAULT_CONFIDENCE,
-                   accountants: tuple[str, ...] | None = None) -> ObserverAudit:
+def audit_observer(
+    plan: Plan,
+    observer: str,
+    rng: np.random.Generator,
+    trials: int = DEFAULT_TRIALS,
+    confidence: float = DEFAULT_CONFIDENCE,
+    accountants: tuple[str, ...] | None = None,
+) -> ObserverAudit:
     """One observer's audit at the plan's n, eps and delta: the attack, and every certified bound beside it."""
     bound, curve, a = attack(plan, observer, rng, trials, confidence)
     certified = certified_bounds(plan, observer, accountants)
@@ -671,11 +824,25 @@ def audit_observer(plan: Plan, observer: str, rng: np.random.Generator, trials: 
     exact_curve = eps_pair = None
     if a.exact is not None:
         exact_curve, eps_pair = _exact_curve(*a.exact), _pair_eps(*a.exact, plan.spec.delta)
-    return ObserverAudit(observer, a.sees, a.hypotheses, a.statistic, a.neighbouring, a.others, a.worst_c, bound,
-                         primary, certified, curve, exact_curve, eps_pair)
+    return ObserverAudit(
+        observer,
+        a.sees,
+        a.hypotheses,
+        a.statistic,
+        a.neighbouring,
+        a.others,
+        a.worst_c,
+        bound,
+        primary,
+        certified,
+        curve,
+        exact_curve,
+        eps_pair,
+    )
 
 
 # --- risk in words: how often each observer's best guess of a target's value is right -----------------------
+
 
 def one_in(p: float) -> str:
     """A probability as "1 in N" for people (N = 1/p to three significant digits)."""
@@ -705,9 +872,11 @@ class Risk:
 
     @property
     def sentence(self) -> str:
-        said = {"server": "The server (no shuffler), seeing one person's report,",
-                "shuffler": "A captured shuffler, seeing what of it reaches that shuffler,",
-                "analyst": "The analyst, seeing only the shuffled counts,"}[self.observer]
+        said = {
+            "server": "The server (no shuffler), seeing one person's report,",
+            "shuffler": "A captured shuffler, seeing what of it reaches that shuffler,",
+            "analyst": "The analyst, seeing only the shuffled counts,",
+        }[self.observer]
         base = f"guessing from the data's distribution alone is right {one_in(self.baseline)} times"
         cap = f"the certified guarantee ({self.certified_by}) allows at most {one_in(self.certified_at_most)}"
         if self.p_correct is None:
@@ -716,8 +885,11 @@ class Risk:
         return f"{said} {how} {one_in(self.p_correct)} times ({self.p_correct:.3g}); {base}; {cap}."
 
     def as_dict(self) -> dict:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "one_in": one_in(self.p_correct or 0.0),
-                "sentence": self.sentence}
+        return {
+            **{k: getattr(self, k) for k in self.__dataclass_fields__},
+            "one_in": one_in(self.p_correct or 0.0),
+            "sentence": self.sentence,
+        }
 
 
 def _expected_max(groups: list[tuple[int, np.ndarray, np.ndarray]]) -> float:
@@ -806,15 +978,24 @@ class RiskReport:
     risks: tuple[Risk, ...]
 
     def as_dict(self) -> dict:
-        return {"prior_from": self.prior_from, "baseline": self.baseline, "baseline_one_in": one_in(self.baseline),
-                "risks": [r.as_dict() for r in self.risks]}
+        return {
+            "prior_from": self.prior_from,
+            "baseline": self.baseline,
+            "baseline_one_in": one_in(self.baseline),
+            "risks": [r.as_dict() for r in self.risks],
+        }
 
 
 def _check_counts(plan: Plan, counts) -> np.ndarray:
     counts = np.asarray(counts)
-    require(counts.ndim == 1 and counts.size == plan.d and np.issubdtype(counts.dtype, np.integer)
-            and bool((counts >= 0).all()) and int(counts.sum()) > 0,
-            f"counts must be {plan.d:,} whole numbers >= 0 (one per value of the domain), not all 0.")
+    require(
+        counts.ndim == 1
+        and counts.size == plan.d
+        and np.issubdtype(counts.dtype, np.integer)
+        and bool((counts >= 0).all())
+        and int(counts.sum()) > 0,
+        f"counts must be {plan.d:,} whole numbers >= 0 (one per value of the domain), not all 0.",
+    )
     return counts.astype(np.int64)
 
 
@@ -880,6 +1061,7 @@ def _guess(plan, oracle, observer, counts, w) -> tuple[float | None, bool, str]:
 
 # --- the demonstration: one respondent, what each observer sees and would guess --------------------------------
 
+
 @dataclass(frozen=True, eq=False)
 class View:
     """What one observer sees of the demonstration's respondent and what it would guess.
@@ -906,12 +1088,23 @@ class View:
         return None if self.posterior is None else self.guess == self.truth
 
     def as_dict(self, top: int = 5) -> dict:
-        out = {"observer": self.observer, "sees": self.sees, "observed": self.summary, "guess": self.guess,
-               "correct": self.correct, "note": self.note}
+        out = {
+            "observer": self.observer,
+            "sees": self.sees,
+            "observed": self.summary,
+            "guess": self.guess,
+            "correct": self.correct,
+            "note": self.note,
+        }
         if self.posterior is not None:
             best = np.argsort(self.posterior)[::-1][:top]
-            out.update({"p_guess": float(self.posterior[best[0]]), "p_truth": float(self.posterior[self.truth]),
-                        "top": [{"value": int(v), "posterior": float(self.posterior[v])} for v in best]})
+            out.update(
+                {
+                    "p_guess": float(self.posterior[best[0]]),
+                    "p_truth": float(self.posterior[self.truth]),
+                    "top": [{"value": int(v), "posterior": float(self.posterior[v])} for v in best],
+                }
+            )
         return out
 
 
@@ -920,8 +1113,11 @@ def _summary(observation) -> dict:
     obs = np.asarray(observation)
     if obs.dtype == bool:
         rows = obs.reshape(-1, obs.shape[-1])
-        return {"ones": [np.flatnonzero(r)[:1000].tolist() for r in rows] if rows.shape[0] > 1
-                else np.flatnonzero(rows[0])[:1000].tolist()}
+        return {
+            "ones": [np.flatnonzero(r)[:1000].tolist() for r in rows]
+            if rows.shape[0] > 1
+            else np.flatnonzero(rows[0])[:1000].tolist()
+        }
     return {"report": obs.tolist()}
 
 
@@ -937,9 +1133,13 @@ class Demonstration:
     others: str
 
     def as_dict(self) -> dict:
-        return {"value": self.value, "baseline_guess": self.baseline_guess,
-                "baseline_correct": self.baseline_guess == self.value, "others": self.others,
-                "views": [v.as_dict() for v in self.views]}
+        return {
+            "value": self.value,
+            "baseline_guess": self.baseline_guess,
+            "baseline_correct": self.baseline_guess == self.value,
+            "others": self.others,
+            "views": [v.as_dict() for v in self.views],
+        }
 
 
 def _normalise(log_post: np.ndarray) -> np.ndarray:
@@ -955,8 +1155,9 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
     w = counts / counts.sum()
     if value is None:
         value = int(rng.choice(plan.d, p=w))
-    require(int(value) == value and 0 <= value < plan.d, f"value must be a whole number in [0, {plan.d - 1}] "
-                                                         f"(got {value}).")
+    require(
+        int(value) == value and 0 <= value < plan.d, f"value must be a whole number in [0, {plan.d - 1}] (got {value})."
+    )
     value = int(value)
     oracle = plan.oracle()
     base = _base(oracle)
@@ -971,18 +1172,38 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
             ref, present = _bit_laws(plan, observer)
             log_l = np.zeros(plan.d)
             log_l[j] = math.log(present[int(report[j])] / ref[int(report[j])])
-            views.append(View(observer, f"bin {j}'s bit of the target's report (the shuffler of the most common "
-                                        "value's bin)", (j, bool(report[j])), {"bin": j, "bit": bool(report[j])},
-                              _normalise(log_w + log_l), value))
+            views.append(
+                View(
+                    observer,
+                    f"bin {j}'s bit of the target's report (the shuffler of the most common value's bin)",
+                    (j, bool(report[j])),
+                    {"bin": j, "bit": bool(report[j])},
+                    _normalise(log_w + log_l),
+                    value,
+                )
+            )
             continue
         seen = report if observer == "server" or not isinstance(oracle, OneHot) else report[:1]
-        views.append(View(observer, _local_attack(plan, observer).sees, seen, _summary(seen),
-                          _report_posterior(plan, observer, seen, log_w), value))
+        views.append(
+            View(
+                observer,
+                _local_attack(plan, observer).sees,
+                seen,
+                _summary(seen),
+                _report_posterior(plan, observer, seen, log_w),
+                value,
+            )
+        )
     others = counts.copy()
     others[int(np.argmax(counts))] -= 1
     aggregate = np.asarray(oracle.sample_aggregate(others, rng))
-    own = (report.reshape(-1, plan.d).sum(axis=0) if isinstance(base, (OneHot, UnaryEncoding))
-           else np.bincount([int(report)], minlength=aggregate.size) if isinstance(base, GRR) else None)
+    own = (
+        report.reshape(-1, plan.d).sum(axis=0)
+        if isinstance(base, (OneHot, UnaryEncoding))
+        else np.bincount([int(report)], minlength=aggregate.size)
+        if isinstance(base, GRR)
+        else None
+    )
     posterior, note = None, ""
     if own is None:
         note = f"the target's report is not added to a {plan.spec.encoding} aggregate here"
@@ -993,10 +1214,16 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
         else:
             posterior = _normalise(log_w + _aggregate_log_ratio(plan, others, aggregate))
     summary = {"count_at_value": int(aggregate[value]), "total": int(aggregate.sum())}
-    views.append(View("analyst", "the shuffled aggregate of all n respondents", aggregate, summary, posterior, value,
-                      note))
-    return Demonstration(value, report, tuple(views), int(np.argmax(w)),
-                         "the data less one respondent of its most common value, known to every observer")
+    views.append(
+        View("analyst", "the shuffled aggregate of all n respondents", aggregate, summary, posterior, value, note)
+    )
+    return Demonstration(
+        value,
+        report,
+        tuple(views),
+        int(np.argmax(w)),
+        "the data less one respondent of its most common value, known to every observer",
+    )
 
 
 def _report_posterior(plan: Plan, observer: str, seen, log_w: np.ndarray) -> np.ndarray | None:
@@ -1030,6 +1257,7 @@ def _aggregate_log_ratio(plan: Plan, others: np.ndarray, aggregate: np.ndarray) 
 
 # --- everything for one protocol: the command line's and the page's entry point --------------------------------
 
+
 @dataclass(frozen=True, eq=False)
 class AuditReport:
     """The audit of one protocol: the plan, each observer's audit, the guessing risk, the observers not
@@ -1044,11 +1272,24 @@ class AuditReport:
 
     def as_dict(self) -> dict:
         p = self.plan
-        return {"data": self.data, "n": p.n, "d": p.d, "encoding": p.spec.encoding, "tau": p.spec.tau,
-                "accountant": p.spec.accountant, "neighbouring": get_encoding(p.spec.encoding).neighbouring,
-                "delta": p.spec.delta, "eps_c": p.eps_c, "eps_b": p.eps_b, "eps_l_inf": p.eps_l_inf,
-                "eps_l_1": p.eps_l_1, "seed": self.seed, "observers": [o.as_dict() for o in self.observers],
-                "risk": self.risk.as_dict(), "skipped": list(self.skipped)}
+        return {
+            "data": self.data,
+            "n": p.n,
+            "d": p.d,
+            "encoding": p.spec.encoding,
+            "tau": p.spec.tau,
+            "accountant": p.spec.accountant,
+            "neighbouring": get_encoding(p.spec.encoding).neighbouring,
+            "delta": p.spec.delta,
+            "eps_c": p.eps_c,
+            "eps_b": p.eps_b,
+            "eps_l_inf": p.eps_l_inf,
+            "eps_l_1": p.eps_l_1,
+            "seed": self.seed,
+            "observers": [o.as_dict() for o in self.observers],
+            "risk": self.risk.as_dict(),
+            "skipped": list(self.skipped),
+        }
 
 
 def _uniform(n: int, d: int) -> np.ndarray:
@@ -1057,18 +1298,34 @@ def _uniform(n: int, d: int) -> np.ndarray:
     return counts
 
 
-def run_audit(*, n: int | None = None, d: int | None = None, data: Histogram | str | None = None,
-              eps_c: float | None = None, eps_l: float | None = None, delta: float, encoding: str = "onehot",
-              tau: int | None = None, accountant: str | None = None, observer: str = "all",
-              trials: int = DEFAULT_TRIALS, confidence: float = DEFAULT_CONFIDENCE, seed: int = 0,
-              params=None, eps_f_rule: str = "paper", eps_f: float | None = None) -> AuditReport:
+def run_audit(
+    *,
+    n: int | None = None,
+    d: int | None = None,
+    data: Histogram | str | None = None,
+    eps_c: float | None = None,
+    eps_l: float | None = None,
+    delta: float,
+    encoding: str = "onehot",
+    tau: int | None = None,
+    accountant: str | None = None,
+    observer: str = "all",
+    trials: int = DEFAULT_TRIALS,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = 0,
+    params=None,
+    eps_f_rule: str = "paper",
+    eps_f: float | None = None,
+) -> AuditReport:
     """The audit the command line prints: (n, d) or data (a Histogram or a bundled dataset's name),
     one of eps_c and eps_l, delta, the protocol, the observers (one or "all"), trials per hypothesis,
     the confidence and the seed. Each observer draws from its own child of the seed, so one observer
     alone gives the numbers it gives among all. "all" skips the observers an encoding has no attack for
     (AuditReport.skipped says which); naming one raises InputError."""
-    require((data is None) == (n is not None and d is not None) and (n is None) == (d is None),
-            "give either n and d, or a dataset.")
+    require(
+        (data is None) == (n is not None and d is not None) and (n is None) == (d is None),
+        "give either n and d, or a dataset.",
+    )
     if isinstance(data, str):
         data = load_dataset(data)
     if data is not None:
@@ -1076,8 +1333,17 @@ def run_audit(*, n: int | None = None, d: int | None = None, data: Histogram | s
     else:
         n, d = check_whole(n, 2, "n (respondents)"), check_whole(d, 2, "d (domain size)")
         counts, label = _uniform(n, d), f"uniform over d = {d:,} values, n = {n:,}"
-    spec = ProtocolSpec(eps_c=eps_c, eps_l=eps_l, delta=delta, tau=tau, eps_f_rule=eps_f_rule, eps_f=eps_f,
-                        accountant=accountant, encoding=encoding, params=params or ())
+    spec = ProtocolSpec(
+        eps_c=eps_c,
+        eps_l=eps_l,
+        delta=delta,
+        tau=tau,
+        eps_f_rule=eps_f_rule,
+        eps_f=eps_f,
+        accountant=accountant,
+        encoding=encoding,
+        params=params or (),
+    )
     p = make_plan(spec, int(counts.sum()), int(counts.size))
     trials, confidence, seed = _check_trials(trials), _check_confidence(confidence), check_whole(seed, 0, "seed")
     if observer != "all":

@@ -5,6 +5,7 @@ image shows); rmse_raw: of the unbiased raw estimate (compare with the analytic 
 linf and tv on the clipped estimate; psnr for images against their peak (255 * scale);
 analytic_rmse: what rmse_raw is on average, from an oracle's variance.
 """
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@ The analyzer sees only shuffled aggregates, so the default simulation draws them
 exactly (cost independent of n). ``per_respondent=True`` runs the reference
 randomizer instead (O(n d) memory and time: small inputs only).
 """
+
 from __future__ import annotations
 
 import math
@@ -12,13 +13,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
 from ldpcore.data.loaders import Histogram
-from ldpcore.errors import InputError, check_seed, require
+from ldpcore.errors import InputError, check_seed
 from ldpcore.experiment.metrics import analytic_rmse, error_metrics
+from ldpcore.experiment.spec import NEIGHBOURING, Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.limits import check_reference
-from ldpcore.experiment.spec import NEIGHBOURING, Plan, ProtocolSpec, plan
+from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,14 @@ class Result:
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""
         return {
-            "input": self.histogram.name, **self.plan.as_dict(),
-            **self.metrics, "analytic_rmse_raw": self.analytic_std, "analytic_rmse_raw_note": self.analytic_note,
-            "seed": self.seed, "seconds": self.seconds, "spec": self.plan.spec.as_dict(),
+            "input": self.histogram.name,
+            **self.plan.as_dict(),
+            **self.metrics,
+            "analytic_rmse_raw": self.analytic_std,
+            "analytic_rmse_raw_note": self.analytic_note,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "spec": self.plan.spec.as_dict(),
             "shape": list(self.histogram.shape) if self.histogram.shape else None,
             "input_notes": list(self.histogram.notes),
         }
@@ -124,10 +130,14 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
     then each encoding named in compare with its default parameters and accountant."""
     encoding = get_encoding(base.encoding)
     specs = [replace(base, tau=None)] + ([replace(base, tau=t) for t in taus] if encoding.fragments else [])
-    specs += [replace(base, encoding=name, tau=None, accountant=None, params=()) for name in dict.fromkeys(compare)
-              if name != base.encoding]
+    specs += [
+        replace(base, encoding=name, tau=None, accountant=None, params=())
+        for name in dict.fromkeys(compare)
+        if name != base.encoding
+    ]
     return ([Method("Central Gaussian (no LDP)", base, central=True)] if central else []) + [
-        Method(method_label(s), s) for s in specs]
+        Method(method_label(s), s) for s in specs
+    ]
 
 
 @dataclass(frozen=True)
@@ -148,8 +158,15 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
     try:
         if method.central:
             c = run_central(eps_c, method.spec.delta, hist, seed)
-            privacy = {"eps_c": eps_c, "delta": c.delta, "sigma": c.sigma, "eps_l_inf": math.inf,
-                       "eps_l_1": math.inf, "neighbouring": NEIGHBOURING, "mechanism": "analytic Gaussian"}
+            privacy = {
+                "eps_c": eps_c,
+                "delta": c.delta,
+                "sigma": c.sigma,
+                "eps_l_inf": math.inf,
+                "eps_l_1": math.inf,
+                "neighbouring": NEIGHBOURING,
+                "mechanism": "analytic Gaussian",
+            }
             return Cell(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
         r = run(method.at(eps_c), hist, seed)
         privacy = {**r.plan.as_dict(), "analytic_rmse_raw": r.analytic_std, "analytic_rmse_raw_note": r.analytic_note}
@@ -158,8 +175,9 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
         return Cell(method.label, eps_c, seed, error=str(exc))
 
 
-def sweep(methods: list[Method], eps_cs, hist: Histogram, seed: int = 0, progress=None,
-          evaluate_cell=None) -> list[Cell]:
+def sweep(
+    methods: list[Method], eps_cs, hist: Histogram, seed: int = 0, progress=None, evaluate_cell=None
+) -> list[Cell]:
     """Every method at every eps_c (row-major); progress(done, total) is called after each
     cell; evaluate_cell(method, eps_c, hist, seed) replaces evaluate (e.g. a cached one)."""
     evaluate_cell = evaluate_cell or evaluate
@@ -179,11 +197,22 @@ def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
     try:
         if method.central:
             sigma = analytic_gaussian_sigma(eps_c, method.spec.delta)
-            return {"eps_c": eps_c, "eps_l_inf": math.inf, "eps_l_1": math.inf, "rmse_raw": sigma,
-                    "rmse_raw_note": "", "expected_messages": 1.0}
+            return {
+                "eps_c": eps_c,
+                "eps_l_inf": math.inf,
+                "eps_l_1": math.inf,
+                "rmse_raw": sigma,
+                "rmse_raw_note": "",
+                "expected_messages": 1.0,
+            }
         p = plan(method.at(eps_c), hist.n, hist.d)
-        return {"eps_c": p.eps_c, "eps_l_inf": p.eps_l_inf, "eps_l_1": p.eps_l_1,
-                "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts), "rmse_raw_note": p.oracle().variance_note,
-                "expected_messages": p.expected_messages}
+        return {
+            "eps_c": p.eps_c,
+            "eps_l_inf": p.eps_l_inf,
+            "eps_l_1": p.eps_l_1,
+            "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts),
+            "rmse_raw_note": p.oracle().variance_note,
+            "expected_messages": p.expected_messages,
+        }
     except InputError:
         return None

@@ -5,17 +5,18 @@ number the paper reports (seeds/000 Tables I, IV, VIII, IX): eps_b and eps_f, th
 local guarantees eps_l_inf and eps_l_1 (Theorem IV.1), the central eps_c certified by
 the accountant, and the expected messages per respondent.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
 
-from ldpcore.privacy.bounds import Amplification, Bound, get_bound
 from ldpcore.errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
-from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.limits import too_large
 from ldpcore.oracles.onehot import flip_probability
+from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 
 NEIGHBOURING = "removal"
 
@@ -46,7 +47,6 @@ class ProtocolSpec:
     eps_l: float | None = None
     params: tuple = ()  # the encoding's parameters: a dict or (name, value) pairs; defaults filled in
 
-
     def __post_init__(self):
         require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
         if self.eps_c is not None:
@@ -61,12 +61,16 @@ class ProtocolSpec:
         object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
         if self.accountant is None:
             object.__setattr__(self, "accountant", encoding.accountants[0])
-        require(self.tau is None or encoding.fragments,
-                f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.")
+        require(
+            self.tau is None or encoding.fragments,
+            f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.",
+        )
         name = self.accountant if self.accountant in encoding.accountants else get_bound(self.accountant).name
-        require(name in encoding.accountants,
-                f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
-                f"{', '.join(encoding.accountants)}.")
+        require(
+            name in encoding.accountants,
+            f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
+            f"{', '.join(encoding.accountants)}.",
+        )
         object.__setattr__(self, "accountant", name)
 
     @property
@@ -124,14 +128,26 @@ class Plan:
     def as_dict(self) -> dict:
         encoding = get_encoding(self.spec.encoding)
         out = {
-            "eps_c": self.eps_c, "certified": encoding.certified, "delta": self.spec.delta, "n": self.n, "d": self.d,
-            "tau": self.spec.tau, "eps_b": self.eps_b, "eps_f": self.eps_f,
+            "eps_c": self.eps_c,
+            "certified": encoding.certified,
+            "delta": self.spec.delta,
+            "n": self.n,
+            "d": self.d,
+            "tau": self.spec.tau,
+            "eps_b": self.eps_b,
+            "eps_f": self.eps_f,
             "eps_f_rule": None if self.spec.tau is None else self.spec.eps_f_rule,
-            "eps_l_inf": self.eps_l_inf, "eps_l_1": self.eps_l_1,
-            "p_b": self.p_b, "p_f": self.p_f,
-            "accountant": self.amplification.bound, "citation": self.amplification.citation,
-            "neighbouring": encoding.neighbouring, "encoding": self.spec.encoding, "params": self.spec.param_dict,
-            "target_eps_c": self.spec.eps_c, "capped": self.amplification.capped,
+            "eps_l_inf": self.eps_l_inf,
+            "eps_l_1": self.eps_l_1,
+            "p_b": self.p_b,
+            "p_f": self.p_f,
+            "accountant": self.amplification.bound,
+            "citation": self.amplification.citation,
+            "neighbouring": encoding.neighbouring,
+            "encoding": self.spec.encoding,
+            "params": self.spec.param_dict,
+            "target_eps_c": self.spec.eps_c,
+            "capped": self.amplification.capped,
             "notes": list(self.notes),
         }
         if self.d is not None:
@@ -165,11 +181,15 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
             notes.append(amp.note)
         if amp.eps0 > limit:
             amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
-            notes.append(f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
-                         f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
+            notes.append(
+                f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
+                f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+            )
         elif amp.capped:
-            notes.append(f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
-                         f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for.")
+            notes.append(
+                f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
+                f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+            )
     else:
         require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
         amp = bound.forward(spec.eps_l, n, spec.delta, k)
@@ -186,7 +206,9 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         p_f = flip_probability(eps_f)
         eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
         if spec.eps_f_rule == "paper" and eps_f < 2.5:
-            notes.append(f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
-                         "this rule here (spec/esa.md); consider the equal-variance rule.")
+            notes.append(
+                f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+                "this rule here (spec/esa.md); consider the equal-variance rule."
+            )
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
     return Plan(spec, int(n), d, amp, eps_b, eps_f, eps_l_inf, eps_l_1, p_b, p_f, tuple(notes))

@@ -17,6 +17,7 @@ Shuffled GRR (seeds/003 Theorem 1, Balle et al. Theorem 3.1): eps_c =
 sqrt(14 ln(2/delta)(e^eps_l + d - 1)/(n-1)), so e^eps_l = A - d + 1 with
 A = (n-1) eps_c^2/(14 ln(2/delta)); valid for eps_c <= min(1, 14 ln(2/delta)/27).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,10 +26,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldpcore.privacy import bounds as amplification
-from ldpcore.privacy.bounds import blanket_limit
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy import bounds as amplification
+from ldpcore.privacy.bounds import blanket_limit
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
@@ -79,8 +80,10 @@ def blanket_a(eps_c: float, n: int, delta: float) -> float:
     for checked inputs with eps_c <= blanket_limit(delta)."""
     eps_c, delta = check_eps(eps_c), check_delta(delta)
     cap = blanket_limit(delta)
-    require(eps_c <= cap, f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} "
-                          f"(got {eps_c:g}).")
+    require(
+        eps_c <= cap,
+        f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} (got {eps_c:g}).",
+    )
     return amplification.blanket_a(eps_c, check_respondents(n), delta)
 
 
@@ -88,9 +91,13 @@ def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
     """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (amplification.krr_eps0, seeds/003)."""
     d, eps_c, delta = check_domain(d), check_eps(eps_c), check_delta(delta)
     a = blanket_a(eps_c, n, delta)
-    require(a - d + 1 > 1, (
-        f"shuffled GRR cannot reach eps_c={eps_c:g} with n={int(n):,}, d={d}, delta={delta:g}: it needs "
-        f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > d = {d}; raise eps_c or n, or use SOLH."))
+    require(
+        a - d + 1 > 1,
+        (
+            f"shuffled GRR cannot reach eps_c={eps_c:g} with n={int(n):,}, d={d}, delta={delta:g}: it needs "
+            f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > d = {d}; raise eps_c or n, or use SOLH."
+        ),
+    )
     return amplification.krr_eps0(eps_c, int(n), delta, d)
 
 
@@ -109,8 +116,10 @@ class GRR(SupportAnalyzer):
 
     def __post_init__(self):
         check_domain(self.d)
-        require(0 < self.q < self.p and math.isclose(self.p + (self.d - 1) * self.q, 1, rel_tol=1e-12),
-                f"GRR needs 0 < q < p with p + (d-1) q = 1 (got p={self.p:g}, q={self.q:g}, d={self.d}).")
+        require(
+            0 < self.q < self.p and math.isclose(self.p + (self.d - 1) * self.q, 1, rel_tol=1e-12),
+            f"GRR needs 0 < q < p with p + (d-1) q = 1 (got p={self.p:g}, q={self.q:g}, d={self.d}).",
+        )
         self.check_realised(self.eps, self.d, (self.d - 1) * self.q)
 
     @staticmethod

@@ -12,6 +12,7 @@ Privacy of a respondent at local eps_l (k-RR blanket bound):
   vs the server + all other users:  eps_2 = sqrt(14 ln(2/delta) k/n_u)
   vs the server + all shufflers:    eps_l;  c < r colluding shufflers: n_u -> (r-c) n_r.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,15 +21,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldpcore.privacy.bounds import EPS0_MIN, Bound, solh_hash_range
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.limits import check_reference
-
+from ldpcore.privacy.bounds import EPS0_MIN, Bound, solh_hash_range
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay
-                    # this noisy (p < 1 in floating point) and the certified eps_1 is below the target
+# this noisy (p < 1 in floating point) and the certified eps_1 is below the target
 
 
 def _check_fakes(n_u) -> int:
@@ -60,9 +60,13 @@ def murs_local_eps(eps_1: float, n: int, delta: float, k: int, n_u: int) -> floa
     slack = 1 / a - n_u / (k * (int(n) - 1))
     if slack <= 0:
         return math.inf
-    require(1 / slack - k + 1 > 1, (
-        f"MURS cannot reach eps_1={eps_1:g} with n={int(n):,}, k={k}, {n_u:,} fakes, delta={delta:g}: "
-        f"it needs 1/(1/A - n_u/(k(n-1))) = {1 / slack:.4g} > k; raise eps_1, n or the fakes."))
+    require(
+        1 / slack - k + 1 > 1,
+        (
+            f"MURS cannot reach eps_1={eps_1:g} with n={int(n):,}, k={k}, {n_u:,} fakes, delta={delta:g}: "
+            f"it needs 1/(1/A - n_u/(k(n-1))) = {1 / slack:.4g} > k; raise eps_1, n or the fakes."
+        ),
+    )
     return math.log(1 / slack - k + 1)
 
 
@@ -70,13 +74,13 @@ def murs_local_eps(eps_1: float, n: int, delta: float, k: int, n_u: int) -> floa
 class MursPrivacy:
     """A respondent's eps against each adversary of seeds/003 (replacement, at delta)."""
 
-    eps_server: float       # eps_1
-    eps_users: float        # eps_2: server + all other respondents
-    eps_shufflers: float    # eps_l: server + all shufflers
+    eps_server: float  # eps_1
+    eps_users: float  # eps_2: server + all other respondents
+    eps_shufflers: float  # eps_l: server + all shufflers
     n: int
     delta: float
-    colluding: int          # shufflers colluding with the server in eps_server and eps_users
-    hidden_fakes: int       # (r - colluding) n_r
+    colluding: int  # shufflers colluding with the server in eps_server and eps_users
+    hidden_fakes: int  # (r - colluding) n_r
     neighbouring: str = "replacement"
 
 
@@ -99,21 +103,35 @@ class MURS:
         _check_fakes(self.fakes_per_shuffler)
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, shufflers: int, fakes_per_shuffler: int,
-                 g: int | None = None, prime: int | None = None) -> MURS:
+    def from_eps(
+        cls, eps: float, d: int, shufflers: int, fakes_per_shuffler: int, g: int | None = None, prime: int | None = None
+    ) -> MURS:
         """GRR at local eps on [d], or SOLH on the hash range g when given."""
         oracle = GRR.from_eps(eps, d) if g is None else SOLH.from_eps(eps, d, g, prime)
         return cls(oracle, shufflers, fakes_per_shuffler)
 
     @classmethod
-    def from_central(cls, eps_1: float, n: int, delta: float, d: int, shufflers: int, fakes_per_shuffler: int,
-                     g: int | None = None, prime: int | None = None) -> MURS:
+    def from_central(
+        cls,
+        eps_1: float,
+        n: int,
+        delta: float,
+        d: int,
+        shufflers: int,
+        fakes_per_shuffler: int,
+        g: int | None = None,
+        prime: int | None = None,
+    ) -> MURS:
         """The least noisy MURS with eps_1 against the server (murs_local_eps; k = g or d)."""
         n_u = shufflers * _check_fakes(fakes_per_shuffler)
         eps_l = murs_local_eps(eps_1, n, delta, check_domain(d) if g is None else g, n_u)
-        require(math.isfinite(eps_l), (
-            f"the {n_u:,} fakes alone give eps_1 <= {eps_1:g}: respondents would need no local noise; "
-            f"use fewer fakes or a smaller eps_1."))
+        require(
+            math.isfinite(eps_l),
+            (
+                f"the {n_u:,} fakes alone give eps_1 <= {eps_1:g}: respondents would need no local noise; "
+                f"use fewer fakes or a smaller eps_1."
+            ),
+        )
         return cls.from_eps(eps_l, d, shufflers, fakes_per_shuffler, g, prime)
 
     @property
@@ -132,14 +150,22 @@ class MURS:
     def epsilons(self, n: int, delta: float, colluding: int = 0) -> MursPrivacy:
         """eps_1, eps_2 and eps_l when `colluding` of the r shufflers (< r) reveal their fakes to the server;
         eps_1 and eps_2 are inf where they exceed the blanket bound's limit (blanket_certified)."""
-        require(float(colluding) == int(colluding) and 0 <= int(colluding) < self.shufflers,
-                f"colluding shufflers must be a whole number in [0, {self.shufflers - 1}] (got {colluding}); "
-                "if all collude the permutation is revealed and eps_l is all that is left.")
+        require(
+            float(colluding) == int(colluding) and 0 <= int(colluding) < self.shufflers,
+            f"colluding shufflers must be a whole number in [0, {self.shufflers - 1}] (got {colluding}); "
+            "if all collude the permutation is revealed and eps_l is all that is left.",
+        )
         hidden = (self.shufflers - int(colluding)) * self.fakes_per_shuffler
         k = self.oracle.k
-        return MursPrivacy(blanket_certified(murs_eps_server(self.eps, n, delta, k, hidden), delta),
-                           blanket_certified(murs_eps_users(delta, k, hidden), delta),
-                           self.eps, int(n), delta, int(colluding), hidden)
+        return MursPrivacy(
+            blanket_certified(murs_eps_server(self.eps, n, delta, k, hidden), delta),
+            blanket_certified(murs_eps_users(delta, k, hidden), delta),
+            self.eps,
+            int(n),
+            delta,
+            int(colluding),
+            hidden,
+        )
 
     # --- what the analyzer sees -------------------------------------------------------
     def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -203,9 +229,15 @@ def murs_bound(fakes: int) -> Bound:
         cap = blanket_limit(delta)
         floor = forward(EPS0_MIN, n, delta, k) if n >= 2 else math.inf
         if floor > cap:
-            return 0.0, 0.0, (f"too few respondents and fakes for amplification: MURS gives eps_1 >= {floor:.4g} "
-                              f"even at eps_l = 0, above the blanket bound's limit {cap:.4g} (n={n:,}, "
-                              f"{n_u:,} fakes).")
+            return (
+                0.0,
+                0.0,
+                (
+                    f"too few respondents and fakes for amplification: MURS gives eps_1 >= {floor:.4g} "
+                    f"even at eps_l = 0, above the blanket bound's limit {cap:.4g} (n={n:,}, "
+                    f"{n_u:,} fakes)."
+                ),
+            )
         if k is not None:
             return EPS0_MIN, min(MURS_EPS_MAX, murs_local_eps(cap, n, delta, k, n_u)), ""
         lo, hi = EPS0_MIN, MURS_EPS_MAX
@@ -215,10 +247,16 @@ def murs_bound(fakes: int) -> Bound:
             hi = lo
         return EPS0_MIN, hi, ""
 
-    return Bound("murs", f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
-                 "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
-                 "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1", "GRR or SOLH reports with fake reports",
-                 "replacement", forward, region,
-                 extra_fn=lambda eps0, n, delta, k: {"hash_range": alphabet(eps0, k)},
-                 explanation="The server sees the n-1 other reports and n_u fake reports, all uniform on the "
-                             "alphabet: the k-RR privacy blanket with n_u/k more uniform reports.")
+    return Bound(
+        "murs",
+        f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
+        "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
+        "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1",
+        "GRR or SOLH reports with fake reports",
+        "replacement",
+        forward,
+        region,
+        extra_fn=lambda eps0, n, delta, k: {"hash_range": alphabet(eps0, k)},
+        explanation="The server sees the n-1 other reports and n_u fake reports, all uniform on the "
+        "alphabet: the k-RR privacy blanket with n_u/k more uniform reports.",
+    )

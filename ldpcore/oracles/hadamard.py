@@ -18,6 +18,7 @@ Fixing the bits b of j from the top, a group of m with constraint (w, t) splits 
 between the two halves, unless w's only remaining bit is the top one: then it goes whole to
 the half b = t. The constraint carries over as (w without its top bit, t xor b w_top).
 """
+
 from __future__ import annotations
 
 import math
@@ -102,14 +103,14 @@ class Hadamard(SupportAnalyzer):
         # groups[node, w, t]: respondents in the current dyadic block of j whose remaining
         # constraint is <w, j_low> = t; initially one block, w = v+1
         groups = np.zeros((1, self.K, 2), dtype=np.int64)
-        groups[0, 1:self.d + 1, 0], groups[0, 1:self.d + 1, 1] = inside, counts - inside
+        groups[0, 1 : self.d + 1, 0], groups[0, 1 : self.d + 1, 1] = inside, counts - inside
         while groups.shape[1] > 1:
             split = groups.reshape(groups.shape[0], 2, -1, 2)  # [node, top bit of w, rest of w, t]
             free, bound = split[:, 0], split[:, 1]
             up_free, up_bound = rng.binomial(free, 0.5), rng.binomial(bound, 0.5)
             up_bound[:, 0] = [0, 1] * bound[:, 0]  # w = top bit only: j's top bit must equal t
-            low = free - up_free + bound - up_bound          # top bit 0: t unchanged
-            high = up_free + up_bound[..., ::-1]               # top bit 1: t flips where w_top = 1
+            low = free - up_free + bound - up_bound  # top bit 0: t unchanged
+            high = up_free + up_bound[..., ::-1]  # top bit 1: t flips where w_top = 1
             groups = np.stack([low, high], axis=1).reshape(-1, free.shape[1], 2)
         return groups[:, 0, 0]
 
@@ -138,7 +139,7 @@ class Hadamard(SupportAnalyzer):
     # --- the analyzer (SupportAnalyzer with q = 1/2) ------------------------------------
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v = (n + (H Y)_{v+1})/2: reports inside C_v, from one fast Walsh-Hadamard transform."""
-        return (n + fwht(aggregate)[1:self.d + 1]) / 2
+        return (n + fwht(aggregate)[1 : self.d + 1]) / 2
 
     # --- communication ----------------------------------------------------------------
     @property

@@ -30,6 +30,7 @@ integer d' = ceil((A+2)/3) - 1 (>= 2) and e^eps_l = min(A - d' + 1, 2 d' + 1), w
 monotone in eps_l and reproduces the spec's examples (A = 833.806: d' = 278). Var ~
 94.5 ln(2/delta)/(n(n-1) eps_c^2) per frequency, independent of d.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,12 +39,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldpcore.privacy.bounds import get_bound
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference
+from ldpcore.privacy.bounds import get_bound
 
-MERSENNE_31 = 2 ** 31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
+MERSENNE_31 = 2**31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
 
 
@@ -72,16 +73,20 @@ class OLH(SupportAnalyzer):
         require(1 / self.g < self.p < 1, f"OLH's p must lie in (1/g, 1) (got {self.p:g}, g={self.g}).")
         self.check_realised(self.eps, self.g, 1 - self.p)
         if self.prime is not None:
-            require(_is_prime(self.prime) and max(self.d, self.g) <= self.prime <= MERSENNE_31,
-                    f"the hash prime must be a prime in [max(d, g), 2^31 - 1] (got {self.prime}, d={self.d}, g={self.g}).")
+            require(
+                _is_prime(self.prime) and max(self.d, self.g) <= self.prime <= MERSENNE_31,
+                f"the hash prime must be a prime in [max(d, g), 2^31 - 1] (got {self.prime}, d={self.d}, g={self.g}).",
+            )
 
     @classmethod
     def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> OLH:
         """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (None or 0; Wang et al. 2017)."""
         eps = check_eps(eps, "eps")
         if not g:
-            require(eps <= AUTO_RANGE_EPS_MAX, f"OLH's hash range round(e^eps) + 1 must stay below 2^31: "
-                                               f"eps <= {AUTO_RANGE_EPS_MAX} (got {eps:g}).")
+            require(
+                eps <= AUTO_RANGE_EPS_MAX,
+                f"OLH's hash range round(e^eps) + 1 must stay below 2^31: eps <= {AUTO_RANGE_EPS_MAX} (got {eps:g}).",
+            )
             g = round(math.exp(eps)) + 1
         g = check_domain(g, "g (hash range)")
         cls.check_realised(eps, g, GRR.smallest_at(eps, g))
@@ -178,9 +183,13 @@ def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
     (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
     amp = get_bound("solh").inverse(eps_c, n, delta)
-    require(amp.valid and amp.eps0 > 0, (
-        f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
-        f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."))
+    require(
+        amp.valid and amp.eps0 > 0,
+        (
+            f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
+            f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."
+        ),
+    )
     return amp.extra["hash_range"], amp.eps0
 
 

@@ -16,14 +16,15 @@ example, has 1 - p = 2^-52 instead of 2.6e-16 and realises eps = 37.142.
 Per-respondent references (randomize) hold one report per respondent: they are for tests and
 small inputs, refused above REFERENCE_CELLS cells of memory (the oracle's reference_cells).
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from ldpcore.errors import InputError, require
 
-PROBABILITY_RESOLUTION = 2.0 ** -53
+PROBABILITY_RESOLUTION = 2.0**-53
 EPS_RTOL = 1e-9
 REFERENCE_CELLS = 50_000_000  # cells of one per-respondent reference (an oracle's reference_cells(n))
 
@@ -52,12 +53,15 @@ def largest_eps(smallest_at: Callable[[float], float]) -> float:
 
 def too_large(what: str, eps: float, largest: float, name: str = "the local eps") -> str:
     """The one-sentence refusal of an eps beyond largest."""
-    return (f"{name} of {what} must be at most {largest:.4f} (got {eps:.6g}): beyond it float64 rounds "
-            f"its probabilities and the eps it realises departs from the claimed one.")
+    return (
+        f"{name} of {what} must be at most {largest:.4f} (got {eps:.6g}): beyond it float64 rounds "
+        f"its probabilities and the eps it realises departs from the claimed one."
+    )
 
 
-def check_realised(what: str, eps: float, smallest: float, smallest_at: Callable[[float], float],
-                   name: str = "the local eps") -> None:
+def check_realised(
+    what: str, eps: float, smallest: float, smallest_at: Callable[[float], float], name: str = "the local eps"
+) -> None:
     """InputError naming the largest usable eps unless float64 realises eps (module doc)."""
     if not realises(eps, smallest):
         raise InputError(too_large(what, eps, largest_eps(smallest_at), name))
@@ -66,5 +70,8 @@ def check_realised(what: str, eps: float, smallest: float, smallest_at: Callable
 def check_reference(oracle, n: int) -> None:
     """A per-respondent reference for n respondents within REFERENCE_CELLS cells of memory."""
     cells = oracle.reference_cells(n)
-    require(cells <= REFERENCE_CELLS, f"the per-respondent reference needs {cells:,} cells of memory for {n:,} "
-                                      f"respondents; the limit is {REFERENCE_CELLS:,}.")
+    require(
+        cells <= REFERENCE_CELLS,
+        f"the per-respondent reference needs {cells:,} cells of memory for {n:,} "
+        f"respondents; the limit is {REFERENCE_CELLS:,}.",
+    )

@@ -9,6 +9,7 @@ the protocol's own analysis (Lemma 4.4 / 4.10 of seeds/001, or the exact account
 `accountants` are empty.
 Neighbouring datasets differ in one user's value (replacement, seeds/001 Definition 2.2).
 """
+
 from __future__ import annotations
 
 import math
@@ -30,6 +31,7 @@ _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation
 
 
 # --- Algorithm 1: Hadamard response with blanket tuples (private coin) ---------------------
+
 
 def paper_tau(n: int) -> int:
     """tau = ceil(log2 n) (seeds/001 Theorem 4.3), so that a blanket tuple lands in C_j w.p. ~1/n."""
@@ -67,7 +69,7 @@ def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
     """
     check_eps(eps, "eps_c")
     rho, n, tau = check_whole(rho, 1, "rho"), check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
-    N, p = int(n) * int(rho), 2.0 ** -tau
+    N, p = int(n) * int(rho), 2.0**-tau
     p_both, p_one = p * p, p - p * p
     p_u, p_v = p_one / (1 - p_both), p_one / (1 - p_both - p_one)  # U | W, and V | W, U
     e, delta, mass = math.exp(eps), 0.0, 0.0
@@ -116,9 +118,11 @@ class HadamardMultiMessage:
     title: ClassVar[str] = "Hadamard multi-message (Ghazi et al. Algorithm 1)"
     neighbouring: ClassVar[str] = "replacement"
     accountants: ClassVar[tuple[str, ...]] = ()
-    privacy_note: ClassVar[str] = ("Local eps is infinite; eps_c comes from the blanket tuples: Lemma 4.4 of "
-                                   "seeds/001 with the paper's rho, or the exact accountant hadamard_delta "
-                                   "(about 10x fewer blanket tuples). No amplification bound applies.")
+    privacy_note: ClassVar[str] = (
+        "Local eps is infinite; eps_c comes from the blanket tuples: Lemma 4.4 of "
+        "seeds/001 with the paper's rho, or the exact accountant hadamard_delta "
+        "(about 10x fewer blanket tuples). No amplification bound applies."
+    )
 
     def __post_init__(self):
         require(self.d >= 1, f"the domain size d must be >= 1 (got {self.d}).")
@@ -155,7 +159,7 @@ class HadamardMultiMessage:
             check_reference(self, int(counts.sum()))  # before the n values are laid out
             return self.aggregate(self.randomize(np.repeat(np.arange(self.d), counts), rng))
         total = int(counts.sum()) * (1 + self.rho)
-        return counts + rng.binomial(total - counts, 2.0 ** -self.tau)
+        return counts + rng.binomial(total - counts, 2.0**-self.tau)
 
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference: (n, 1+rho, tau) indices in [B'], each user's tuples in random order."""
@@ -178,8 +182,10 @@ class HadamardMultiMessage:
         """c_j: the tuples (of all users) inside C_j^tau. O(tuples tau d)."""
         tuples = np.asarray(reports).reshape(-1, self.tau)
         step = max(1, (1 << 24) // (self.tau * self.d))
-        return sum((self._member[tuples[s:s + step]].all(axis=1).sum(axis=0) for s in range(0, len(tuples), step)),
-                   np.zeros(self.d, dtype=np.int64))
+        return sum(
+            (self._member[tuples[s : s + step]].all(axis=1).sum(axis=0) for s in range(0, len(tuples), step)),
+            np.zeros(self.d, dtype=np.int64),
+        )
 
     def report_log_prob(self, value: int, reports) -> np.ndarray:
         """Exact log-probability of the multiset of one user's tuples, reports (..., 1+rho, tau):
@@ -192,17 +198,22 @@ class HadamardMultiMessage:
         starts = np.concatenate([np.ones(codes.shape[:-1] + (1,), bool), np.diff(codes, axis=-1) != 0], axis=-1)
         rank = idx - np.maximum.accumulate(np.where(starts, idx, 0), axis=-1) + 1
         with np.errstate(divide="ignore"):
-            return (np.log(inside) + self.tau * math.log(2) + gammaln(self.rho + 1) - np.log(rank).sum(axis=-1)
-                    - self.tau * (1 + self.rho) * math.log(self.width))
+            return (
+                np.log(inside)
+                + self.tau * math.log(2)
+                + gammaln(self.rho + 1)
+                - np.log(rank).sum(axis=-1)
+                - self.tau * (1 + self.rho) * math.log(self.width)
+            )
 
     def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
-        p = 2.0 ** -self.tau
+        p = 2.0**-self.tau
         return (np.asarray(aggregate, dtype=np.float64) - n * (1 + self.rho) * p) / (1 - p)
 
     def variance(self, n: int, counts=None):
         """(n(1+rho) - x_j) 2^-tau / (1 - 2^-tau), exact; counts=None: x_j = 0."""
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
-        p = 2.0 ** -self.tau
+        p = 2.0**-self.tau
         return (n * (1 + self.rho) - x) * p / (1 - p)
 
     def expected_messages(self) -> float:
@@ -216,16 +227,18 @@ class HadamardMultiMessage:
 
 # --- Algorithm 2: Count-Min with blanket increments (public coin) ---------------------------
 
+
 def paper_q(eps: float, delta: float, n: int, tau: int) -> float:
     """q = 90 tau^2 ln(2 tau/delta)/(n eps^2) (seeds/001 Lemma 4.10 with the paper's constants)."""
-    return 90 * tau ** 2 * math.log(2 * tau / check_delta(delta)) / (n * check_eps(eps, "eps_c") ** 2)
+    return 90 * tau**2 * math.log(2 * tau / check_delta(delta)) / (n * check_eps(eps, "eps_c") ** 2)
 
 
 def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
     """dp_accounting PLD of one cell: N + 1 against N (reverse: N against N + 1), N ~ Bin(n, q),
     losses rounded up (pessimistic). Outcomes k in binomial_window(n, q) + [0, 1]; the upper law's
     mass outside them, and where the lower law is 0, has infinite loss."""
-    from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pld  # slow import
+    from dp_accounting.pld import pld_pmf  # slow import
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     z = binomial_window(n, q, _TAIL)
     k, shift = np.arange(z[0], z[-1] + 2), int(not reverse)  # upper = N + shift
@@ -234,8 +247,11 @@ def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
     keep = np.isfinite(upper) & np.isfinite(lower)
     idx = np.ceil((upper[keep] - lower[keep]) / discretization).astype(np.int64)
     probs = np.bincount(idx - idx.min(), weights=np.exp(upper[keep]))
-    infinite = (stats.binom.cdf(z[0] - 1 - shift, n, q) + stats.binom.sf(z[-1] + 1 - shift, n, q)
-                + np.exp(upper[~np.isfinite(lower)]).sum())
+    infinite = (
+        stats.binom.cdf(z[0] - 1 - shift, n, q)
+        + stats.binom.sf(z[-1] + 1 - shift, n, q)
+        + np.exp(upper[~np.isfinite(lower)]).sum()
+    )
     pmf = pld_pmf.DensePLDPmf(discretization, int(idx.min()), probs, float(infinite), pessimistic_estimate=True)
     return pld.PrivacyLossDistribution(pmf)
 
@@ -263,8 +279,9 @@ def count_min_delta(eps: float, q: float, n: int, tau: int, discretization: floa
     check_eps(eps, "eps_c")
     n, tau = check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
     require(0 < q < 1, f"the blanket probability q must lie in (0, 1) (got {q:g}).")
-    row = _cell_pld(int(n), q, discretization, False).compose(_cell_pld(int(n), q, discretization, True),
-                                                              tail_mass_truncation=0)
+    row = _cell_pld(int(n), q, discretization, False).compose(
+        _cell_pld(int(n), q, discretization, True), tail_mass_truncation=0
+    )
     table = row.self_compose(int(tau), tail_mass_truncation=0) if tau > 1 else row
     return min(1.0, max(0.0, float(table.get_delta_for_epsilon(eps))))
 
@@ -283,10 +300,13 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
     def gap(q: float) -> float:  # <= 0: q certifies
         return math.log(max(count_min_delta(eps, q, n, tau), 1e-300) / delta)
 
-    hi = min(0.5, 4 * tau * math.log(1.25 / delta) / (n * eps ** 2))
+    hi = min(0.5, 4 * tau * math.log(1.25 / delta) / (n * eps**2))
     while (g_hi := gap(hi)) > 0:
-        require(hi < 0.5, f"n={n:,} is too small for Count-Min's blanket: even q = 1/2 does not reach "
-                          f"delta={delta:g} at eps={eps:g} with tau={tau}.")
+        require(
+            hi < 0.5,
+            f"n={n:,} is too small for Count-Min's blanket: even q = 1/2 does not reach "
+            f"delta={delta:g} at eps={eps:g} with tau={tau}.",
+        )
         hi = min(0.5, 2 * hi)
     lo = hi / 2
     while (g_lo := gap(lo)) <= 0:
@@ -321,20 +341,34 @@ class CountMinMultiMessage:
     title: ClassVar[str] = "Count-Min multi-message (Ghazi et al. Algorithm 2)"
     neighbouring: ClassVar[str] = "replacement"
     accountants: ClassVar[tuple[str, ...]] = ()
-    privacy_note: ClassVar[str] = ("Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell: "
-                                   "seeds/001 Lemma 4.10 with the paper's q = 90 tau^2 ln(2 tau/delta)/(n eps^2), "
-                                   "or the exact accountant count_min_delta (a q hundreds of times smaller at "
-                                   "d = 1e4). No amplification bound applies.")
+    privacy_note: ClassVar[str] = (
+        "Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell: "
+        "seeds/001 Lemma 4.10 with the paper's q = 90 tau^2 ln(2 tau/delta)/(n eps^2), "
+        "or the exact accountant count_min_delta (a q hundreds of times smaller at "
+        "d = 1e4). No amplification bound applies."
+    )
 
     def __post_init__(self):
         require(1 <= self.d <= 2**32, f"the domain size d must lie in [1, 2^32] (got {self.d}).")
         require(0 <= self.q < 1, f"the blanket probability q must lie in [0, 1) (got {self.q:g}).")
-        require(self.tau >= 1 and 2 <= self.width <= 2**32,
-                f"tau must be >= 1 and width in [2, 2^32] (got {self.tau}, {self.width}).")
+        require(
+            self.tau >= 1 and 2 <= self.width <= 2**32,
+            f"tau must be >= 1 and width in [2, 2^32] (got {self.tau}, {self.width}).",
+        )
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, n: int, delta: float, tau: int | None = None,
-                 width: int | None = None, seed: int = 0, one_sided: bool = False, rule: str = "paper"):
+    def from_eps(
+        cls,
+        eps: float,
+        d: int,
+        n: int,
+        delta: float,
+        tau: int | None = None,
+        width: int | None = None,
+        seed: int = 0,
+        one_sided: bool = False,
+        rule: str = "paper",
+    ):
         """Central (eps, delta) -> width = 2n, tau = ceil(log2 d) (an element collides in every
         row w.p. <= (n/width)^tau = 2^-tau, Lemma 4.8) and q by the paper's 90 tau^2 ln(2 tau/delta)
         /(n eps^2) ("paper", paper_q) or the exact accountant ("tight", count_min_q_min)."""
@@ -345,8 +379,7 @@ class CountMinMultiMessage:
             q = count_min_q_min(eps, delta, n, tau)
         else:
             q = paper_q(eps, delta, n, tau)
-            require(q < 1, f"n={n:,} is too small for the paper's blanket: q = {q:.3g} >= 1 "
-                           f"(needs n > {q * n:,.0f}).")
+            require(q < 1, f"n={n:,} is too small for the paper's blanket: q = {q:.3g} >= 1 (needs n > {q * n:,.0f}).")
         return cls(d=d, q=q, tau=tau, width=2 * n if width is None else width, seed=seed, one_sided=one_sided)
 
     @cached_property
@@ -416,12 +449,12 @@ class CountMinMultiMessage:
         y = np.arange(1, span + 1)
         step = max(1, (1 << 22) // (self.tau * max(span, 1)))
         for s in range(0, offsets.shape[1], step):
-            e, b = offsets[:, s:s + step, None], base[s:s + step, None]
+            e, b = offsets[:, s : s + step, None], base[s : s + step, None]
             z = np.clip(b + y - e - 1 - (lo - 1), 0, sf.size - 1)
             tail = sf[z].prod(axis=0)  # P(M >= base + y)
             m1 = tail.sum(axis=1)
-            mean[s:s + step] = base[s:s + step] + m1
-            var[s:s + step] = ((2 * y - 1) * tail).sum(axis=1) - m1 ** 2
+            mean[s : s + step] = base[s : s + step] + m1
+            var[s : s + step] = ((2 * y - 1) * tail).sum(axis=1) - m1**2
         return mean, var
 
     def moments(self, counts) -> tuple[np.ndarray, np.ndarray]:
@@ -455,6 +488,7 @@ class CountMinMultiMessage:
 
 # --- single-message reference: B-ary randomized response with the privacy blanket -------------
 
+
 @dataclass(frozen=True)
 class BaryRR(GRR):
     """B-ary (d-ary) randomized response, shuffled, parameterised by its blanket (Balle et al. 2019):
@@ -482,9 +516,10 @@ class BaryRR(GRR):
         (Balle et al. 2019, Theorem 3.1; spec)."""
         eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
         require(n >= 2, f"n must be >= 2 (got {n}).")
-        gamma = max(14 * d * math.log(2 / delta) / ((n - 1) * eps ** 2), 27 * d / ((n - 1) * eps))
-        require(gamma < 1, f"n={n:,} is too small for d={d:,} at eps={eps:g}: "
-                           f"the blanket needs gamma = {gamma:.3g} < 1.")
+        gamma = max(14 * d * math.log(2 / delta) / ((n - 1) * eps**2), 27 * d / ((n - 1) * eps))
+        require(
+            gamma < 1, f"n={n:,} is too small for d={d:,} at eps={eps:g}: the blanket needs gamma = {gamma:.3g} < 1."
+        )
         return cls(d=d, gamma=gamma)
 
     @property
@@ -493,6 +528,7 @@ class BaryRR(GRR):
 
 
 # --- reference curves for plotting error against n (seeds/001) ----------------------------------
+
 
 def single_message_lower_bound(n, d: int) -> np.ndarray:
     """seeds/001 Theorem 1.1: any single-message shuffled protocol (fixed eps, delta) has error

@@ -13,6 +13,7 @@ Exact aggregate simulation (cost O(d) for any n and tau):
   backstop   B_j ~ Bin(c_j, 1-p_b) + Bin(n - c_j, p_b)
   fragments  N_j ~ Bin(tau B_j, 1-p_f) + Bin(tau (n - B_j), p_f)   (sum over the tau shufflers)
 """
+
 from __future__ import annotations
 
 import math
@@ -37,7 +38,7 @@ def eps_of_flip(p: float) -> float:
     return math.log1p(-p) - math.log(p)
 
 
-_CHUNKS = 2          # fixed, so results depend on the seed only, not on the machine
+_CHUNKS = 2  # fixed, so results depend on the seed only, not on the machine
 _PARALLEL_FROM = 100_000
 _POOL = ThreadPoolExecutor(max_workers=_CHUNKS)
 
@@ -48,8 +49,10 @@ def _binary_rr(counts: np.ndarray, n: int, p: float, rng: np.random.Generator) -
     Large domains are split into _CHUNKS parts drawn on threads from child generators
     (numpy releases the GIL while sampling), so a seed gives the same draw everywhere.
     """
+
     def draw(gen, c):
         return c - gen.binomial(c, p) + gen.binomial(n - c, p)
+
     if counts.size < _PARALLEL_FROM:
         return draw(rng, counts)
     parts = np.array_split(counts, _CHUNKS)
@@ -74,8 +77,10 @@ class OneHot:
         require(0 < self.p_b < 0.5, f"flip probability must lie in (0, 1/2) (got {self.p_b:g}).")
         check_realised("one-hot reports", eps_of_flip(self.p_b), self.p_b, flip_probability, "eps_b")
         if self.tau is not None:
-            require(self.p_f is not None and 0 < self.p_f < 0.5,
-                    f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).")
+            require(
+                self.p_f is not None and 0 < self.p_f < 0.5,
+                f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).",
+            )
             check_realised("one-hot reports", eps_of_flip(self.p_f), self.p_f, flip_probability, "eps_f")
 
     @staticmethod

@@ -41,12 +41,13 @@ Privacy: a CMS, HCMS or count-sketch report is one eps-LDP message (replacement)
 generic amplification bounds apply to it (ldpcore.oracles registers them). The fragmented
 sketch sends many messages per respondent; seeds/000 gives no bound for it (PRIVACY_NOTE).
 """
+
 from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -57,15 +58,17 @@ from ldpcore.errors import check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.oracles.onehot import eps_of_flip, flip_probability
 
-PRIVACY_NOTE = ("seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
-                "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
-                "says only 1 <= eps_c <= eps_l_inf at eps_c = 1, i.e. between the one-hot eps_c at the same eps_l "
-                "and eps_l_inf itself.")
+PRIVACY_NOTE = (
+    "seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
+    "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
+    "says only 1 <= eps_c <= eps_l_inf at eps_c = 1, i.e. between the one-hot eps_c at the same eps_l "
+    "and eps_l_inf itself."
+)
 
-_THREADS = 2          # fixed, so a seed gives the same draw on every machine
-_BLOCK = 1 << 22      # respondents or cells per vectorised step
-_CHUNK = 1 << 16      # values per step of a readout (keeps the work arrays in cache)
-_DIRECT_VALUES = 16   # Hadamard readout: up to this many values, transform only their cells (_hadamard_at)
+_THREADS = 2  # fixed, so a seed gives the same draw on every machine
+_BLOCK = 1 << 22  # respondents or cells per vectorised step
+_CHUNK = 1 << 16  # values per step of a readout (keeps the work arrays in cache)
+_DIRECT_VALUES = 16  # Hadamard readout: up to this many values, transform only their cells (_hadamard_at)
 SIMULATION_DRAWS = 500_000_000  # random numbers an exact Hadamard-sketch simulation may draw (about 15 s)
 
 
@@ -90,11 +93,11 @@ def _repeat_blocks(keys: np.ndarray, reps: np.ndarray, block: int = _BLOCK):
     for start in range(0, total, block):
         stop = min(start + block, total)
         lo, hi = (int(i) for i in np.searchsorted(cum, [start, stop - 1], side="right"))
-        part = np.array(reps[lo:hi + 1], dtype=np.int64)
+        part = np.array(reps[lo : hi + 1], dtype=np.int64)
         part[0] = min(int(cum[lo]), stop) - start
         if hi > lo:
             part[-1] = stop - int(cum[hi - 1])
-        yield np.repeat(keys[lo:hi + 1], part)
+        yield np.repeat(keys[lo : hi + 1], part)
 
 
 def _key_bytes(d: int) -> int:
@@ -127,7 +130,7 @@ def _bernstein_window(mean: float, var: float, top: int | None, tail: float) -> 
     `tail`, by Bernstein's inequality P(|N - mean| >= t) <= 2 exp(-t^2/(2(var + t/3))) (sums of
     independent variables in [0, 1]: binomials, and Poissons as their limit)."""
     log_tail = math.log(1 / tail)
-    t = log_tail / 3 + math.sqrt(log_tail ** 2 / 9 + 2 * log_tail * var)
+    t = log_tail / 3 + math.sqrt(log_tail**2 / 9 + 2 * log_tail * var)
     high = math.ceil(mean + t) if top is None else min(math.ceil(mean + t), top)
     return np.arange(max(math.floor(mean - t), 0), high + 1)
 
@@ -246,7 +249,7 @@ class HashFamily:
         (the readout's hot loop; the bytes beyond count are 0, so their entries are a constant,
         folded into the first table). With signs, also the mask s_j(x) < 0, as (cells, mask)."""
         t = self._tables[j]
-        first = t[0] ^ np.bitwise_xor.reduce(t[len(chars):, 0]) if len(chars) < 4 else t[0]
+        first = t[0] ^ np.bitwise_xor.reduce(t[len(chars) :, 0]) if len(chars) < 4 else t[0]
         np.take(first, chars[0], out=buf)
         for c in range(1, len(chars)):
             np.bitwise_xor(buf, np.take(t[c], chars[c], out=tmp), out=buf)
@@ -323,15 +326,18 @@ class _Sketch:
 
     @cached_property
     def hashes(self) -> HashFamily:
-        require(self.seed is not None, "this sketch draws its hash functions per run (seed=None): give a seed "
-                                       "to fix them.")
+        require(
+            self.seed is not None, "this sketch draws its hash functions per run (seed=None): give a seed to fix them."
+        )
         return HashFamily(self.k, self.m, self.seed)
 
     def with_hashes(self, seed: int) -> _Sketch:
         """This sketch with the hash functions of seed (the reports' own; a sketch with fixed hashes takes
         only reports made with them)."""
-        require(self.seed is None or self.seed == seed,
-                f"these reports were made with hash seed {seed}, not this sketch's {self.seed}.")
+        require(
+            self.seed is None or self.seed == seed,
+            f"these reports were made with hash seed {seed}, not this sketch's {self.seed}.",
+        )
         return self if self.seed == seed else replace(self, seed=int(seed))
 
     def _hashed(self, rng: np.random.Generator) -> _Sketch:
@@ -349,9 +355,12 @@ class _Sketch:
 
     def _check_draws(self, draws: float) -> None:
         """An exact simulation drawing `draws` random numbers, or InputError above SIMULATION_DRAWS."""
-        require(draws <= SIMULATION_DRAWS, f"an exact simulation of {self.title} would draw about {draws:.3g} "
-                                           f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}: "
-                                           f"lower the counts (an image's scale), d, k or m.")
+        require(
+            draws <= SIMULATION_DRAWS,
+            f"an exact simulation of {self.title} would draw about {draws:.3g} "
+            f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}: "
+            f"lower the counts (an image's scale), d, k or m.",
+        )
 
     def _rowsum(self, table: np.ndarray, signed: bool = False) -> np.ndarray:
         """sum_j [s_j(x)] table[j, h_j(x)] for every x in [d]; the rows are split over threads."""
@@ -363,15 +372,16 @@ class _Sketch:
             acc, size = np.zeros(self.d), min(self.d, _CHUNK)
             buf, tmp, got = np.empty(size, np.uint64), np.empty(size, np.uint64), np.empty(size, table.dtype)
             for s in range(0, self.d, _CHUNK):
-                c, size = chars[:, s:s + _CHUNK], min(_CHUNK, self.d - s)
+                c, size = chars[:, s : s + _CHUNK], min(_CHUNK, self.d - s)
                 for j in rows:
                     if signed:
                         cells, negative = self.hashes.row_into(j, c, buf[:size], tmp[:size], signs=True)
                         np.negative(np.take(table[j], cells, out=got[:size]), out=got[:size], where=negative)
                     else:
                         np.take(table[j], self.hashes.row_into(j, c, buf[:size], tmp[:size]), out=got[:size])
-                    acc[s:s + size] += got[:size]
+                    acc[s : s + size] += got[:size]
             return acc
+
         return sum(_threaded(part, _halves(self.k), self.k * self.d))
 
     def _rowsum_pow2(self, table: np.ndarray, signed: bool) -> np.ndarray:
@@ -396,11 +406,13 @@ class _Sketch:
             for s in range(0, self.d, _CHUNK):
                 size = min(_CHUNK, self.d - s)
                 lines, x1, x2, x3 = -(-size // 256), (s >> 8) & 255, (s >> 16) & 255, (s >> 24) & 255
-                grid, c, a, v = cells[:lines * 256].reshape(lines, 256), cells[:size], acc[:size], got[:size]
+                grid, c, a, v = cells[: lines * 256].reshape(lines, 256), cells[:size], acc[:size], got[:size]
                 a[:] = 0
                 for j in rows:
                     gj = g[j]
-                    np.bitwise_xor((gj[1, x1:x1 + lines] ^ (gj[2, x2] ^ gj[3, x3]))[:, None], gj[0][None, :], out=grid)
+                    np.bitwise_xor(
+                        (gj[1, x1 : x1 + lines] ^ (gj[2, x2] ^ gj[3, x3]))[:, None], gj[0][None, :], out=grid
+                    )
                     if signed:
                         np.take(table[j], np.right_shift(c, 1, out=idx[:size]), out=v, mode="wrap")
                         np.not_equal(np.bitwise_and(c, 1, out=c), 0, out=neg[:size])
@@ -408,8 +420,9 @@ class _Sketch:
                     else:
                         np.take(table[j], c, out=v, mode="wrap")  # every cell is in range
                     np.add(a, v, out=a)
-                out[s:s + size] = a
+                out[s : s + size] = a
             return out
+
         return sum(_threaded(part, _halves(self.k), self.k * self.d))
 
     def _read(self, table: np.ndarray, n: int, scale: float) -> np.ndarray:
@@ -459,7 +472,7 @@ class CountMeanSketch(_Sketch):
 
         def big_chunks():
             for start in range(0, big.size, step):
-                values = big[start:start + step]
+                values = big[start : start + step]
                 loads = eager if eager is not None else rng.multinomial(counts[values], uniform)
                 yield np.repeat(values, self.k), np.tile(every_row, values.size), loads.ravel()
 
@@ -467,6 +480,7 @@ class CountMeanSketch(_Sketch):
             yield from big_chunks()
             for values in _repeat_blocks(small, counts[small]):
                 yield values, rng.integers(self.k, size=values.size), np.ones(values.size, dtype=np.int64)
+
         return bound, chunks()
 
     def _table(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -490,9 +504,11 @@ class CountMeanSketch(_Sketch):
         def draw(gen, rows):
             for j in rows:
                 X[j] = _iid_binomial(int(loads[j]), self.flip, self.m, gen)
+
         _threaded(draw, _halves(self.k), X.size, rng)
-        X.ravel()[occupied] = (held - rng.binomial(held, self.flip)
-                               + rng.binomial(loads[occupied // self.m] - held, self.flip))
+        X.ravel()[occupied] = (
+            held - rng.binomial(held, self.flip) + rng.binomial(loads[occupied // self.m] - held, self.flip)
+        )
         return SketchReports(loads, X, self.seed)
 
     def randomize(self, values, rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray]:
@@ -536,7 +552,7 @@ class CountMeanSketch(_Sketch):
         if counts is None:
             return var + n * (1 - 1 / k) / (m - 1)
         c = check_counts(counts, self.d).astype(np.float64)
-        return var + (n - c) * (1 - 1 / k) / (m - 1) + ((c ** 2).sum() - c ** 2) / (k * (m - 1))
+        return var + (n - c) * (1 - 1 / k) / (m - 1) + ((c**2).sum() - c**2) / (k * (m - 1))
 
     @property
     def bits_per_message(self) -> int:
@@ -587,7 +603,7 @@ def _fwht_rows(a: np.ndarray) -> np.ndarray:
 
     def transform(rows):
         for lo in range(rows.start, rows.stop, step):
-            block = a[lo:min(lo + step, rows.stop)]
+            block = a[lo : min(lo + step, rows.stop)]
             h = 1
             while h < m:
                 v = block.reshape(block.shape[0], m // (2 * h), 2, h)
@@ -595,6 +611,7 @@ def _fwht_rows(a: np.ndarray) -> np.ndarray:
                 v[:, :, 0] += v[:, :, 1]
                 np.subtract(top, v[:, :, 1], out=v[:, :, 1])
                 h *= 2
+
     _threaded(transform, _halves(k), a.size)
     return a
 
@@ -666,8 +683,9 @@ class HadamardCountMeanSketch(_Sketch):
             self._add_field(cells, loads, others, None, rng)
         return SketchReports(loads, cells, self.seed)
 
-    def _add_field(self, cells: np.ndarray, loads: np.ndarray, total: int, x: int | None,
-                   rng: np.random.Generator) -> None:
+    def _add_field(
+        self, cells: np.ndarray, loads: np.ndarray, total: int, x: int | None, rng: np.random.Generator
+    ) -> None:
         """Adds `total` reports uniform on the k rows x m coefficients: value x's kept reports (their bit
         s_j(x) H[l, h_j(x)] fixed by the coefficient) or, x=None, reports uniform on the bit too. In
         blocks of rows (one Multinomial of the total over the blocks, then a _uniform_multinomial per
@@ -687,6 +705,7 @@ class HadamardCountMeanSketch(_Sketch):
             else:
                 add = self._signed_by_pattern(y[..., 0], x, rows)
             np.add(cells[rows], add, out=cells[rows], casting="unsafe")  # |cell| <= its row's load
+
         _threaded(fill, list(zip(blocks, parts)), self.k * self.m * bits, rng)
 
     @cached_property
@@ -746,9 +765,9 @@ class HadamardCountMeanSketch(_Sketch):
         b, sign = self._cells_signs(np.arange(self.d)[None, :], np.arange(self.k)[:, None])
         out, step = np.empty((self.k, self.d)), max(1, (1 << 22) // self.m)
         for s in range(0, self.k, step):
-            block = cells[s:s + step].astype(np.float64).reshape(-1, self.m // low, low)
-            inner = block @ h_lo[:, b[s:s + step] % low].transpose(1, 0, 2)  # (rows, m_hi, d)
-            out[s:s + step] = (h_hi[:, b[s:s + step] // low].transpose(1, 0, 2) * inner).sum(axis=1)
+            block = cells[s : s + step].astype(np.float64).reshape(-1, self.m // low, low)
+            inner = block @ h_lo[:, b[s : s + step] % low].transpose(1, 0, 2)  # (rows, m_hi, d)
+            out[s : s + step] = (h_hi[:, b[s : s + step] // low].transpose(1, 0, 2) * inner).sum(axis=1)
         return out * sign
 
     def variance(self, n: int, counts=None):
@@ -759,9 +778,9 @@ class HadamardCountMeanSketch(_Sketch):
         no collision term."""
         m, k = self.m, self.k
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
-        gamma2 = (1 - 1 / m) / (k * m) + 1 / m ** 2
+        gamma2 = (1 - 1 / m) / (k * m) + 1 / m**2
         var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - x - (n - x) * gamma2)
-        return var if counts is None else var + ((x ** 2).sum() - x ** 2) / (k * (m - 1))
+        return var if counts is None else var + ((x**2).sum() - x**2) / (k * (m - 1))
 
     @property
     def bits_per_message(self) -> int:
@@ -795,13 +814,14 @@ class CountSketch(HadamardCountMeanSketch):
         chars, step = self.hashes.chars(np.arange(self.d), _key_bytes(self.d)), max(1, _BLOCK // self.k)
 
         def median(start):  # k times the median over rows of s_j(x) T[j, h_j(x)], for a block of values
-            c = chars[:, start:start + step]
+            c = chars[:, start : start + step]
             rows = np.empty((self.k, c.shape[1]), dtype=table.dtype)
             buf, tmp = np.empty(c.shape[1], np.uint64), np.empty(c.shape[1], np.uint64)
             for j in range(self.k):
                 cells, negative = self.hashes.row_into(j, c, buf, tmp, signs=True)
                 np.negative(np.take(table[j], cells, out=rows[j]), out=rows[j], where=negative)
             return scale * self.k * _row_median(rows)
+
         return np.concatenate(_threaded(median, range(0, self.d, step), self.k * self.d))
 
     def _read_values(self, values: np.ndarray, n: int, scale: float) -> np.ndarray:
@@ -823,7 +843,7 @@ class CountSketch(HadamardCountMeanSketch):
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
         if counts is not None:
-            var = var + ((x ** 2).sum() - x ** 2) / (k * m)
+            var = var + ((x**2).sum() - x**2) / (k * m)
         return var
 
     def _median_variance(self, n: int, counts=None):
@@ -846,15 +866,17 @@ class CountSketch(HadamardCountMeanSketch):
             return factor * (n * c2 - n / (k * m))
         x = check_counts(counts, self.d).astype(np.float64)
         density = _centre_densities(k * n * c2 - n / m, x, m)
-        return factor / (math.pi / 2) / (4 * k * density ** 2) - x
+        return factor / (math.pi / 2) / (4 * k * density**2) - x
 
 
-MEDIAN_NOTE = ("the count sketch's median readout has no closed-form variance: its analytic RMSE is an "
-               "approximation (a model of the rows, exact for normal rows; within 1% of simulations on average "
-               "over the values for k >= 16, up to 20% off for k <= 4 with heavy collisions).")
+MEDIAN_NOTE = (
+    "the count sketch's median readout has no closed-form variance: its analytic RMSE is an "
+    "approximation (a model of the rows, exact for normal rows; within 1% of simulations on average "
+    "over the values for k >= 16, up to 20% off for k <= 4 with heavy collisions)."
+)
 
 
-@lru_cache(maxsize=None)
+@cache
 def median_factor(k: int) -> float:
     """k Var(median of k iid standard normals), the median of an even k being the mean of the two middle
     values: 1 for k <= 2, 1.346 at k = 3, 1.537 at 64, up to pi/2. By quadrature of the order statistics'
@@ -900,8 +922,15 @@ def _centre_densities(s2: float, counts: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
-def split_budget_rmse(counts, eps: float, rng: np.random.Generator, reports=(1, 2, 5),
-                      k: int = 1024, m: int = 65_536, seed: int | None = None) -> dict[int, float]:
+def split_budget_rmse(
+    counts,
+    eps: float,
+    rng: np.random.Generator,
+    reports=(1, 2, 5),
+    k: int = 1024,
+    m: int = 65_536,
+    seed: int | None = None,
+) -> dict[int, float]:
     """seeds/000 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
     row drawn independently and at eps/r, so the r reports compose to removal eps. That is the
     sketch of r c_v reports per value, read with n r reports and divided by r. Returns

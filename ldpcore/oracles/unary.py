@@ -9,6 +9,7 @@ bits are independent, so the exact aggregate is N_v ~ Bin(c_v, p) + Bin(n - c_v,
 Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps = 18.22, SUE
 (whose q is at eps/2) up to 37.91; larger eps are refused.
 """
+
 from __future__ import annotations
 
 import math

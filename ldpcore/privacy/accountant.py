@@ -1,17 +1,19 @@
 """Every amplification bound side by side (spec/amplification.md): the Accountant page's
 table and curves, and what the tight accountant buys over the paper's for a protocol."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
 from ldpcore.errors import InputError
+from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
 
 
-def evaluate_bound(name: str, n: int, delta: float, k: int | None = None,
-                   eps_c: float | None = None, eps0: float | None = None) -> Amplification:
+def evaluate_bound(
+    name: str, n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+) -> Amplification:
     """One bound forward (eps0 given) or inverse (eps_c given); a bound that cannot take
     these inputs comes back not valid, with the reason, instead of raising."""
     bound = get_bound(name)
@@ -20,12 +22,23 @@ def evaluate_bound(name: str, n: int, delta: float, k: int | None = None,
             return bound.forward(eps0, n, delta, k)
         return bound.inverse(eps_c, n, delta, k)
     except InputError as exc:
-        return Amplification(bound.name, eps0, None, int(n), delta, bound.neighbouring, bound.citation,
-                             valid=False, reason=str(exc), target_eps_c=eps_c)
+        return Amplification(
+            bound.name,
+            eps0,
+            None,
+            int(n),
+            delta,
+            bound.neighbouring,
+            bound.citation,
+            valid=False,
+            reason=str(exc),
+            target_eps_c=eps_c,
+        )
 
 
-def compare(n: int, delta: float, k: int | None = None, eps_c: float | None = None,
-            eps0: float | None = None) -> list[Amplification]:
+def compare(
+    n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+) -> list[Amplification]:
     """Every bound at the same inputs; exactly one of eps_c and eps0."""
     if (eps_c is None) == (eps0 is None):
         raise InputError("give exactly one of eps_c and eps0.")

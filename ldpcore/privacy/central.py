@@ -6,6 +6,7 @@ L2 sensitivity s is (eps, delta)-DP iff
 Adding or removing one respondent changes one count by 1, so s = 1 (removal).
 The paper's Table IV sigma column is not this calibration (spec/esa.md); both are shown.
 """
+
 from __future__ import annotations
 
 import math

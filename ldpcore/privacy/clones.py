@@ -12,6 +12,7 @@ ldpcore.privacy.tight turns it into eps0 -> eps_c and back (spec/amplification.m
   delta <= E_{M~Bin(n, gamma)} E[(sum_{i<=M} L_i)_+] / (gamma n) for the privacy
   amplification variable L; Hoeffding's or Bennett's inequality bounds the inner term.
 """
+
 from __future__ import annotations
 
 import math
@@ -91,7 +92,7 @@ def _blanket_moments(eps: float, eps0: float, k: int | None) -> tuple[float, flo
         second = a * a + 4 * math.sinh(eps0 / 2) ** 2 * (1 + e * e) + 2 * e * math.expm1(-eps0) ** 2
         return 1 / e0, gap, math.expm1(eps0) * (e + 1), second
     g, not_g = k / (e0 + k - 1), math.expm1(eps0) / (e0 + k - 1)  # gamma, 1 - gamma
-    second = g * (1 + not_g) * a * a + not_g ** 2 * k * (e * e + 1)
+    second = g * (1 + not_g) * a * a + not_g**2 * k * (e * e + 1)
     return g, k * gap / (e0 + k - 1), not_g * k * (e + 1), second
 
 
@@ -112,8 +113,7 @@ def _log_hoeffding(eps: float, eps0: float, n: int, k: int | None) -> float:
     """
     gamma, _, b, _ = _blanket_moments(eps, eps0, k)
     a = math.expm1(eps)
-    return (2 * math.log(b / 2) - math.log(a) - math.log(gamma * n)
-            + _log_binomial_mgf_sum(n, gamma, 2 * (a / b) ** 2))
+    return 2 * math.log(b / 2) - math.log(a) - math.log(gamma * n) + _log_binomial_mgf_sum(n, gamma, 2 * (a / b) ** 2)
 
 
 def _log_bennett(eps: float, eps0: float, n: int, k: int | None) -> float:
@@ -127,8 +127,7 @@ def _log_bennett(eps: float, eps0: float, n: int, k: int | None) -> float:
     gamma, big_b, _, v = _blanket_moments(eps, eps0, k)
     beta = math.expm1(eps) * big_b / v
     h = (1 + beta) * math.log1p(beta) - beta
-    return (math.log(big_b / (gamma * n * math.log1p(beta)))
-            + _log_binomial_mgf_sum(n, gamma, v / big_b ** 2 * h))
+    return math.log(big_b / (gamma * n * math.log1p(beta))) + _log_binomial_mgf_sum(n, gamma, v / big_b**2 * h)
 
 
 def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float:
@@ -146,8 +145,9 @@ def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float
 @lru_cache(maxsize=CACHE_SIZE)
 def _lowest(log_bound, eps0: float, n: int, k: int | None) -> float:
     """The minimiser of log_bound over eps in (0, eps0) (independent of the eps asked for; cached)."""
-    return minimize_scalar(lambda e: log_bound(e, eps0, n, k), bounds=(0.0, eps0), method="bounded",
-                           options={"xatol": 1e-12 * eps0}).x
+    return minimize_scalar(
+        lambda e: log_bound(e, eps0, n, k), bounds=(0.0, eps0), method="bounded", options={"xatol": 1e-12 * eps0}
+    ).x
 
 
 def clear_caches() -> None:

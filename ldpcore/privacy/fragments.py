@@ -3,10 +3,10 @@
 The backstop R_b (eps_b) randomizes each bit once; each of tau fragments re-randomizes
 the backstop bit with fresh eps_f randomness. spec/esa.md gives the parameter rules.
 """
+
 from __future__ import annotations
 
 import math
-
 
 from ldpcore.errors import InputError, check_eps, require
 
@@ -44,8 +44,11 @@ def choose_eps_f(eps_b: float, tau: int, rule: str = "paper", eps_f: float | Non
     require(int(tau) == tau and tau >= 1, f"tau (report fragments) must be a whole number >= 1 (got {tau}).")
     if rule == "paper":
         value = eps_b - math.log(tau)
-        require(value > 0, f"the paper's rule eps_f = eps_b - ln(tau) = {eps_b:.3f} - ln({tau}) is <= 0; "
-                           "use the equal-variance rule or a manual eps_f.")
+        require(
+            value > 0,
+            f"the paper's rule eps_f = eps_b - ln(tau) = {eps_b:.3f} - ln({tau}) is <= 0; "
+            "use the equal-variance rule or a manual eps_f.",
+        )
         return value
     if rule == "equal-variance":
         return equal_variance_eps_f(eps_b, tau)

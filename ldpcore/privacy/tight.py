@@ -20,33 +20,35 @@ bound: pmf errors, rounding, the mass outside each window and A's truncation are
 ``removal_inverse``/``removal_forward`` solve on the worst-case curve; ``smallest_eps``
 and ``largest_eps0`` are the solvers the other privacy-curve bounds share.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 from scipy.stats import binom
 
-U = 2.0 ** -52           # float64 relative spacing
-ETA_PMF = 1e-12          # charged relative error of one scipy binomial pmf (tests measure <= 1e-14 up to n = 1e9)
-TAIL_RTOL = 1e-12        # a window is widened until the bounded tail beyond it is below this fraction
-A_SD = 12.0              # the c 1-holders' flips A ~ Bin(c, p) are kept on cp +- A_SD (sd + 1); the rest is charged
-C_MIN = 128              # every c <= C_MIN (and >= m - C_MIN) is searched ...
-THETA = 4.0              # ... and every c with c p <= THETA: the worst c found on every grid is <= 21 or has c p <= 0.4
-LOSS = 1e-5              # the narrowest block loses at most this fraction of the crowd
+U = 2.0**-52  # float64 relative spacing
+ETA_PMF = 1e-12  # charged relative error of one scipy binomial pmf (tests measure <= 1e-14 up to n = 1e9)
+TAIL_RTOL = 1e-12  # a window is widened until the bounded tail beyond it is below this fraction
+A_SD = 12.0  # the c 1-holders' flips A ~ Bin(c, p) are kept on cp +- A_SD (sd + 1); the rest is charged
+C_MIN = 128  # every c <= C_MIN (and >= m - C_MIN) is searched ...
+THETA = 4.0  # ... and every c with c p <= THETA: the worst c found on every grid is <= 21 or has c p <= 0.4
+LOSS = 1e-5  # the narrowest block loses at most this fraction of the crowd
 FIRST_BLOCKS, SPLIT = 32, 8
-REFINE_RTOL = 1e-4       # blocks within this of the best value are not split further (its eps effect is ~1e-6)
-N_MAX = 10 ** 10         # above this the windows would not fit the time budget
-SOLVE_RTOL = 1e-12       # brentq's precision before the last bisection to adjacent floats
-LEAVES_PER_ROUND = 4     # blocks above delta added to the cheap curve per round of the search
-WINDOW_SD = 10.0         # binomial windows of the other bounds: mean +- WINDOW_SD (sd + 1)
+REFINE_RTOL = 1e-4  # blocks within this of the best value are not split further (its eps effect is ~1e-6)
+N_MAX = 10**10  # above this the windows would not fit the time budget
+SOLVE_RTOL = 1e-12  # brentq's precision before the last bisection to adjacent floats
+LEAVES_PER_ROUND = 4  # blocks above delta added to the cheap curve per round of the search
+WINDOW_SD = 10.0  # binomial windows of the other bounds: mean +- WINDOW_SD (sd + 1)
 
 
 # --- solvers shared by every bound given as a privacy curve delta(eps; eps0, n) ---
+
 
 def _bisect(ok: Callable[[float], bool], good: float, bad: float, rtol: float) -> float:
     """Shrink [good, bad] (ok(good), not ok(bad)) to rtol, or to adjacent floats; return good."""
@@ -67,8 +69,14 @@ def _boundary(curve: Callable[[float], float], delta: float, good: float, bad: f
     crossing tightly, and bisection finishes.
     """
     ok = lambda x: curve(x) <= delta  # noqa: E731
-    x = brentq(lambda t: math.log(max(curve(t), 1e-300) / delta), min(good, bad), max(good, bad),
-               xtol=1e-15, rtol=1e-15, maxiter=200)
+    x = brentq(
+        lambda t: math.log(max(curve(t), 1e-300) / delta),
+        min(good, bad),
+        max(good, bad),
+        xtol=1e-15,
+        rtol=1e-15,
+        maxiter=200,
+    )
     step = math.copysign(1e-13 * abs(x) + math.ulp(x), bad - good)
     if ok(x):
         good = x
@@ -94,8 +102,9 @@ def smallest_eps(curve: Callable[[float], float], eps0: float, delta: float) -> 
     return _boundary(curve, delta, eps0, 0.0, 0.0)
 
 
-def largest_eps0(curve_of_eps0: Callable[[float], float], eps_c: float, hi: float, delta: float,
-                 rtol: float = 1e-13) -> float:
+def largest_eps0(
+    curve_of_eps0: Callable[[float], float], eps_c: float, hi: float, delta: float, rtol: float = 1e-13
+) -> float:
     """The largest eps0 in [eps_c, hi] with curve_of_eps0(eps0) = delta(eps_c; eps0) <= delta.
 
     The curve is non-decreasing in eps0 and 0 at eps0 <= eps_c; the caller has checked it
@@ -111,6 +120,7 @@ def binomial_range(m: int, p: float) -> tuple[int, int]:
 
 
 # --- one channel, c of the others holding a 1: both directed divergences, as upper bounds ---
+
 
 def _coefficients(eps: float, eps0: float) -> tuple[float, float, float, float]:
     """p, q = 1-p, a = q - e^eps p and b = e^eps q - p (a, b > 0 for eps < eps0), without cancellation."""
@@ -138,7 +148,9 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
     ia = np.arange(int((a_hi - a_lo).max()) + 1)
     pa = np.where(ia <= (a_hi - a_lo)[:, None], binom.pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
     # mass of A outside [a_lo, a_hi] (charged twice its computed value): s loses at most this in total
-    a_out = 2 * (np.where(a_lo > 0, binom.cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, binom.sf(a_hi, ones, p), 0.0))
+    a_out = 2 * (
+        np.where(a_lo > 0, binom.cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, binom.sf(a_hi, ones, p), 0.0)
+    )
     # B ~ Bin(big, p) alone: P(B=k)/P(B=k-1) = (big-k+1) p/(k q) crosses b/a below kd, a/b above ku;
     # S's thresholds lie within A's span of these (mediants), +-1 for rounding
     kd = np.ceil((big + 1) * (p * a / (q * b + p * a))).astype(np.int64) + 1 - a_lo
@@ -170,8 +182,9 @@ def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> 
     return out
 
 
-def _s_pmf(pa: np.ndarray, a_lo: np.ndarray, a_hi: np.ndarray, big: np.ndarray, p: float, lo: np.ndarray,
-           length: int) -> np.ndarray:
+def _s_pmf(
+    pa: np.ndarray, a_lo: np.ndarray, a_hi: np.ndarray, big: np.ndarray, p: float, lo: np.ndarray, length: int
+) -> np.ndarray:
     """s(k) = sum_i P(A = a_lo+i) P(B = k+a_lo+i) for k = lo .. lo+length-1, per row (sums of positive terms).
 
     Each row is computed the same way whatever the rest of the batch: a row's value must not
@@ -181,9 +194,9 @@ def _s_pmf(pa: np.ndarray, a_lo: np.ndarray, a_hi: np.ndarray, big: np.ndarray, 
     own = a_hi - a_lo + 1  # each row's own span (the rest is padding)
     s = pa[:, :1] * pb[:, :length]
     for i in range(1, min(span, 8)):  # short spans: added term by term (zero padding adds exact zeros)
-        s += pa[:, i:i + 1] * pb[:, i:i + length]
+        s += pa[:, i : i + 1] * pb[:, i : i + length]
     for r in np.flatnonzero(own > 8):  # long spans: one direct (not FFT) convolution per row, its own span
-        s[r] = np.convolve(pb[r, :length + own[r] - 1], pa[r, own[r] - 1::-1], mode="valid")
+        s[r] = np.convolve(pb[r, : length + own[r] - 1], pa[r, own[r] - 1 :: -1], mode="valid")
     return s
 
 
@@ -239,6 +252,7 @@ def _tail_sum(pa, a_lo, a_hi, big, p, a, b, k_star, start, left: bool) -> np.nda
 
 # --- the worst case over the other respondents' data ---
 
+
 @dataclass(frozen=True)
 class WorstCase:
     """An upper bound of the channel's delta(eps) over every dataset of the others, and where it was found:
@@ -275,11 +289,12 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
     while len(blocks):
         start, w = blocks[:, 0], blocks[:, 1]
         wide = w > w_min
-        down, up = directed(eps, eps0, np.concatenate((m - (w - 1), np.full(int(wide.sum()), m))),
-                            np.concatenate((start, start[wide])))
+        down, up = directed(
+            eps, eps0, np.concatenate((m - (w - 1), np.full(int(wide.sum()), m))), np.concatenate((start, start[wide]))
+        )
         value = np.maximum(down, up)
-        bound = value[:len(start)]  # the whole block; its start at the full crowd is a value attained
-        attained = np.concatenate((bound[~wide], value[len(start):]))
+        bound = value[: len(start)]  # the whole block; its start at the full crowd is a value attained
+        attained = np.concatenate((bound[~wide], value[len(start) :]))
         best = max(best, float(attained.max()))
         if first_above and best > level:
             at = int(np.argmax(attained))
@@ -287,7 +302,9 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
             crowd = m - (w[~wide][at] - 1) if at < (~wide).sum() else m
             return [WorstCase(best, int(c), int(crowd))]
         final = ~wide | ((bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
-        leaves += [WorstCase(float(v), int(c), int(m - (t - 1))) for v, c, t in zip(bound[final], start[final], w[final])]
+        leaves += [
+            WorstCase(float(v), int(c), int(m - (t - 1))) for v, c, t in zip(bound[final], start[final], w[final])
+        ]
         children = []
         for c, t in zip(start[~final], w[~final]):
             sub = max(w_min, math.ceil(t / SPLIT))
@@ -376,19 +393,22 @@ def _solve(curve: Callable[[float], float], delta: float, x: float, lo: float, h
 def removal_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
     """(smallest certified eps_c, the worst case there): eps0 -> eps_c on the worst-case curve."""
     start = smallest_eps(lambda e: _delta_others_zero(e, eps0, _proxy_n(n)), eps0, delta)
-    return _worst_case_solve(lambda e, curve: curve(e, eps0), lambda e: _leaves(e, eps0, n, delta),
-                             start, 0.0, eps0, True, n, delta)
+    return _worst_case_solve(
+        lambda e, curve: curve(e, eps0), lambda e: _leaves(e, eps0, n, delta), start, 0.0, eps0, True, n, delta
+    )
 
 
 def removal_inverse(eps_c: float, n: int, delta: float, hi: float) -> tuple[float, WorstCase]:
     """(largest certified eps0 in [eps_c, hi], the worst case there): eps_c -> eps0 on the worst-case curve."""
     start = largest_eps0(lambda e0: _delta_others_zero(eps_c, e0, _proxy_n(n)), eps_c, hi, delta)
-    return _worst_case_solve(lambda e0, curve: curve(eps_c, e0), lambda e0: _leaves(eps_c, e0, n, delta),
-                             start, eps_c, hi, False, n, delta)
+    return _worst_case_solve(
+        lambda e0, curve: curve(eps_c, e0), lambda e0: _leaves(eps_c, e0, n, delta), start, eps_c, hi, False, n, delta
+    )
 
 
-def _worst_case_solve(point, certify_at, x: float, lo: float, hi: float, ok_up: bool, n: int,
-                      delta: float) -> tuple[float, WorstCase]:
+def _worst_case_solve(
+    point, certify_at, x: float, lo: float, hi: float, ok_up: bool, n: int, delta: float
+) -> tuple[float, WorstCase]:
     """Solve on the c = 0 curve from the proxy's x, then certify on the full worst case; while it fails,
     add the largest leaves above delta and re-solve on the leaves found so far (cheap). Every
     answer is the crossing of a curve below the worst case that the worst case certifies, so it

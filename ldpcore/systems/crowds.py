@@ -13,6 +13,7 @@ Data-derived crowd IDs (Section V, "Data-derived Crowd IDs", cf. Tables VI-VII):
 costs eps_hat on top of the report's eps_l - eps_hat, and splitting a budget that way
 never beats spending all of it on the report (crowd_id_split).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,10 @@ def _shift(eps_cr: float, delta_cr: float) -> tuple[float, float]:
 
 def _check_counts(counts, name: str = "counts") -> np.ndarray:
     c = np.asarray(counts)
-    require(c.ndim == 1 and c.size >= 1 and np.issubdtype(c.dtype, np.integer) and bool(np.all(c >= 0)),
-            f"{name} must be a non-empty 1-D array of whole numbers >= 0.")
+    require(
+        c.ndim == 1 and c.size >= 1 and np.issubdtype(c.dtype, np.integer) and bool(np.all(c >= 0)),
+        f"{name} must be a non-empty 1-D array of whole numbers >= 0.",
+    )
     return c.astype(np.int64)
 
 
@@ -83,8 +86,9 @@ def sample_deletion(counts, eps_cr: float, delta_cr: float, rng: np.random.Gener
     return Deletion(n, n_hat)
 
 
-def delete_reports(crowds, eps_cr: float, delta_cr: float,
-                   rng: np.random.Generator) -> tuple[Deletion, list[np.ndarray] | None]:
+def delete_reports(
+    crowds, eps_cr: float, delta_cr: float, rng: np.random.Generator
+) -> tuple[Deletion, list[np.ndarray] | None]:
     """Algorithm 3 on the reports themselves: each crowd keeps a uniformly chosen subset of
     n_hat_i of its reports (order preserved); None instead of the crowds on abort."""
     crowds = [np.asarray(c) for c in crowds]
@@ -165,11 +169,19 @@ def deletion_guarantees(counts, eps_cr: float, delta_cr: float) -> DeletionGuara
     p_abort = abort_probability(eps_cr, delta_cr)
     tail = drop_tail(bound, eps_cr, delta_cr)  # only crowds larger than the bound can lose more than it
     p_exceed = -math.expm1(np.count_nonzero(n > bound) * math.log1p(-tail))
-    return DeletionGuarantees(eps_cr, delta_cr, bound, np.array([expected_drops(int(x), eps_cr, delta_cr) for x in n]),
-                              p_abort, -math.expm1(crowds * math.log1p(-p_abort)), p_exceed)
+    return DeletionGuarantees(
+        eps_cr,
+        delta_cr,
+        bound,
+        np.array([expected_drops(int(x), eps_cr, delta_cr) for x in n]),
+        p_abort,
+        -math.expm1(crowds * math.log1p(-p_abort)),
+        p_exceed,
+    )
 
 
 # --- the cost of partitions ------------------------------------------------------------
+
 
 def count_std(n, eps_l: float) -> np.ndarray:
     """Std of a one-hot count estimate from n eps_l-LDP reports: sqrt(n p(1-p))/(1-2p),
@@ -228,11 +240,15 @@ def crowd_id_split(counts, crowd_of, eps_l: float, eps_hat, m: int | None = None
     """
     c = _check_counts(counts)
     ids = np.asarray(crowd_of)
-    require(ids.shape == c.shape and np.issubdtype(ids.dtype, np.integer) and bool(np.all(ids >= 0)),
-            "crowd_of must give a crowd ID >= 0 for every value.")
+    require(
+        ids.shape == c.shape and np.issubdtype(ids.dtype, np.integer) and bool(np.all(ids >= 0)),
+        "crowd_of must give a crowd ID >= 0 for every value.",
+    )
     m = int(ids.max()) + 1 if m is None else int(m)
-    require(m >= 2 and bool(np.all(ids < m)),
-            f"the data-derived crowd IDs need m >= 2 crowds covering crowd_of (got m={m}).")
+    require(
+        m >= 2 and bool(np.all(ids < m)),
+        f"the data-derived crowd IDs need m >= 2 crowds covering crowd_of (got m={m}).",
+    )
     eps_l = check_eps(eps_l, "eps_l")
     h = np.atleast_1d(np.asarray(eps_hat, dtype=np.float64))
     require(bool(np.all((h > 0) & (h < eps_l))), f"every eps_hat must lie in (0, eps_l={eps_l:g}).")
@@ -242,6 +258,7 @@ def crowd_id_split(counts, crowd_of, eps_l: float, eps_hat, m: int | None = None
     q = (1 / (1 + (m - 1) * np.exp(-h)))[:, None]
     s = (1 - q) / (m - 1)
     p = np.array([flip_probability(eps_l - x) for x in h])[:, None]
-    var = (p * (1 - p) * (q * (size - c) + s * (n - size))
-           + c * (q * (1 - 3 * p * (1 - p)) - q ** 2 * (1 - 2 * p) ** 2)) / ((1 - 2 * p) * q) ** 2
+    var = (
+        p * (1 - p) * (q * (size - c) + s * (n - size)) + c * (q * (1 - 3 * p * (1 - p)) - q**2 * (1 - 2 * p) ** 2)
+    ) / ((1 - 2 * p) * q) ** 2
     return SplitComparison(eps_l, h, float(count_std(n, eps_l)), np.sqrt(var))

@@ -8,6 +8,7 @@ that eps_l and its eps_c is only bracketed (PRIVACY_NOTE). The paper's finding (
 one-hot estimate recovers more of the tail, the sketch sends far fewer messages per respondent
 ("#bits_1-hot" vs "#bits_sketch").
 """
+
 from __future__ import annotations
 
 import time
@@ -17,8 +18,8 @@ import numpy as np
 
 from ldpcore.errors import require
 from ldpcore.experiment.metrics import error_metrics
-from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
 from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class HeavyHitterComparison:
 
 def top_k(values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest entries (ties broken by an unspecified but deterministic order)."""
-    return np.argpartition(values, values.size - k)[values.size - k:]
+    return np.argpartition(values, values.size - k)[values.size - k :]
 
 
 def recall_at(true_counts: np.ndarray, estimate: np.ndarray, k: int) -> float:
@@ -73,8 +74,16 @@ def _score(name, eps_l, counts, estimate, ks, messages, seconds, note="") -> Met
     return MethodResult(name, float(eps_l), recall, rmse, float(messages), float(seconds), note)
 
 
-def compare(hist, eps_c: float, delta: float, rng: np.random.Generator, ks=(100, 1000, 10000),
-            sketch_k: int = 1024, sketch_m: int = 65536, hash_seed: int = 0) -> HeavyHitterComparison:
+def compare(
+    hist,
+    eps_c: float,
+    delta: float,
+    rng: np.random.Generator,
+    ks=(100, 1000, 10000),
+    sketch_k: int = 1024,
+    sketch_m: int = 65536,
+    hash_seed: int = 0,
+) -> HeavyHitterComparison:
     """seeds/000 Table I in kind: one-hot attribute fragments vs the fragmented count-mean sketch
     (Apple's k = 1,024 hash functions of width m = 65,536 by default), both at the eps_l that
     cheu19 (Lemma II.6, channel k = 2) gives one-hot fragments for (eps_c, delta); the sketch's
@@ -91,14 +100,28 @@ def compare(hist, eps_c: float, delta: float, rng: np.random.Generator, ks=(100,
     start = time.perf_counter()
     onehot = onehot_plan.oracle()
     est = onehot.estimate(onehot.sample_aggregate(counts, rng), n)
-    onehot_result = _score("one-hot, attribute fragments", eps_l, counts, est, ks,
-                           onehot.expected_messages(), time.perf_counter() - start,
-                           f"eps_c = {eps_c:g} (cheu19, delta = {delta:g})")
+    onehot_result = _score(
+        "one-hot, attribute fragments",
+        eps_l,
+        counts,
+        est,
+        ks,
+        onehot.expected_messages(),
+        time.perf_counter() - start,
+        f"eps_c = {eps_c:g} (cheu19, delta = {delta:g})",
+    )
 
     start = time.perf_counter()
     sketch = FragmentedSketch.from_eps(eps_l, d, k=sketch_k, m=sketch_m, seed=hash_seed)
     est = sketch.estimate(sketch.sample_aggregate(counts, rng), n)
-    sketch_result = _score(f"count-mean sketch {sketch_k} x {sketch_m}, attribute fragments", eps_l, counts,
-                           est, ks, sketch.expected_messages(), time.perf_counter() - start,
-                           "same eps_l as one-hot; " + PRIVACY_NOTE)
+    sketch_result = _score(
+        f"count-mean sketch {sketch_k} x {sketch_m}, attribute fragments",
+        eps_l,
+        counts,
+        est,
+        ks,
+        sketch.expected_messages(),
+        time.perf_counter() - start,
+        "same eps_l as one-hot; " + PRIVACY_NOTE,
+    )
     return HeavyHitterComparison(float(eps_c), float(delta), n, d, ks, onehot_result, sketch_result)

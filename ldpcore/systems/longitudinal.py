@@ -16,6 +16,7 @@ every input; "tight" is eps-LDP and "paper" eps/2-LDP (both attained once d > k)
 A trajectory is stored by its change periods: s[0] = 0, so the j-th change has sign
 (-1)^(j+1) (+1, -1, +1, ...) and starting in state 1 is a change at period 1.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from ldpcore.privacy.bounds import get_bound
 from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.privacy.bounds import get_bound
 
 MODES = ("paper", "tight")
 
@@ -59,19 +60,25 @@ class Trajectories:
         object.__setattr__(self, "k", k)
         ct = np.asarray(self.change_times)
         object.__setattr__(self, "change_times", ct)
-        require(ct.ndim == 2 and ct.shape[1] == self.k and np.issubdtype(ct.dtype, np.integer),
-                f"change_times must be an integer array of shape (n, k={self.k}).")
+        require(
+            ct.ndim == 2 and ct.shape[1] == self.k and np.issubdtype(ct.dtype, np.integer),
+            f"change_times must be an integer array of shape (n, k={self.k}).",
+        )
         used = ct > 0
         require(bool(np.all((ct >= 0) & (ct <= self.d))), f"change periods must lie in 1..d={self.d} (0 = none).")
-        require(bool(np.all(used[:, 1:] <= used[:, :-1]) and np.all(~used[:, 1:] | (ct[:, 1:] > ct[:, :-1]))),
-                "each row of change_times must be increasing periods followed by zeros.")
+        require(
+            bool(np.all(used[:, 1:] <= used[:, :-1]) and np.all(~used[:, 1:] | (ct[:, 1:] > ct[:, :-1]))),
+            "each row of change_times must be increasing periods followed by zeros.",
+        )
 
     @classmethod
-    def from_states(cls, states, k: int) -> "Trajectories":
+    def from_states(cls, states, k: int) -> Trajectories:
         """From an (n, d) 0/1 state matrix with at most k changes per row (s[0] = 0)."""
         s = np.asarray(states)
-        require(s.ndim == 2 and s.shape[1] >= 1 and bool(np.all((s == 0) | (s == 1))),
-                "states must be an (n, d) array of 0/1 values.")
+        require(
+            s.ndim == 2 and s.shape[1] >= 1 and bool(np.all((s == 0) | (s == 1))),
+            "states must be an (n, d) array of 0/1 values.",
+        )
         d, k = _check_horizon(s.shape[1], k)
         changed = np.diff(s.astype(np.int8), axis=1, prepend=0) != 0
         require(bool(np.all(changed.sum(axis=1) <= k)), f"every trajectory must change state at most k={k} times.")
@@ -100,8 +107,9 @@ class Trajectories:
         return np.cumsum(f).round().astype(np.int64)
 
 
-def synthetic_trajectories(n: int, d: int, k: int, rng: np.random.Generator,
-                           initial: float = 0.5, rate: float = 0.05) -> Trajectories:
+def synthetic_trajectories(
+    n: int, d: int, k: int, rng: np.random.Generator, initial: float = 0.5, rate: float = 0.05
+) -> Trajectories:
     """n respondents: state 1 at period 1 w.p. initial (a change at t = 1), then a change
     at each later period w.p. rate, until k changes are used (geometric gaps)."""
     d, k = _check_horizon(d, k)
@@ -124,9 +132,9 @@ def synthetic_trajectories(n: int, d: int, k: int, rng: np.random.Generator,
 class Client:
     """One respondent running Algorithm 1 (A_client) of seeds/004 with node parameter a."""
 
-    def __init__(self, protocol: "TreeProtocol", rng: np.random.Generator):
+    def __init__(self, protocol: TreeProtocol, rng: np.random.Generator):
         self._rng, self._keep = rng, protocol.keep_probability
-        self.i_star = int(rng.integers(1, protocol.k + 1))     # setup: i* ~ U{1..k}
+        self.i_star = int(rng.integers(1, protocol.k + 1))  # setup: i* ~ U{1..k}
         self.h_star = int(rng.integers(1, protocol.levels + 1))  # h* ~ U{1..L}
         self._count = 0
         self._c = 0
@@ -222,8 +230,10 @@ class TreeProtocol:
         return [self.d >> (h - 1) for h in range(1, self.levels + 1)]
 
     def _times(self, traj: Trajectories) -> np.ndarray:
-        require(traj.d == self.d and traj.k <= self.k, f"the trajectories need d={self.d} periods and "
-                f"at most k={self.k} changes (got d={traj.d}, k={traj.k}).")
+        require(
+            traj.d == self.d and traj.k <= self.k,
+            f"the trajectories need d={self.d} periods and at most k={self.k} changes (got d={traj.d}, k={traj.k}).",
+        )
         return np.pad(traj.change_times, ((0, 0), (0, self.k - traj.k)))
 
     # --- per-respondent reference (Algorithm 1) and server aggregation (Algorithm 2, steps 1-4)
@@ -266,7 +276,7 @@ class TreeProtocol:
         p_nodes, m_nodes, u_nodes = [], [], []
         for h, size in enumerate(self._level_sizes(), start=1):
             p = split[:d, h - 1].reshape(size, -1).sum(axis=1)
-            m = split[d:2 * d, h - 1].reshape(size, -1).sum(axis=1)
+            m = split[d : 2 * d, h - 1].reshape(size, -1).sum(axis=1)
             p_nodes.append(p)
             m_nodes.append(m)
             u_nodes.append(split[:, h - 1].sum() - p - m)
@@ -346,8 +356,24 @@ class TreeProtocol:
         n, delta, chosen = check_whole(n, 1, "n (respondents)"), check_delta(delta), get_bound(bound)
         batch = n // self.levels
         if batch < 1:
-            return ShuffledCentral(None, delta, self.a, batch, chosen.name, chosen.neighbouring, False,
-                                   f"n={n} respondents leave no level-batch to shuffle (L={self.levels}).")
+            return ShuffledCentral(
+                None,
+                delta,
+                self.a,
+                batch,
+                chosen.name,
+                chosen.neighbouring,
+                False,
+                f"n={n} respondents leave no level-batch to shuffle (L={self.levels}).",
+            )
         amp = chosen.forward(self.a, batch, delta / 2)
-        return ShuffledCentral(2 * amp.eps_c if amp.valid else None, delta, self.a, batch, chosen.name,
-                               chosen.neighbouring, amp.valid, amp.reason)
+        return ShuffledCentral(
+            2 * amp.eps_c if amp.valid else None,
+            delta,
+            self.a,
+            batch,
+            chosen.name,
+            chosen.neighbouring,
+            amp.valid,
+            amp.reason,
+        )

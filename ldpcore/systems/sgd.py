@@ -47,20 +47,26 @@ seeds/002) are not available offline, so their numbers are not reproduced here:
 ``make_classification`` draws seeded synthetic Gaussian-mixture data with a known linear rule
 (two classes for logistic regression / linear SVM / least squares, K classes for softmax).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
-from ldpcore.privacy.bounds import Bound, get_bound
 from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.privacy.bounds import Bound, get_bound
 from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
-from ldpcore.systems.numeric.multidim import algorithm4_randomize, algorithm4_variance, duchi_md_randomize, duchi_md_variance
+from ldpcore.systems.numeric.multidim import (
+    algorithm4_randomize,
+    algorithm4_variance,
+    duchi_md_randomize,
+    duchi_md_variance,
+)
 
 ProgressFn = Callable[[int, int], None]
 
@@ -76,20 +82,24 @@ LAMBDA = 1e-4  # seeds/002 Sec. VI-B
 
 
 def _check_rng(rng) -> np.random.Generator:
-    require(isinstance(rng, np.random.Generator),
-            "rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)).")
+    require(
+        isinstance(rng, np.random.Generator), "rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed))."
+    )
     return rng
 
 
 def _grads(grads) -> np.ndarray:
     g = np.asarray(grads, dtype=np.float64)
-    require(g.ndim == 2 and g.shape[0] >= 1 and g.shape[1] >= 1,
-            f"gradients must form an (n, p) array with n, p >= 1 (got shape {g.shape}).")
+    require(
+        g.ndim == 2 and g.shape[0] >= 1 and g.shape[1] >= 1,
+        f"gradients must form an (n, p) array with n, p >= 1 (got shape {g.shape}).",
+    )
     require(bool(np.all(np.isfinite(g))), "gradients must be finite numbers (found NaN or infinity).")
     return g
 
 
 # --- data -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
@@ -122,8 +132,17 @@ class Dataset:
         return self.X_train.shape[1]
 
 
-def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: int = 2, separation: float = 4.0,
-                        label_noise: float = 0.0, n_test: int | None = None, radius: float = 1.0) -> Dataset:
+def make_classification(
+    n: int,
+    p: int,
+    rng: np.random.Generator,
+    *,
+    classes: int = 2,
+    separation: float = 4.0,
+    label_noise: float = 0.0,
+    n_test: int | None = None,
+    radius: float = 1.0,
+) -> Dataset:
     """Gaussian mixture: class means at mutual distance ``separation`` (in noise standard
     deviations) on orthonormal random directions, isotropic unit noise; each label is then
     replaced w.p. ``label_noise`` (flipped for two classes, redrawn uniformly for K). Features
@@ -139,11 +158,14 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
     require(classes <= p or classes == 2, f"classes must be <= p for orthogonal class means (got {classes} > p={p}).")
     rng = _check_rng(rng)
     separation = float(separation)
-    require(math.isfinite(separation) and separation >= 0,
-            f"separation must be a finite number >= 0 (got {separation:g}).")
+    require(
+        math.isfinite(separation) and separation >= 0, f"separation must be a finite number >= 0 (got {separation:g})."
+    )
     label_noise = float(label_noise)
-    require(0 <= label_noise <= 0.5 if classes == 2 else 0 <= label_noise <= 1,
-            f"label_noise must lie in [0, {0.5 if classes == 2 else 1}] (got {label_noise:g}).")
+    require(
+        0 <= label_noise <= 0.5 if classes == 2 else 0 <= label_noise <= 1,
+        f"label_noise must lie in [0, {0.5 if classes == 2 else 1}] (got {label_noise:g}).",
+    )
     n_test = max(500, n // 4) if n_test is None else check_whole(n_test, 1, "n_test")
     radius = check_eps(radius, "radius")
     total = n + n_test
@@ -172,8 +194,10 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
     reference = float(np.mean(rule[n:] == y[n:]))
     if classes != 2:
         bayes = reference
-    desc = (f"synthetic {classes}-class Gaussian mixture, p={p}, separation={separation:g}, "
-            f"label noise={label_noise:g}, rows in the L2 ball of radius {radius:g}; n={n:,} train, {n_test:,} test")
+    desc = (
+        f"synthetic {classes}-class Gaussian mixture, p={p}, separation={separation:g}, "
+        f"label noise={label_noise:g}, rows in the L2 ball of radius {radius:g}; n={n:,} train, {n_test:,} test"
+    )
     return Dataset(X[:n], y[:n], X[n:], y[n:], directions, classes, float(bayes), reference, desc)
 
 
@@ -181,6 +205,7 @@ def make_classification(n: int, p: int, rng: np.random.Generator, *, classes: in
 
 # Every loss is written on the scores s = x.theta (the (n, K) logits for softmax), so that one
 # matrix product per data set serves the value, the gradient and the prediction.
+
 
 def _logistic_value(s, y):
     return np.logaddexp(0.0, -(y * s))
@@ -245,14 +270,29 @@ class Loss:
         return p * classes if self.multiclass else p
 
 
-LOSSES: dict[str, Loss] = {l.name: l for l in (
-    Loss("logistic", "logistic regression, log(1 + exp(-y x.theta))", False, _logistic_value, _logistic_grad,
-         _binary_predict),
-    Loss("hinge", "linear SVM, max(0, 1 - y x.theta)", False, _hinge_value, _hinge_grad, _binary_predict),
-    Loss("squared", "least squares, (x.theta - y)^2", False, _squared_value, _squared_grad, _binary_predict),
-    Loss("softmax", "multinomial logistic regression (K classes)", True, _softmax_value, _softmax_grad,
-         _softmax_predict),
-)}
+LOSSES: dict[str, Loss] = {
+    l.name: l
+    for l in (
+        Loss(
+            "logistic",
+            "logistic regression, log(1 + exp(-y x.theta))",
+            False,
+            _logistic_value,
+            _logistic_grad,
+            _binary_predict,
+        ),
+        Loss("hinge", "linear SVM, max(0, 1 - y x.theta)", False, _hinge_value, _hinge_grad, _binary_predict),
+        Loss("squared", "least squares, (x.theta - y)^2", False, _squared_value, _squared_grad, _binary_predict),
+        Loss(
+            "softmax",
+            "multinomial logistic regression (K classes)",
+            True,
+            _softmax_value,
+            _softmax_grad,
+            _softmax_predict,
+        ),
+    )
+}
 
 
 def get_loss(name: str) -> Loss:
@@ -262,14 +302,19 @@ def get_loss(name: str) -> Loss:
 
 def _check_loss_data(loss: Loss, data: Dataset) -> None:
     if loss.multiclass:
-        require(data.classes >= 2 and data.y_train.min() >= 0,
-                "the softmax loss needs labels 0..K-1 (make_classification with classes >= 3).")
+        require(
+            data.classes >= 2 and data.y_train.min() >= 0,
+            "the softmax loss needs labels 0..K-1 (make_classification with classes >= 3).",
+        )
     else:
-        require(data.classes == 2, f"the {loss.name} loss needs two classes (labels +-1); use loss='softmax' "
-                                   f"for {data.classes} classes.")
+        require(
+            data.classes == 2,
+            f"the {loss.name} loss needs two classes (labels +-1); use loss='softmax' for {data.classes} classes.",
+        )
 
 
 # --- clipping ---------------------------------------------------------------------------
+
 
 def clip_l2(grads, bound: float) -> np.ndarray:
     """Each row times min(1, bound/||row||_2) (seeds/000 Algorithm 4, step 1)."""
@@ -285,6 +330,7 @@ def clip_elementwise(grads, bound: float = 1.0) -> np.ndarray:
 
 
 # --- seeds/000 Algorithms 4 and 5: the sphere (l2) mechanism -----------------------------
+
 
 def sphere_scale(p: int, eps: float, L: float = 1.0, printed: bool = False) -> float:
     """The server's constant: g = scale * mean(z_hat) with z_hat unit vectors.
@@ -365,12 +411,15 @@ def sphere_encode(grads, eps: float, L: float, rng: np.random.Generator) -> tupl
 def sphere_decode(bits, seeds, p: int) -> np.ndarray:
     """The server's reconstruction z_hat = (+-1) Samp(PRG(s)) from (sign bit, seed) pairs."""
     bits = np.asarray(bits)
-    require(bits.ndim == 1 and len(bits) == len(seeds) and bool(np.all((bits == 0) | (bits == 1))),
-            "sign bits must be a 0/1 vector with one seed per bit.")
+    require(
+        bits.ndim == 1 and len(bits) == len(seeds) and bool(np.all((bits == 0) | (bits == 1))),
+        "sign bits must be a 0/1 vector with one seed per bit.",
+    )
     return np.stack([(1.0 if b else -1.0) * sphere_direction(s, p) for b, s in zip(bits, seeds)])
 
 
 # --- seeds/002 Sec. V: elementwise clipping, Algorithm 4 (PM / HM) and baselines ----------
+
 
 def _check_mechanism(mechanism: str, allowed: tuple[str, ...] = ELEMENTWISE_MECHANISMS) -> None:
     require(mechanism in allowed, f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(allowed)}.")
@@ -406,8 +455,9 @@ def elementwise_variance(grads, eps: float, mechanism: str = "pm") -> np.ndarray
     return np.asarray(laplace_variance(t, eps / p))
 
 
-def private_mean_gradient(grads, mechanism: str, eps: float | None, rng: np.random.Generator,
-                          clip: float = 1.0) -> np.ndarray:
+def private_mean_gradient(
+    grads, mechanism: str, eps: float | None, rng: np.random.Generator, clip: float = 1.0
+) -> np.ndarray:
     """The server's unbiased estimate of the mean clipped gradient of one batch.
 
     "sphere": L2 clip to ``clip`` + seeds/000 Algorithms 4-5; elementwise mechanisms: entries
@@ -424,6 +474,7 @@ def private_mean_gradient(grads, mechanism: str, eps: float | None, rng: np.rand
 
 
 # --- how many respondents LDP learning needs ---------------------------------------------
+
 
 def _worst_report_variance(p: int, eps: float, mechanism: str, clip: float) -> tuple[float, float]:
     """(total variance of one report summed over coordinates, largest clipped-gradient norm)."""
@@ -445,8 +496,9 @@ def min_batch_size(p: int, eps: float, mechanism: str, clip: float = 1.0) -> int
     return max(1, math.ceil(var / signal**2 * (1 - 1e-12)))
 
 
-def sample_size_warning(n: int, p: int, eps: float, mechanism: str, batch_size: int | None = None,
-                        clip: float = 1.0) -> str:
+def sample_size_warning(
+    n: int, p: int, eps: float, mechanism: str, batch_size: int | None = None, clip: float = 1.0
+) -> str:
     """A sentence for the user when n (or the batch) is too small for LDP learning to mean
     anything (spec/numeric.md), else "". p is the gradient dimension (p*K for softmax)."""
     if mechanism in NONPRIVATE_MECHANISMS:
@@ -454,18 +506,23 @@ def sample_size_warning(n: int, p: int, eps: float, mechanism: str, batch_size: 
     n = check_whole(n, 1, "n (respondents)")
     need = min_batch_size(p, eps, mechanism, clip)
     if n < need:
-        return (f"n={n:,} respondents are too few for LDP learning at eps={eps:g} with {mechanism} in {p} "
-                f"dimensions: even one batch of all of them leaves more noise in the averaged gradient than "
-                f"any gradient can carry; it needs n >= {need:,} (seeds/002: groups of Omega(p log p/eps^2)), "
-                "so expect accuracy near chance.")
+        return (
+            f"n={n:,} respondents are too few for LDP learning at eps={eps:g} with {mechanism} in {p} "
+            f"dimensions: even one batch of all of them leaves more noise in the averaged gradient than "
+            f"any gradient can carry; it needs n >= {need:,} (seeds/002: groups of Omega(p log p/eps^2)), "
+            "so expect accuracy near chance."
+        )
     if batch_size is not None and batch_size < need:
-        return (f"batches of {batch_size:,} are too small at eps={eps:g} with {mechanism} in {p} dimensions: "
-                f"each averaged gradient is mostly noise below {need:,} respondents per batch; use batch_size >= "
-                f"{need:,} (at most {n // need:,} iterations per epoch).")
+        return (
+            f"batches of {batch_size:,} are too small at eps={eps:g} with {mechanism} in {p} dimensions: "
+            f"each averaged gradient is mostly noise below {need:,} respondents per batch; use batch_size >= "
+            f"{need:,} (at most {n // need:,} iterations per epoch)."
+        )
     return ""
 
 
 # --- composition (seeds/000 Theorem II.7) -----------------------------------------------
+
 
 @dataclass(frozen=True)
 class Composition:
@@ -500,11 +557,19 @@ def advanced_composition(eps: float, delta: float, k: int, delta_prime: float) -
     log_arg = math.log(math.sqrt(k * math.pi / 2)) + math.log(eps) - math.log(delta_prime)
     total_delta = delta_prime + k * delta
     if log_arg <= 0:
-        return Composition("advanced", k, eps, delta, None, total_delta, False,
-                           f"Theorem II.7 needs sqrt(k pi/2) eps > delta' "
-                           f"(k={k}, eps={eps:g}, delta'={delta_prime:g}).")
-    return Composition("advanced", k, eps, delta, k * eps**2 / 2 + math.sqrt(k) * eps * math.sqrt(2 * log_arg),
-                       total_delta)
+        return Composition(
+            "advanced",
+            k,
+            eps,
+            delta,
+            None,
+            total_delta,
+            False,
+            f"Theorem II.7 needs sqrt(k pi/2) eps > delta' (k={k}, eps={eps:g}, delta'={delta_prime:g}).",
+        )
+    return Composition(
+        "advanced", k, eps, delta, k * eps**2 / 2 + math.sqrt(k) * eps * math.sqrt(2 * log_arg), total_delta
+    )
 
 
 def _advanced_inverse(target: float, k: int, delta_prime: float) -> float:
@@ -520,6 +585,7 @@ def _advanced_inverse(target: float, k: int, delta_prime: float) -> float:
 
 
 # --- accounting for a training run -------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SGDAccounting:
@@ -580,18 +646,25 @@ class SGDAccounting:
     def summary(self) -> str:
         if math.isnan(self.eps_l):
             return f"no eps_l certifies eps_c = {self.target_eps_c:g} over {self.epochs} epoch(s): {self.reason}"
-        local = (f"eps_l = {self.eps_l:.4g} per report and per epoch, {self.eps_l_total:.4g} over "
-                 f"{self.epochs} epoch(s) (basic composition, {self.neighbouring})")
+        local = (
+            f"eps_l = {self.eps_l:.4g} per report and per epoch, {self.eps_l_total:.4g} over "
+            f"{self.epochs} epoch(s) (basic composition, {self.neighbouring})"
+        )
         if not self.valid:
             return f"{local}; no central guarantee: {self.reason}"
         parts = [f"basic {self.basic.eps:.4g}"]
         if self.advanced is not None and self.advanced.valid:
             parts.append(f"advanced {self.advanced.eps:.4g}")
-        capped = (f" The bound's largest valid eps_l is used; it certifies less than the target "
-                  f"{self.target_eps_c:g}.") if self.capped else ""
-        return (f"{local}; per epoch eps_c = {self.per_epoch.eps_c:.4g} ({self.bound}, shuffles of "
-                f"{self.batch_size:,}, delta {self.delta_epoch:.3g}); over {self.epochs} epoch(s): "
-                f"{', '.join(parts)} -> eps_c = {self.eps_c:.4g} at delta = {self.delta_c:.3g} ({self.rule}).{capped}")
+        capped = (
+            (f" The bound's largest valid eps_l is used; it certifies less than the target {self.target_eps_c:g}.")
+            if self.capped
+            else ""
+        )
+        return (
+            f"{local}; per epoch eps_c = {self.per_epoch.eps_c:.4g} ({self.bound}, shuffles of "
+            f"{self.batch_size:,}, delta {self.delta_epoch:.3g}); over {self.epochs} epoch(s): "
+            f"{', '.join(parts)} -> eps_c = {self.eps_c:.4g} at delta = {self.delta_c:.3g} ({self.rule}).{capped}"
+        )
 
 
 def _deltas(delta: float, epochs: int, delta_split: float) -> tuple[float, float]:
@@ -605,8 +678,15 @@ def _setting(batch_size, epochs, delta, bound: str, delta_split) -> tuple[Bound,
     delta = check_delta(delta)
     delta_epoch, delta_prime = _deltas(delta, epochs, float(delta_split))
     b = get_bound(bound)
-    return b, dict(epochs=epochs, batch_size=batch_size, bound=b.name, neighbouring=b.neighbouring, delta=delta,
-                   delta_epoch=delta_epoch, delta_prime=delta_prime)
+    return b, dict(
+        epochs=epochs,
+        batch_size=batch_size,
+        bound=b.name,
+        neighbouring=b.neighbouring,
+        delta=delta,
+        delta_epoch=delta_epoch,
+        delta_prime=delta_prime,
+    )
 
 
 def _accounting(eps_l: float, amp, setting: dict, **extra) -> SGDAccounting:
@@ -614,17 +694,25 @@ def _accounting(eps_l: float, amp, setting: dict, **extra) -> SGDAccounting:
     epochs, delta_epoch = setting["epochs"], setting["delta_epoch"]
     common = dict(setting, eps_l=eps_l, eps_l_total=epochs * eps_l, per_epoch=amp, **extra)
     if not amp.valid:
-        return SGDAccounting(**common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False,
-                             reason=amp.reason)
+        return SGDAccounting(
+            **common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False, reason=amp.reason
+        )
     basic = basic_composition(amp.eps_c, delta_epoch, epochs)
     adv = advanced_composition(amp.eps_c, delta_epoch, epochs, setting["delta_prime"])
     best = adv if adv.valid and adv.eps < basic.eps else basic
-    return SGDAccounting(**common, basic=basic, advanced=adv, eps_c=best.eps, delta_c=best.delta,
-                         rule="advanced (Theorem II.7)" if best is adv else "basic")
+    return SGDAccounting(
+        **common,
+        basic=basic,
+        advanced=adv,
+        eps_c=best.eps,
+        delta_c=best.delta,
+        rule="advanced (Theorem II.7)" if best is adv else "basic",
+    )
 
 
-def sgd_accounting(eps_l: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND,
-                   delta_split: float = 0.5) -> SGDAccounting:
+def sgd_accounting(
+    eps_l: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND, delta_split: float = 0.5
+) -> SGDAccounting:
     """Forward: eps_l per report -> central (eps_c, delta) after ``epochs`` epochs of shuffled
     batches of at least ``batch_size`` reports. The total delta is split: delta' =
     delta_split * delta for Theorem II.7, delta_epoch = (1 - delta_split) delta/epochs for the
@@ -634,8 +722,9 @@ def sgd_accounting(eps_l: float, batch_size: int, epochs: int, delta: float, bou
     return _accounting(eps_l, b.forward(eps_l, setting["batch_size"], setting["delta_epoch"]), setting)
 
 
-def sgd_eps_l_for(eps_c: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND,
-                  delta_split: float = 0.5) -> SGDAccounting:
+def sgd_eps_l_for(
+    eps_c: float, batch_size: int, epochs: int, delta: float, bound: str = DEFAULT_BOUND, delta_split: float = 0.5
+) -> SGDAccounting:
     """Inverse: the largest eps_l per report whose accounting (sgd_accounting) certifies
     eps_c over ``epochs`` epochs: per-epoch target = the largest eps with min(basic, advanced)
     <= eps_c, then the bound's inverse at the batch size. valid False with the bound's reason
@@ -666,18 +755,20 @@ def smallest_batch(n: int, batch_size: int | None) -> int:
     return n // (n // batch_size)
 
 
-def calibrate(config: "SGDConfig", n: int, eps_c: float) -> tuple["SGDConfig", SGDAccounting]:
+def calibrate(config: SGDConfig, n: int, eps_c: float) -> tuple[SGDConfig, SGDAccounting]:
     """config with eps = the largest eps_l per report whose accounting over config.epochs epochs
     of n respondents in config.batch_size batches certifies eps_c (sgd_eps_l_for at the
     smallest batch), and that accounting; InputError with the bound's reason if none does."""
     require(config.mechanism not in NONPRIVATE_MECHANISMS, "a non-private baseline has no eps to calibrate.")
-    acc = sgd_eps_l_for(eps_c, smallest_batch(n, config.batch_size), config.epochs, config.delta, config.bound,
-                        config.delta_split)
+    acc = sgd_eps_l_for(
+        eps_c, smallest_batch(n, config.batch_size), config.epochs, config.delta, config.bound, config.delta_split
+    )
     require(acc.valid, acc.summary() + ".")
     return replace(config, eps=acc.eps_l), acc
 
 
 # --- training ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SGDConfig:
@@ -717,14 +808,17 @@ class SGDConfig:
         if self.batch_size is not None:
             check_whole(self.batch_size, 1, "batch_size")
         check_eps(self.lr, "lr")
-        require(math.isfinite(float(self.lam)) and float(self.lam) >= 0,
-                f"lam must be a finite number >= 0 (got {self.lam}).")
+        require(
+            math.isfinite(float(self.lam)) and float(self.lam) >= 0,
+            f"lam must be a finite number >= 0 (got {self.lam}).",
+        )
         check_eps(self.clip, "clip")
         if self.radius is not None:
             check_eps(self.radius, "radius")
         check_delta(self.delta)
-        require(0 < float(self.delta_split) < 1,
-                f"delta_split must lie strictly between 0 and 1 (got {self.delta_split}).")
+        require(
+            0 < float(self.delta_split) < 1, f"delta_split must lie strictly between 0 and 1 (got {self.delta_split})."
+        )
         if private:
             get_bound(self.bound)  # raises InputError naming the choices
 
@@ -759,11 +853,11 @@ class TrainResult:
 
     @property
     def epoch_test_accuracy(self) -> np.ndarray:
-        return self.test_accuracy[self.batches_per_epoch::self.batches_per_epoch]
+        return self.test_accuracy[self.batches_per_epoch :: self.batches_per_epoch]
 
     @property
     def epoch_test_loss(self) -> np.ndarray:
-        return self.test_loss[self.batches_per_epoch::self.batches_per_epoch]
+        return self.test_loss[self.batches_per_epoch :: self.batches_per_epoch]
 
 
 def _bits_per_report(mechanism: str, p: int) -> float | None:
@@ -774,8 +868,9 @@ def _bits_per_report(mechanism: str, p: int) -> float | None:
     return None  # real-valued reports
 
 
-def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
-          progress: ProgressFn | None = None) -> TrainResult:
+def train(
+    data: Dataset, config: SGDConfig, rng: np.random.Generator, progress: ProgressFn | None = None
+) -> TrainResult:
     """LDP-SGD on ``data`` (deterministic given rng's state).
 
     Each epoch shuffles the n respondents (rng.permutation) into n // batch_size disjoint
@@ -813,8 +908,9 @@ def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
         for idx in np.array_split(rng.permutation(n), m):
             t += 1
             Xb = X[idx]
-            g = private_mean_gradient(loss.grad(loss.scores(theta, Xb, k), Xb, y[idx]), config.mechanism, config.eps,
-                                      rng, config.clip)
+            g = private_mean_gradient(
+                loss.grad(loss.scores(theta, Xb, k), Xb, y[idx]), config.mechanism, config.eps, rng, config.clip
+            )
             theta = theta - config.lr / math.sqrt(t) * (g + config.lam * theta)
             if config.radius is not None:
                 norm = np.linalg.norm(theta)
@@ -830,8 +926,19 @@ def train(data: Dataset, config: SGDConfig, rng: np.random.Generator,
     if private:
         accounting = sgd_accounting(config.eps, size, config.epochs, config.delta, config.bound, config.delta_split)
         warning = sample_size_warning(n, d, config.eps, config.mechanism, size, config.clip)
-    return TrainResult(config, theta, total, m, size, acc, tl, e_tr, accounting, warning,
-                       _bits_per_report(config.mechanism, d) if private else None)
+    return TrainResult(
+        config,
+        theta,
+        total,
+        m,
+        size,
+        acc,
+        tl,
+        e_tr,
+        accounting,
+        warning,
+        _bits_per_report(config.mechanism, d) if private else None,
+    )
 
 
 def nonprivate_config(config: SGDConfig) -> SGDConfig:
@@ -840,23 +947,63 @@ def nonprivate_config(config: SGDConfig) -> SGDConfig:
     for seeds/002's mechanisms; eps None and the accounting fields at their defaults, so that
     configs differing only in privacy share one baseline."""
     elementwise = config.mechanism in ELEMENTWISE_MECHANISMS + (NONPRIVATE_ELEMENTWISE,)
-    return replace(config, mechanism=NONPRIVATE_ELEMENTWISE if elementwise else NONPRIVATE, eps=None,
-                   delta=SGDConfig.delta, bound=SGDConfig.bound, delta_split=SGDConfig.delta_split)
+    return replace(
+        config,
+        mechanism=NONPRIVATE_ELEMENTWISE if elementwise else NONPRIVATE,
+        eps=None,
+        delta=SGDConfig.delta,
+        bound=SGDConfig.bound,
+        delta_split=SGDConfig.delta_split,
+    )
 
 
-def train_nonprivate(data: Dataset, config: SGDConfig, rng: np.random.Generator,
-                     progress: ProgressFn | None = None) -> TrainResult:
+def train_nonprivate(
+    data: Dataset, config: SGDConfig, rng: np.random.Generator, progress: ProgressFn | None = None
+) -> TrainResult:
     """train() on nonprivate_config(config): the baseline without noise."""
     return train(data, nonprivate_config(config), rng, progress)
 
 
 __all__ = [
-    "DEFAULT_BOUND", "ELEMENTWISE_MECHANISMS", "GRADIENT_MECHANISMS", "LAMBDA", "LOSSES", "NONPRIVATE",
-    "NONPRIVATE_ELEMENTWISE", "NONPRIVATE_MECHANISMS",
-    "REPORT_BITS_SPHERE", "SPHERE", "Composition", "Dataset", "Loss", "SGDAccounting", "SGDConfig", "TrainResult",
-    "advanced_composition", "basic_composition", "calibrate", "clip_elementwise", "clip_l2",
-    "elementwise_randomize", "elementwise_variance", "get_loss", "make_classification", "min_batch_size",
-    "nonprivate_config", "private_mean_gradient", "sample_size_warning", "sgd_accounting", "sgd_eps_l_for",
-    "smallest_batch", "sphere_decode", "sphere_direction", "sphere_encode", "sphere_estimate", "sphere_randomize",
-    "sphere_scale", "sphere_variance", "train", "train_nonprivate",
+    "DEFAULT_BOUND",
+    "ELEMENTWISE_MECHANISMS",
+    "GRADIENT_MECHANISMS",
+    "LAMBDA",
+    "LOSSES",
+    "NONPRIVATE",
+    "NONPRIVATE_ELEMENTWISE",
+    "NONPRIVATE_MECHANISMS",
+    "REPORT_BITS_SPHERE",
+    "SPHERE",
+    "Composition",
+    "Dataset",
+    "Loss",
+    "SGDAccounting",
+    "SGDConfig",
+    "TrainResult",
+    "advanced_composition",
+    "basic_composition",
+    "calibrate",
+    "clip_elementwise",
+    "clip_l2",
+    "elementwise_randomize",
+    "elementwise_variance",
+    "get_loss",
+    "make_classification",
+    "min_batch_size",
+    "nonprivate_config",
+    "private_mean_gradient",
+    "sample_size_warning",
+    "sgd_accounting",
+    "sgd_eps_l_for",
+    "smallest_batch",
+    "sphere_decode",
+    "sphere_direction",
+    "sphere_encode",
+    "sphere_estimate",
+    "sphere_randomize",
+    "sphere_scale",
+    "sphere_variance",
+    "train",
+    "train_nonprivate",
 ]

@@ -2,21 +2,28 @@
 to use for given data, whole tables of numeric and categorical attributes under each
 mechanism, and the central eps of shuffled reports (seeds/002 Secs. III-IV, VI;
 spec/numeric.md)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.privacy.bounds import get_bound
-from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.data.numeric_table import NumericTable  # table_columns: re-exported for older imports
 from ldpcore.data.scaling import from_unit, unit_values
+from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.privacy.bounds import get_bound
 from ldpcore.systems.numeric.mechanisms import MECHANISMS, get_mechanism
 from ldpcore.systems.numeric.multidim import (
-    algorithm4_k, algorithm4_variance, duchi_md_randomize, duchi_md_variance, estimate_frequencies,
-    oue_frequency_variance, oue_probabilities, randomize_table,
+    algorithm4_k,
+    algorithm4_variance,
+    duchi_md_randomize,
+    duchi_md_variance,
+    estimate_frequencies,
+    oue_frequency_variance,
+    oue_probabilities,
+    randomize_table,
 )
-from ldpcore.data.numeric_table import NumericTable, table_columns  # table_columns: re-exported for older imports
 
 
 def estimate_mean(reports) -> np.ndarray:
@@ -88,10 +95,10 @@ TABLE_MECHANISMS = {
     "pm": "Piecewise Mechanism on every attribute at eps/d (categorical: OUE at eps/d)",
     "hm": "Hybrid Mechanism on every attribute at eps/d (categorical: OUE at eps/d)",
     "alg4-pm": "Algorithm 4: k = max(1, min(d, floor(eps/2.5))) sampled attributes, each through PM at eps/k "
-               "and scaled by d/k (categorical: OUE at eps/k)",
+    "and scaled by d/k (categorical: OUE at eps/k)",
     "alg4-hm": "Algorithm 4 with the Hybrid Mechanism",
     "duchi-md": "Duchi et al.'s d-dimensional mechanism (Algorithm 3) on the numeric attributes at eps d_num/d, "
-                "categorical attributes through OUE at eps/d (seeds/002 Sec. VI's budget split)",
+    "categorical attributes through OUE at eps/d (seeds/002 Sec. VI's budget split)",
 }
 MAX_SIMULATED_CELLS = 5_000_000  # respondents x values per respondent drawn at once (synthetic data, reports)
 
@@ -100,13 +107,17 @@ def check_size(n: int, columns: int, what: str = "attributes") -> None:
     """Refuse to draw n x columns values at once beyond MAX_SIMULATED_CELLS (the synthetic
     data and the per-respondent reports are held in memory)."""
     cells = int(n) * int(columns)
-    require(cells <= MAX_SIMULATED_CELLS, f"n x {what} = {cells:,} exceeds the {MAX_SIMULATED_CELLS:,} values "
-            "simulated at once; use fewer respondents or attributes.")
+    require(
+        cells <= MAX_SIMULATED_CELLS,
+        f"n x {what} = {cells:,} exceeds the {MAX_SIMULATED_CELLS:,} values "
+        "simulated at once; use fewer respondents or attributes.",
+    )
 
 
 def _check_table_mechanism(mechanism: str) -> str:
-    require(mechanism in TABLE_MECHANISMS,
-            f"unknown mechanism {mechanism!r}; choose one of {', '.join(TABLE_MECHANISMS)}.")
+    require(
+        mechanism in TABLE_MECHANISMS, f"unknown mechanism {mechanism!r}; choose one of {', '.join(TABLE_MECHANISMS)}."
+    )
     return mechanism
 
 
@@ -175,14 +186,29 @@ class TableEstimate:
         for j, name in enumerate(tab.numeric_names):
             lo, hi = tab.ranges[j]
             truth, est = from_unit(self.true_means[j], lo, hi), from_unit(self.means[j], lo, hi)
-            rows.append(dict(attribute=name, quantity="mean", truth=truth, estimate=est, error=est - truth,
-                             std=float(np.sqrt(self.mean_mse[j])) * (hi - lo) / 2))
+            rows.append(
+                dict(
+                    attribute=name,
+                    quantity="mean",
+                    truth=truth,
+                    estimate=est,
+                    error=est - truth,
+                    std=float(np.sqrt(self.mean_mse[j])) * (hi - lo) / 2,
+                )
+            )
         for j, name in enumerate(tab.categorical_names):
             for v, label in enumerate(tab.labels[j]):
                 truth, est = self.true_frequencies[j][v], self.frequencies[j][v]
-                rows.append(dict(attribute=name, quantity=f"share of {label}", truth=float(truth),
-                                 estimate=float(est), error=float(est - truth),
-                                 std=float(np.sqrt(self.frequency_var[j][v]))))
+                rows.append(
+                    dict(
+                        attribute=name,
+                        quantity=f"share of {label}",
+                        truth=float(truth),
+                        estimate=float(est),
+                        error=float(est - truth),
+                        std=float(np.sqrt(self.frequency_var[j][v])),
+                    )
+                )
         return rows
 
 
@@ -204,8 +230,11 @@ def estimate_table(table: NumericTable, mechanism: str, eps: float, rng: np.rand
     mechanism, eps = _check_table_mechanism(mechanism), check_eps(eps, "eps")
     n, d, d_num = table.n, table.d, table.d_numeric
     alg4 = mechanism.startswith("alg4-")
-    check_size(n, d_num + sum(table.domains) if alg4 else d_num,
-               "(numeric attributes + categories)" if alg4 else "numeric attributes")
+    check_size(
+        n,
+        d_num + sum(table.domains) if alg4 else d_num,
+        "(numeric attributes + categories)" if alg4 else "numeric attributes",
+    )
     k, eps_num = _budget(table, mechanism, eps)
     if alg4:
         reports = randomize_table(table, eps, rng, mechanism[5:])
@@ -214,16 +243,28 @@ def estimate_table(table: NumericTable, mechanism: str, eps: float, rng: np.rand
     else:
         if mechanism == "duchi-md":
             means = duchi_md_randomize(table.numeric, eps_num, rng).mean(axis=0) if d_num else np.zeros(0)
-            budget = (f"the {d_num} numeric attributes together at eps d_num/d = {eps_num:.4g}"
-                      + (f", each categorical attribute at eps/d = {eps / d:.4g}" if table.d_categorical else ""))
+            budget = f"the {d_num} numeric attributes together at eps d_num/d = {eps_num:.4g}" + (
+                f", each categorical attribute at eps/d = {eps / d:.4g}" if table.d_categorical else ""
+            )
         else:
             means = MECHANISMS[mechanism].randomize(table.numeric, eps_num, rng).mean(axis=0)
             budget = f"each of the d = {d} attributes at eps/d = {eps / d:.4g}"
         freqs = tuple(_oue_aggregate(c, m, eps / d, rng) for c, m in zip(table.categorical.T, table.domains))
     mse = _numeric_mse(table.mean_square, n, table, mechanism, eps)
     freq_var = tuple(np.asarray(oue_frequency_variance(f, eps, n, d, k)) for f in table.frequencies)
-    return TableEstimate(table, mechanism, eps, k, budget, means, table.numeric.mean(axis=0), mse, tuple(freqs),
-                         table.frequencies, freq_var)
+    return TableEstimate(
+        table,
+        mechanism,
+        eps,
+        k,
+        budget,
+        means,
+        table.numeric.mean(axis=0),
+        mse,
+        tuple(freqs),
+        table.frequencies,
+        freq_var,
+    )
 
 
 @dataclass(frozen=True)
@@ -248,7 +289,9 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
         numeric = {m: float(np.mean(_numeric_mse(table.mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
     if table.frequencies:
         f = np.concatenate(table.frequencies)
-        categorical = {m: float(np.mean(oue_frequency_variance(f, eps, table.n, table.d, _budget(table, m, eps)[0])))
-                       for m in TABLE_MECHANISMS}
+        categorical = {
+            m: float(np.mean(oue_frequency_variance(f, eps, table.n, table.d, _budget(table, m, eps)[0])))
+            for m in TABLE_MECHANISMS
+        }
     ranking = numeric if numeric is not None else categorical
     return MechanismComparison(eps, numeric, categorical, min(ranking, key=ranking.get))

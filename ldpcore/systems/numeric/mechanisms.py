@@ -8,20 +8,20 @@ per-report variance Var(t, eps) (affine in t^2; t and eps broadcast) and its wor
 With a = e^(eps/2), the formulas are written with expm1 and tanh so that they stay
 exact for small eps.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
 from ldpcore.data.scaling import require_all, unit_values
-from ldpcore.errors import InputError, check_eps, require
+from ldpcore.errors import check_eps, require
 
-_WANG = ("Wang et al., Collecting and analyzing multidimensional data with local differential "
-         "privacy (ICDE 2019)")
+_WANG = "Wang et al., Collecting and analyzing multidimensional data with local differential privacy (ICDE 2019)"
 
 
 def eps_array(eps, name: str = "eps") -> np.ndarray:
@@ -32,6 +32,7 @@ def eps_array(eps, name: str = "eps") -> np.ndarray:
 
 
 # --- Laplace (Sec. III-A) ----------------------------------------------------------------
+
 
 def laplace_randomize(values, eps: float, rng: np.random.Generator) -> np.ndarray:
     """t + Lap(2/eps): sensitivity 2 on [-1, 1]."""
@@ -57,6 +58,7 @@ def laplace_worst_variance(eps):
 
 
 # --- Duchi et al., one dimension (Algorithm 1) ------------------------------------------
+
 
 def duchi_b(eps):
     """The output magnitude B1 = (e^eps + 1)/(e^eps - 1) = coth(eps/2)."""
@@ -89,6 +91,7 @@ def duchi_worst_variance(eps):
 
 
 # --- Piecewise Mechanism (Algorithm 2) --------------------------------------------------
+
 
 def pm_constants(eps) -> tuple:
     """(C, p): outputs lie in [-C, C], C = (a+1)/(a-1) = coth(eps/4); the density is p =
@@ -182,6 +185,7 @@ def hm_worst_variance(eps):
 
 # --- registry ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Mechanism:
     """A one-dimensional mechanism by name (the rows of spec/numeric.md's table)."""
@@ -194,16 +198,33 @@ class Mechanism:
     worst_variance: Callable
 
 
-MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
-    Mechanism("laplace", "Laplace", f"{_WANG}, Sec. III-A", laplace_randomize, laplace_variance,
-              laplace_worst_variance),
-    Mechanism("duchi", "Duchi et al.", f"{_WANG}, Algorithm 1, Eqs. 3-4", duchi_randomize, duchi_variance,
-              duchi_worst_variance),
-    Mechanism("pm", "Piecewise Mechanism", f"{_WANG}, Algorithm 2, Lemma 1", pm_randomize, pm_variance,
-              pm_worst_variance),
-    Mechanism("hm", "Hybrid Mechanism", f"{_WANG}, Sec. III-C, Lemma 3, Eqs. 6-8", hm_randomize, hm_variance,
-              hm_worst_variance),
-)}
+MECHANISMS: dict[str, Mechanism] = {
+    m.name: m
+    for m in (
+        Mechanism(
+            "laplace", "Laplace", f"{_WANG}, Sec. III-A", laplace_randomize, laplace_variance, laplace_worst_variance
+        ),
+        Mechanism(
+            "duchi",
+            "Duchi et al.",
+            f"{_WANG}, Algorithm 1, Eqs. 3-4",
+            duchi_randomize,
+            duchi_variance,
+            duchi_worst_variance,
+        ),
+        Mechanism(
+            "pm", "Piecewise Mechanism", f"{_WANG}, Algorithm 2, Lemma 1", pm_randomize, pm_variance, pm_worst_variance
+        ),
+        Mechanism(
+            "hm",
+            "Hybrid Mechanism",
+            f"{_WANG}, Sec. III-C, Lemma 3, Eqs. 6-8",
+            hm_randomize,
+            hm_variance,
+            hm_worst_variance,
+        ),
+    )
+}
 
 
 def get_mechanism(name: str, allowed=tuple(MECHANISMS)) -> Mechanism:

@@ -4,6 +4,7 @@ Duchi et al.'s d-dimensional mechanism (Algorithm 3), the paper's Algorithm 4 (k
 attributes through PM or HM at eps/k, scaled by d/k, the rest reported as 0) and its
 extension to categorical attributes, which go through OUE at eps/k (Sec. IV-C).
 """
+
 from __future__ import annotations
 
 import math
@@ -12,18 +13,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, gammaln, log_expit, logsumexp
 
-from ldpcore.errors import check_eps, check_whole, require
-from ldpcore.data.scaling import unit_values
-from ldpcore.systems.numeric.mechanisms import duchi_b, eps_array, get_mechanism
 from ldpcore.data.numeric_table import NumericTable
+from ldpcore.data.scaling import unit_values
+from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.systems.numeric.mechanisms import duchi_b, eps_array, get_mechanism
 
 ALGORITHM4_MECHANISMS = ("pm", "hm")
 
 
 def _tuples(values) -> np.ndarray:
     t = unit_values(values)
-    require(t.ndim == 2 and t.shape[0] >= 1 and t.shape[1] >= 1,
-            f"tuples must form an (n, d) array with n, d >= 1 (got shape {t.shape}).")
+    require(
+        t.ndim == 2 and t.shape[0] >= 1 and t.shape[1] >= 1,
+        f"tuples must form an (n, d) array with n, d >= 1 (got shape {t.shape}).",
+    )
     return t
 
 
@@ -96,6 +99,7 @@ def duchi_md_variance(t, eps, d: int, ties: str = "half"):
 
 # --- Algorithm 4 ------------------------------------------------------------------------
 
+
 def algorithm4_k(eps: float, d: int) -> int:
     """k = max(1, min(d, floor(eps/2.5))) sampled attributes (Eq. 12)."""
     eps, d = check_eps(eps, "eps"), check_whole(d, 1, "d (attributes)")
@@ -130,6 +134,7 @@ def algorithm4_worst_variance(eps: float, d: int, mechanism: str = "pm") -> floa
 
 
 # --- categorical attributes (Sec. IV-C) -------------------------------------------------
+
 
 def oue_probabilities(eps):
     """OUE (Wang et al. 2017, the paper's [38]) keeps the true bit w.p. p = 1/2 and sets
@@ -189,6 +194,7 @@ def estimate_frequencies(reports: TableReports) -> tuple[np.ndarray, ...]:
     n, d = reports.sampled.shape
     d_num = reports.numeric.shape[1]
     p, q = oue_probabilities(reports.eps / reports.k)
-    return tuple(d / (reports.k * n) * (y.sum(axis=0) - reports.sampled[:, d_num + j].sum() * q) / (p - q)
-                 for j, y in enumerate(reports.bits))
-
+    return tuple(
+        d / (reports.k * n) * (y.sum(axis=0) - reports.sampled[:, d_num + j].sum() * q) / (p - q)
+        for j, y in enumerate(reports.bits)
+    )
