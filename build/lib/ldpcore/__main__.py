@@ -1,0 +1,5 @@
+import sys
+
+from ldpcore.cli import main
+
+sys.exit(main())

@@ -1,0 +1,254 @@
+"""Command line: ``python -m ldpcore privacy|run|amplify|oracles ...`` (stable; see README).
+
+Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
+every InputError, output that cannot be written (a closed pipe included) and running out of memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from ldpcore.data.loaders import DATASETS, load_dataset, load_path
+from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
+from ldpcore.experiment.run import run, run_central
+from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.export import output_folder, to_json, write_run
+from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
+from ldpcore.privacy.bounds import BOUNDS, get_bound
+from ldpcore.privacy.fragments import EPS_F_RULES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _checked(check, *args):
+    """An argparse type: the text through an ldpcore check (exact whole numbers and their limits); its
+    InputError becomes argparse's one-line error naming the option."""
+
+    def convert(text: str):
+        try:
+            return check(text, *args)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
+RESPONDENTS = _checked(check_n)
+
+
+def _protocol_args(p: argparse.ArgumentParser) -> None:
+    eps = p.add_mutually_exclusive_group(required=True)
+    eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
+    eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
+    p.add_argument(
+        "--tau",
+        type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
+        help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute fragments only",
+    )
+    p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
+    p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
+    p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)",
+    )
+    p.add_argument(
+        "--accountant",
+        choices=ACCOUNTANT_NAMES,
+        help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _params(pairs: list[str]) -> dict:
+    for pair in pairs:
+        require("=" in pair, f"--param takes NAME=VALUE (got {pair!r}).")
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def _spec(a, delta: float) -> ProtocolSpec:
+    return ProtocolSpec(
+        eps_c=a.eps_c,
+        eps_l=a.eps_l,
+        delta=delta,
+        tau=a.tau,
+        eps_f_rule=a.eps_f_rule,
+        eps_f=a.eps_f,
+        accountant=a.accountant,
+        encoding=a.encoding,
+        params=_params(a.param),
+    )
+
+
+def _print(record: dict, as_json: bool) -> None:
+    if as_json:
+        print(to_json(record))
+        return
+    for key, value in record.items():
+        if isinstance(value, float):
+            value = f"{value:.6g}"
+        print(f"{key:>18}: {value}")
+
+
+def cmd_privacy(a) -> None:
+    require(a.n is not None, "--n is required.")
+    p = plan(_spec(a, a.delta), a.n, a.domain)
+    _print(p.as_dict(), a.json)
+
+
+def cmd_run(a) -> None:
+    require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
+    if a.dataset is not None:
+        hist = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed)
+        delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
+    else:
+        require(a.delta is not None, "--delta is required with --input.")
+        hist = load_path(a.input, scale=a.scale, max_side=a.max_side)
+        delta = a.delta
+    if a.out:
+        output_folder(a.out)  # a folder that cannot take the files is refused before the run
+    start = time.perf_counter()
+    result = run(_spec(a, delta), hist, seed=a.seed)
+    record = result.as_dict()
+    central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
+    seconds = time.perf_counter() - start
+    files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
+    record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
+    record["seconds"] = seconds
+    if files:
+        record["files"] = [str(f) for f in files]
+    _print(record, a.json)
+
+
+def cmd_amplify(a) -> None:
+    """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0)."""
+    if a.list:
+        print(to_json(list(BOUNDS)) if a.json else "\n".join(BOUNDS))
+        return
+    require(a.bound is not None, "--bound is required (see --list).")
+    require((a.eps0 is None) != (a.eps_c is None), "give exactly one of --eps0 and --eps-c.")
+    require(a.n is not None, "--n is required.")
+    require(a.delta is not None, "--delta is required.")
+    bound = get_bound(a.bound)
+    if a.eps0 is not None:
+        amp = bound.forward(a.eps0, a.n, a.delta, a.domain)
+    else:
+        amp = bound.inverse(a.eps_c, a.n, a.delta, a.domain)
+    record = amp.as_dict()
+    record.update(record.pop("extra"))
+    record["domain"] = a.domain
+    _print(record, a.json)
+
+
+def cmd_oracles(a) -> None:
+    """The encodings: name, title, neighbouring notion, accountants (first = default), whether eps_c is
+    certified, report fragments, and the parameters (default, range or choices, meaning)."""
+    rows = [
+        {
+            "name": e.name,
+            "title": e.title,
+            "neighbouring": e.neighbouring,
+            "accountants": list(e.accountants),
+            "default_accountant": e.accountants[0],
+            "certified": e.certified,
+            "report_fragments": e.fragments,
+            "privacy_note": e.privacy_note,
+            "params": [
+                {
+                    "name": p.name,
+                    "label": p.label,
+                    "default": p.default,
+                    "help": p.help,
+                    **({"choices": list(p.choices)} if p.choices else {"min": p.low, "max": p.high}),
+                }
+                for p in e.params
+            ],
+        }
+        for e in ENCODINGS.values()
+    ]
+    if a.json:
+        print(to_json({"encodings": rows}))
+    else:
+        for r in rows:
+            params = ", ".join(f"{p['name']}={p['default']}" for p in r["params"])
+            print(
+                f"{r['name']:>16}  {r['title']}  (accountants: {', '.join(r['accountants'])}"
+                f"{'; eps_c NOT certified' if not r['certified'] else ''}{'; params: ' + params if params else ''})"
+            )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
+    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
+    p.add_argument("--delta", type=float, required=True)
+    p.add_argument(
+        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
+    )
+    _protocol_args(p)
+    p.set_defaults(func=cmd_privacy)
+    r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
+    r.add_argument("--scale", type=float, default=1.0, help="respondents per unit of luminance (Map: 2.5)")
+    r.add_argument(
+        "--max-side",
+        type=_checked(check_whole, 1, "max_side (pixels)"),
+        help="downsample images to at most this many pixels per side",
+    )
+    r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
+    r.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
+    r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
+    _protocol_args(r)
+    r.set_defaults(func=cmd_run)
+    m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
+    m.add_argument("--list", action="store_true", help="print the bound names and exit")
+    m.add_argument("--bound", help="bound name or alias (see --list)")
+    direction = m.add_mutually_exclusive_group()
+    direction.add_argument("--eps0", type=float, help="local epsilon (nats); prints the eps_c it certifies")
+    direction.add_argument("--eps-c", type=float, help="central epsilon (nats); prints the largest eps0")
+    m.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
+    m.add_argument("--delta", type=float)
+    m.add_argument(
+        "--domain",
+        type=_checked(check_whole, 2, "the domain size k"),
+        help="domain size k for k-RR bounds; for solh a fixed hash range",
+    )
+    m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.set_defaults(func=cmd_amplify)
+    o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.set_defaults(func=cmd_oracles)
+    return parser
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        args.func(args)
+        sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
+    except InputError as exc:
+        return _fail(str(exc))
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to write at exit
+        return _fail("the output was closed before it was complete (broken pipe).")
+    except MemoryError:
+        return _fail("not enough memory for this input; use a smaller input (e.g. --max-side for images).")
+    return 0
+
+
+def _fail(message: str) -> int:
+    """Print one error line on stderr; status 2."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return 2

@@ -1,0 +1,214 @@
+"""A protocol from a plain, serialisable spec: encoding + fragmentation + accountant.
+
+``plan(spec, n, d)`` turns (eps_c or eps_l, delta, tau, rules) into every privacy
+number the paper reports (seeds/000 Tables I, IV, VIII, IX): eps_b and eps_f, the
+local guarantees eps_l_inf and eps_l_1 (Theorem IV.1), the central eps_c certified by
+the accountant, and the expected messages per respondent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+from ldpcore.errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.oracles import get_encoding
+from ldpcore.oracles.limits import too_large
+from ldpcore.oracles.onehot import flip_probability
+from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
+
+NEIGHBOURING = "removal"
+
+
+def default_delta(n: int) -> float:
+    """A delta for data without one of its own: about 1/(10 n), rounded down to one
+    significant digit (the paper's datasets use 5e-8 at n = 1.9 million)."""
+    x = 0.1 / n
+    mag = 10.0 ** math.floor(math.log10(x))
+    return float(int(x / mag) * mag)
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """What to run. Exactly one of eps_c (central target) and eps_l (local eps_b) is set.
+
+    tau=None: attribute fragments only (Algorithm 1); tau >= 1: report fragments with a
+    backstop (Algorithm 2), eps_f from eps_f_rule ('paper', 'equal-variance', 'manual').
+    """
+
+    eps_c: float | None = 1.0
+    delta: float = 5e-8
+    tau: int | None = None
+    eps_f_rule: str = "paper"
+    eps_f: float | None = None
+    accountant: str | None = None  # None: the encoding's default (one-hot: cheu19, the paper's)
+    encoding: str = "onehot"
+    eps_l: float | None = None
+    params: tuple = ()  # the encoding's parameters: a dict or (name, value) pairs; defaults filled in
+
+    def __post_init__(self):
+        require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
+        if self.eps_c is not None:
+            check_eps(self.eps_c, "eps_c")
+        if self.eps_l is not None:
+            check_eps(self.eps_l, "eps_l")
+        check_delta(self.delta)
+        if self.tau is not None:
+            object.__setattr__(self, "tau", check_whole(self.tau, 1, "tau (report fragments)", MAX_TAU))
+        require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
+        encoding = get_encoding(self.encoding)
+        object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
+        if self.accountant is None:
+            object.__setattr__(self, "accountant", encoding.accountants[0])
+        require(
+            self.tau is None or encoding.fragments,
+            f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.",
+        )
+        name = self.accountant if self.accountant in encoding.accountants else get_bound(self.accountant).name
+        require(
+            name in encoding.accountants,
+            f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
+            f"{', '.join(encoding.accountants)}.",
+        )
+        object.__setattr__(self, "accountant", name)
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    @property
+    def bound(self) -> Bound:
+        """The accountant's bound (for MURS one built for its fake reports)."""
+        return get_encoding(self.encoding).bound(self.accountant, self.param_dict)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "params": self.param_dict}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The privacy numbers of a spec at n respondents over d bins (d=None: no messages)."""
+
+    spec: ProtocolSpec
+    n: int
+    d: int | None
+    amplification: Amplification
+    eps_b: float
+    eps_f: float | None
+    eps_l_inf: float
+    eps_l_1: float
+    p_b: float
+    p_f: float | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def eps_c(self) -> float:
+        """The central eps_c certified by the accountant (<= the target); for an encoding with
+        certified=False (sketches) the one-hot eps_c at the same eps_l, only a lower end."""
+        return self.amplification.eps_c
+
+    def eps_l_t(self, t: int) -> float:
+        """LDP of any t captured fragments (Theorem IV.1)."""
+        if self.spec.tau is None:
+            return self.eps_b
+        return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
+
+    def oracle(self):
+        """The encoding's oracle with this plan's parameters (ldpcore.oracles), built once."""
+        require(self.d is not None, "the domain size d is needed for the encoding.")
+        if "_oracle" not in self.__dict__:  # frozen: cache beside the fields
+            self.__dict__["_oracle"] = get_encoding(self.spec.encoding).build(self, self.d)
+        return self.__dict__["_oracle"]
+
+    @property
+    def expected_messages(self) -> float | None:
+        return None if self.d is None else self.oracle().expected_messages()
+
+    def as_dict(self) -> dict:
+        encoding = get_encoding(self.spec.encoding)
+        out = {
+            "eps_c": self.eps_c,
+            "certified": encoding.certified,
+            "delta": self.spec.delta,
+            "n": self.n,
+            "d": self.d,
+            "tau": self.spec.tau,
+            "eps_b": self.eps_b,
+            "eps_f": self.eps_f,
+            "eps_f_rule": None if self.spec.tau is None else self.spec.eps_f_rule,
+            "eps_l_inf": self.eps_l_inf,
+            "eps_l_1": self.eps_l_1,
+            "p_b": self.p_b,
+            "p_f": self.p_f,
+            "accountant": self.amplification.bound,
+            "citation": self.amplification.citation,
+            "neighbouring": encoding.neighbouring,
+            "encoding": self.spec.encoding,
+            "params": self.spec.param_dict,
+            "target_eps_c": self.spec.eps_c,
+            "capped": self.amplification.capped,
+            "notes": list(self.notes),
+        }
+        if self.d is not None:
+            out["expected_messages"] = self.expected_messages
+            out["bits_per_message"] = self.oracle().bits_per_message
+        out.update(encoding.details(self))
+        return out
+
+
+def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
+    """Privacy numbers for n respondents (at most errors.MAX_N, for every accountant) over d bins (at most
+    errors.MAX_D); raises InputError where the accountant is not valid.
+
+    The local eps stays within what the encoding's probabilities realise in float64
+    (Encoding.eps_limit, ldpcore.oracles.limits): a larger eps_l is refused; an accountant's eps_l
+    above the limit is lowered to it and the plan says so (capped, with a note), certifying less
+    than the eps_c asked for."""
+    n = check_n(n)
+    if d is not None:
+        d = check_whole(d, 2, "the domain size d", MAX_D)
+    encoding = get_encoding(spec.encoding)
+    bound = spec.bound
+    k = encoding.channel_k(d, spec.param_dict)  # the alphabet of one shuffled channel
+    notes = [] if encoding.certified else [encoding.privacy_note]
+    limit = encoding.eps_limit(d, spec.param_dict)
+    what = encoding.title + ("" if d is None else f" on d={d:,} values")
+    if spec.eps_c is not None:
+        amp = bound.inverse(spec.eps_c, n, spec.delta, k)
+        require(amp.valid, amp.reason)
+        if amp.note:
+            notes.append(amp.note)
+        if amp.eps0 > limit:
+            amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
+            notes.append(
+                f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
+                f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+            )
+        elif amp.capped:
+            notes.append(
+                f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
+                f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+            )
+    else:
+        require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
+        amp = bound.forward(spec.eps_l, n, spec.delta, k)
+        require(amp.valid, amp.reason)
+        if amp.note:
+            notes.append(amp.note)
+    eps_b = amp.eps0
+    p_b = flip_probability(eps_b)
+    eps_f = p_f = None
+    eps_l_inf = eps_l_1 = eps_b
+    if spec.tau is not None:
+        eps_f = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+        require(eps_f <= limit, too_large(what, eps_f, limit, "eps_f"))
+        p_f = flip_probability(eps_f)
+        eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
+        if spec.eps_f_rule == "paper" and eps_f < 2.5:
+            notes.append(
+                f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+                "this rule here (spec/esa.md); consider the equal-variance rule."
+            )
+    require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
+    return Plan(spec, int(n), d, amp, eps_b, eps_f, eps_l_inf, eps_l_1, p_b, p_f, tuple(notes))

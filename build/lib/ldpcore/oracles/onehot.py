@@ -1,0 +1,181 @@
+"""One-hot k-RAPPOR with attribute fragments (seeds/000 Algorithm 1), optionally with
+report fragments and a backstop (Algorithm 2).
+
+Every one-hot bit goes through binary randomized response and to its own shuffler, so
+the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the reference
+report of an absent respondent is the randomized all-zeros vector, one bit away from
+any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (spec/esa.md).
+
+Float64 realises a flip probability's eps only while it stays well above 2^-53: eps_b and eps_f
+up to OneHot.largest_eps() = 18.22 (ldpcore.oracles.limits); larger ones are refused.
+
+Exact aggregate simulation (cost O(d) for any n and tau):
+  backstop   B_j ~ Bin(c_j, 1-p_b) + Bin(n - c_j, p_b)
+  fragments  N_j ~ Bin(tau B_j, 1-p_f) + Bin(tau (n - B_j), p_f)   (sum over the tau shufflers)
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import expit
+
+from ldpcore.errors import check_whole, require
+from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+
+
+def flip_probability(eps: float) -> float:
+    """Binary RR keeps a bit w.p. e^eps/(1+e^eps): flip probability 1/(1+e^eps)."""
+    return float(expit(-eps))
+
+
+def eps_of_flip(p: float) -> float:
+    """ln((1-p)/p), the removal eps of one bit flipped w.p. p."""
+    return math.log1p(-p) - math.log(p)
+
+
+_CHUNKS = 2  # fixed, so results depend on the seed only, not on the machine
+_PARALLEL_FROM = 100_000
+_POOL = ThreadPoolExecutor(max_workers=_CHUNKS)
+
+
+def _binary_rr(counts: np.ndarray, n: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Number of 1-reports per bin when c_j of n respondents hold a 1, each bit flipped w.p. p.
+
+    Large domains are split into _CHUNKS parts drawn on threads from child generators
+    (numpy releases the GIL while sampling), so a seed gives the same draw everywhere.
+    """
+
+    def draw(gen, c):
+        return c - gen.binomial(c, p) + gen.binomial(n - c, p)
+
+    if counts.size < _PARALLEL_FROM:
+        return draw(rng, counts)
+    parts = np.array_split(counts, _CHUNKS)
+    return np.concatenate(list(_POOL.map(draw, rng.spawn(_CHUNKS), parts)))
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """One-hot reports over d bins; tau=None is Algorithm 1, tau >= 1 Algorithm 2.
+
+    p_b: flip probability of the (backstop) bit; p_f: of each fragment (Algorithm 2).
+    """
+
+    d: int
+    p_b: float
+    tau: int | None = None
+    p_f: float | None = None
+
+    variance_note: ClassVar[str] = ""  # the variance is exact
+
+    def __post_init__(self):
+        require(0 < self.p_b < 0.5, f"flip probability must lie in (0, 1/2) (got {self.p_b:g}).")
+        check_realised("one-hot reports", eps_of_flip(self.p_b), self.p_b, flip_probability, "eps_b")
+        if self.tau is not None:
+            require(
+                self.p_f is not None and 0 < self.p_f < 0.5,
+                f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).",
+            )
+            check_realised("one-hot reports", eps_of_flip(self.p_f), self.p_f, flip_probability, "eps_f")
+
+    @staticmethod
+    def largest_eps() -> float:
+        """The largest eps_b (or eps_f) float64 realises for a bit flipped w.p. 1/(1+e^eps): 18.22."""
+        return largest_eps(flip_probability)
+
+    # --- what the analyzer sees -------------------------------------------------------
+    def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact draw of the per-bin 1-report counts (summed over fragments)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        n = int(counts.sum())
+        backstop = _binary_rr(counts, n, self.p_b, rng)
+        if self.tau is None:
+            return backstop
+        return _binary_rr(self.tau * backstop, self.tau * n, self.p_f, rng)
+
+    def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
+        check_reference(self, np.size(values))
+        values = np.asarray(values)
+        bits = np.zeros((values.size, self.d), dtype=bool)
+        bits[np.arange(values.size), values] = True
+        bits ^= rng.random(bits.shape) < self.p_b
+        if self.tau is None:
+            return bits
+        return bits[None] ^ (rng.random((self.tau,) + bits.shape) < self.p_f)
+
+    def report_log_prob(self, value: int | None, reports: np.ndarray) -> np.ndarray:
+        """Exact log P[R(value) = report] for bool reports shaped like randomize's output
+        (trailing (d,) or (tau, d)); value=None is an absent respondent (all-zeros input)."""
+        reports = np.asarray(reports, dtype=bool)
+        truth = np.zeros(self.d, dtype=bool)
+        if value is not None:
+            truth[value] = True
+        lp, lq = math.log1p(-self.p_b), math.log(self.p_b)
+        if self.tau is None:
+            return np.where(reports == truth, lp, lq).sum(axis=-1)
+        # per bit: sum over the backstop bit b' of P(b'|b) prod_t P(y_t|b')
+        ones = reports.sum(axis=-2)
+        lf, lg = math.log1p(-self.p_f), math.log(self.p_f)
+        given1 = ones * lf + (self.tau - ones) * lg
+        given0 = ones * lg + (self.tau - ones) * lf
+        per_bit = np.where(truth, np.logaddexp(lp + given1, lq + given0), np.logaddexp(lq + given1, lp + given0))
+        return per_bit.sum(axis=-1)
+
+    @staticmethod
+    def aggregate(reports: np.ndarray) -> np.ndarray:
+        """What the shufflers hand the analyzer: 1-reports per bin (summed over fragments)."""
+        return reports.reshape(-1, reports.shape[-1]).sum(axis=0, dtype=np.int64)
+
+    # --- the analyzer -----------------------------------------------------------------
+    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+        """Unbiased counts: debias the fragment layer (mean over tau), then the backstop."""
+        x = np.asarray(aggregate, dtype=np.float64)
+        if self.tau is not None:
+            x = (x / self.tau - n * self.p_f) / (1 - 2 * self.p_f)
+        return (x - n * self.p_b) / (1 - 2 * self.p_b)
+
+    def variance(self, n: int, counts: np.ndarray | None = None) -> float:
+        """Var of every bin's estimate (data-independent, so counts are not needed):
+        n p(1-p)/(1-2p)^2, plus the fragment layer n p_f(1-p_f)/(tau (1-2p_f)^2) inside the
+        backstop debiasing."""
+        var = n * self.p_b * (1 - self.p_b)
+        if self.tau is not None:
+            var += n * self.p_f * (1 - self.p_f) / (self.tau * (1 - 2 * self.p_f) ** 2)
+        return var / (1 - 2 * self.p_b) ** 2
+
+    def reference_cells(self, n: int) -> int:
+        """Memory of the per-respondent reference: n one-hot rows of d bits, tau fragments each."""
+        return n * self.d * (self.tau or 1)
+
+    # --- communication ----------------------------------------------------------------
+    def expected_messages(self) -> float:
+        """Expected set bits sent per respondent, one message each (paper "#bits")."""
+        if self.tau is None:
+            on, off = 1 - self.p_b, self.p_b
+        else:
+            keep_b, keep_f = 1 - self.p_b, 1 - self.p_f
+            on = keep_b * keep_f + self.p_b * self.p_f
+            off = self.p_b * keep_f + keep_b * self.p_f
+        return (1 if self.tau is None else self.tau) * (on + (self.d - 1) * off)
+
+    @property
+    def bits_per_message(self) -> int:
+        """A message names its bin (its shuffler): ceil(log2 d) bits."""
+        return max(1, math.ceil(math.log2(self.d)))
+
+
+def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.random.Generator) -> np.ndarray:
+    """seeds/000 Table VI: every respondent runs the attribute-fragmented protocol `runs`
+    times with eps/runs each (basic composition keeps the total at eps); the analyzer
+    averages the runs' unbiased estimates. Var = n p(1-p)/((1-2p)^2 runs), p at eps/runs."""
+    runs = check_whole(runs, 1, "runs")
+    counts = np.asarray(counts, dtype=np.int64)
+    oracle = OneHot(d=counts.size, p_b=flip_probability(eps / runs))
+    n = int(counts.sum())
+    return np.mean([oracle.estimate(oracle.sample_aggregate(counts, rng), n) for _ in range(runs)], axis=0)

@@ -1,0 +1,57 @@
+"""Every amplification bound side by side (spec/amplification.md): the Accountant page's
+table and curves, and what the tight accountant buys over the paper's for a protocol."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ldpcore.errors import InputError
+from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
+
+
+def evaluate_bound(
+    name: str, n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+) -> Amplification:
+    """One bound forward (eps0 given) or inverse (eps_c given); a bound that cannot take
+    these inputs comes back not valid, with the reason, instead of raising."""
+    bound = get_bound(name)
+    try:
+        if eps0 is not None:
+            return bound.forward(eps0, n, delta, k)
+        return bound.inverse(eps_c, n, delta, k)
+    except InputError as exc:
+        return Amplification(
+            bound.name,
+            eps0,
+            None,
+            int(n),
+            delta,
+            bound.neighbouring,
+            bound.citation,
+            valid=False,
+            reason=str(exc),
+            target_eps_c=eps_c,
+        )
+
+
+def compare(
+    n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+) -> list[Amplification]:
+    """Every bound at the same inputs; exactly one of eps_c and eps0."""
+    if (eps_c is None) == (eps0 is None):
+        raise InputError("give exactly one of eps_c and eps0.")
+    return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0) for name in BOUNDS]
+
+
+def eps_c_curve(name: str, eps0_grid, n: int, delta: float, k: int | None = None) -> np.ndarray:
+    """eps_c against eps0 for one bound; NaN where the bound is not valid."""
+    out = [evaluate_bound(name, n, delta, k, eps0=float(e)) for e in eps0_grid]
+    return np.array([a.eps_c if a.valid else math.nan for a in out])
+
+
+def eps0_curve(name: str, eps_c: float, n_grid, delta: float, k: int | None = None) -> np.ndarray:
+    """The largest eps0 certified at eps_c against n for one bound; NaN where not valid."""
+    out = [evaluate_bound(name, int(n), delta, k, eps_c=eps_c) for n in n_grid]
+    return np.array([a.eps0 if a.valid else math.nan for a in out])

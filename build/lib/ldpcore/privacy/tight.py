@@ -1,0 +1,447 @@
+"""The tight accountant: the exact privacy curve of one attribute-fragment channel,
+in the worst case over the other respondents' data (docs/tight_accountant.md).
+
+Each bin of an attribute-fragmented one-hot report is its own shuffled channel of binary
+randomized response with flip probability p = 1/(1+e^eps0). One respondent changes ONE
+bin (removal, as the product accounts). If c of the other m = n-1 respondents hold a 1
+in that bin, the analyzer sees Y_c + Bern(1-p) (target present) or Y_c + Bern(p) (absent),
+Y_c = Bin(c, 1-p) + Bin(m-c, p), and
+
+    delta(eps) = sup over c in 0..m of max over both directions of D_{e^eps}(.||.).
+
+The family is symmetric (c <-> m-c swaps the directions), each directed divergence sums
+one tail of Y_c's pmf (Y_c is log-concave), and c is searched in blocks: for c in
+[c1, c1+w) the pair is a mixture of c1-pairs with at most w-1 fewer others (a 1-holder
+reports 1 surely w.p. 1-e^-eps0, else like a 0-holder), so delta_{c1}(m-w+1) bounds the
+block. Branch and bound over blocks covers every c <= C and c >= m-C exactly or within
+LOSS of the crowd; the docs give the argument for the middle. Every value is an upper
+bound: pmf errors, rounding, the mass outside each window and A's truncation are added.
+
+``removal_inverse``/``removal_forward`` solve on the worst-case curve; ``smallest_eps``
+and ``largest_eps0`` are the solvers the other privacy-curve bounds share.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit
+from scipy.stats import binom
+
+U = 2.0**-52  # float64 relative spacing
+ETA_PMF = 1e-12  # charged relative error of one scipy binomial pmf (tests measure <= 1e-14 up to n = 1e9)
+TAIL_RTOL = 1e-12  # a window is widened until the bounded tail beyond it is below this fraction
+A_SD = 12.0  # the c 1-holders' flips A ~ Bin(c, p) are kept on cp +- A_SD (sd + 1); the rest is charged
+C_MIN = 128  # every c <= C_MIN (and >= m - C_MIN) is searched ...
+THETA = 4.0  # ... and every c with c p <= THETA: the worst c found on every grid is <= 21 or has c p <= 0.4
+LOSS = 1e-5  # the narrowest block loses at most this fraction of the crowd
+FIRST_BLOCKS, SPLIT = 32, 8
+REFINE_RTOL = 1e-4  # blocks within this of the best value are not split further (its eps effect is ~1e-6)
+N_MAX = 10**10  # above this the windows would not fit the time budget
+SOLVE_RTOL = 1e-12  # brentq's precision before the last bisection to adjacent floats
+LEAVES_PER_ROUND = 4  # blocks above delta added to the cheap curve per round of the search
+WINDOW_SD = 10.0  # binomial windows of the other bounds: mean +- WINDOW_SD (sd + 1)
+
+
+# --- solvers shared by every bound given as a privacy curve delta(eps; eps0, n) ---
+
+
+def _bisect(ok: Callable[[float], bool], good: float, bad: float, rtol: float) -> float:
+    """Shrink [good, bad] (ok(good), not ok(bad)) to rtol, or to adjacent floats; return good."""
+    while True:
+        mid = good + (bad - good) / 2
+        if mid in (good, bad) or abs(bad - good) <= rtol * abs(good):
+            return good
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+
+
+def _boundary(curve: Callable[[float], float], delta: float, good: float, bad: float, rtol: float) -> float:
+    """The point between good and bad where the monotone curve crosses delta, on the side curve <= delta.
+
+    brentq on log(curve/delta) gives a warm start; steps doubling from it bracket the
+    crossing tightly, and bisection finishes.
+    """
+    ok = lambda x: curve(x) <= delta  # noqa: E731
+    x = brentq(
+        lambda t: math.log(max(curve(t), 1e-300) / delta),
+        min(good, bad),
+        max(good, bad),
+        xtol=1e-15,
+        rtol=1e-15,
+        maxiter=200,
+    )
+    step = math.copysign(1e-13 * abs(x) + math.ulp(x), bad - good)
+    if ok(x):
+        good = x
+        while (bad - (y := good + step)) * step > 0:
+            if not ok(y):
+                bad = y
+                break
+            good, step = y, 2 * step
+    else:
+        bad = x
+        while ((y := bad - step) - good) * step > 0:
+            if ok(y):
+                good = y
+                break
+            bad, step = y, 2 * step
+    return _bisect(ok, good, bad, rtol)
+
+
+def smallest_eps(curve: Callable[[float], float], eps0: float, delta: float) -> float:
+    """The smallest eps (to the float) with curve(eps) <= delta; curve(eps0) = 0 for an eps0-LDP randomizer."""
+    if curve(0.0) <= delta:
+        return 0.0
+    return _boundary(curve, delta, eps0, 0.0, 0.0)
+
+
+def largest_eps0(
+    curve_of_eps0: Callable[[float], float], eps_c: float, hi: float, delta: float, rtol: float = 1e-13
+) -> float:
+    """The largest eps0 in [eps_c, hi] with curve_of_eps0(eps0) = delta(eps_c; eps0) <= delta.
+
+    The curve is non-decreasing in eps0 and 0 at eps0 <= eps_c; the caller has checked it
+    exceeds delta at hi. Relative precision rtol, never above the crossing.
+    """
+    return _boundary(curve_of_eps0, delta, eps_c, hi, rtol)
+
+
+def binomial_range(m: int, p: float) -> tuple[int, int]:
+    """[lo, hi] covering Y ~ Bin(m, p) up to a negligible tail: mean +- WINDOW_SD (sd + 1), within 0..m."""
+    mean, sd = m * p, math.sqrt(m * p * (1 - p))
+    return max(0, math.floor(mean - WINDOW_SD * (sd + 1))), min(m, math.ceil(mean + WINDOW_SD * (sd + 1)))
+
+
+# --- one channel, c of the others holding a 1: both directed divergences, as upper bounds ---
+
+
+def _coefficients(eps: float, eps0: float) -> tuple[float, float, float, float]:
+    """p, q = 1-p, a = q - e^eps p and b = e^eps q - p (a, b > 0 for eps < eps0), without cancellation."""
+    p, q = float(expit(-eps0)), float(expit(eps0))
+    return p, q, q * -math.expm1(eps - eps0), p * math.expm1(eps + eps0)
+
+
+def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds of D(absent || present) and D(present || absent) at e^eps, per (crowd, ones) pair.
+
+    With S = Bin(crowd-ones, p) - A, A ~ Bin(ones, p) (Y_c shifted by c), absent = S + Bern(p)
+    and present = S + Bern(1-p): absent(k) - e^eps present(k) = a s(k) - b s(k-1), positive
+    exactly for k in S's left tail; present(k) - e^eps absent(k) = a s(k-1) - b s(k), positive
+    in the right tail. Each row depends on its own pair only (not on the rest of the batch).
+    """
+    crowd = np.atleast_1d(np.asarray(crowd, dtype=np.int64))
+    ones = np.atleast_1d(np.asarray(ones, dtype=np.int64))
+    if eps >= eps0:
+        return np.zeros(len(ones)), np.zeros(len(ones))  # the likelihood ratio is at most e^eps0
+    p, q, a, b = _coefficients(eps, eps0)
+    big = crowd - ones
+    sd_a = np.sqrt(ones * p * q)
+    a_lo = np.maximum(0, np.floor(ones * p - A_SD * (sd_a + 1))).astype(np.int64)
+    a_hi = np.minimum(ones, np.ceil(ones * p + A_SD * (sd_a + 1))).astype(np.int64)
+    ia = np.arange(int((a_hi - a_lo).max()) + 1)
+    pa = np.where(ia <= (a_hi - a_lo)[:, None], binom.pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
+    # mass of A outside [a_lo, a_hi] (charged twice its computed value): s loses at most this in total
+    a_out = 2 * (
+        np.where(a_lo > 0, binom.cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, binom.sf(a_hi, ones, p), 0.0)
+    )
+    # B ~ Bin(big, p) alone: P(B=k)/P(B=k-1) = (big-k+1) p/(k q) crosses b/a below kd, a/b above ku;
+    # S's thresholds lie within A's span of these (mediants), +-1 for rounding
+    kd = np.ceil((big + 1) * (p * a / (q * b + p * a))).astype(np.int64) + 1 - a_lo
+    ku = np.floor((big + 1) * (p * b / (q * a + p * b))).astype(np.int64) - 1 - a_lo
+    start = np.maximum(64, np.ceil(2 * np.sqrt(big * p * q))).astype(np.int64)
+    down = _tail_sum(pa, a_lo, a_hi, big, p, a, b, kd, start, left=True)
+    up = _tail_sum(pa, a_lo, a_hi, big, p, a, b, ku, start, left=False)
+    return down + a * a_out, up + a * a_out
+
+
+def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> np.ndarray:
+    """P(B = k), B ~ Bin(big, p), for k = lo .. lo+length-1 per row: scipy's pmf at the row's first
+    point in the support, then the ratios P(k+1)/P(k) = (big-k) p/((k+1) q) multiplied on (each
+    step rounds by at most 4 U; _tail_sum charges it). Rows whose first value is below 1e-280
+    (where subnormals would lose digits) are evaluated point by point."""
+    first = np.maximum(lo, 0)
+    anchor = binom.pmf(first, big, p)
+    k = first[:, None] + np.arange(length - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.where(k < big[:, None], (big[:, None] - k) * p / ((k + 1) * (1.0 - p)), 0.0)
+    out = np.cumprod(np.concatenate((anchor[:, None], steps), axis=1), axis=1)
+    shift = first - lo  # positions below 0
+    if shift.any():
+        at = np.arange(length) - shift[:, None]
+        out = np.where(at >= 0, np.take_along_axis(out, np.maximum(at, 0), axis=1), 0.0)
+    tiny = anchor < 1e-280
+    if tiny.any():
+        out[tiny] = binom.pmf(lo[tiny, None] + np.arange(length), big[tiny, None], p)
+    return out
+
+
+def _s_pmf(
+    pa: np.ndarray, a_lo: np.ndarray, a_hi: np.ndarray, big: np.ndarray, p: float, lo: np.ndarray, length: int
+) -> np.ndarray:
+    """s(k) = sum_i P(A = a_lo+i) P(B = k+a_lo+i) for k = lo .. lo+length-1, per row (sums of positive terms).
+
+    Each row is computed the same way whatever the rest of the batch: a row's value must not
+    depend on which other rows are evaluated with it (the solvers compare them)."""
+    span = pa.shape[1]
+    pb = _binomial_window(lo + a_lo, length + span - 1, big, p)
+    own = a_hi - a_lo + 1  # each row's own span (the rest is padding)
+    s = pa[:, :1] * pb[:, :length]
+    for i in range(1, min(span, 8)):  # short spans: added term by term (zero padding adds exact zeros)
+        s += pa[:, i : i + 1] * pb[:, i : i + length]
+    for r in np.flatnonzero(own > 8):  # long spans: one direct (not FFT) convolution per row, its own span
+        s[r] = np.convolve(pb[r, : length + own[r] - 1], pa[r, own[r] - 1 :: -1], mode="valid")
+    return s
+
+
+def _tail_sum(pa, a_lo, a_hi, big, p, a, b, k_star, start, left: bool) -> np.ndarray:
+    """Per row, the positive terms of one tail summed over a window, the rest bounded, rounding added.
+
+    Log-concavity of S: beyond the window's outer edge every ratio s(k)/s(k-1) is at least
+    (left) or at most (right) the one at the edge, so the remaining mass is at most a
+    geometric series. Windows double (from each row's own start) until that bound is below
+    TAIL_RTOL of the sum. A pmf value in the window is scipy's at the window's first point times
+    at most (window length) ratios, each rounded by at most 4 U, and a convolution of at most
+    span products: every term's error is at most (ETA_PMF + 6 (width + span + 8) U)(a s + b s').
+    """
+    result = np.full(len(big), np.nan)
+    width, limit = 64, 4 * int(big.max() + pa.shape[1] + 2)
+    while np.isnan(result).any():
+        rows = np.flatnonzero(np.isnan(result) & (start <= width))
+        if len(rows):
+            prow, al, ah, bg, ks = pa[rows], a_lo[rows], a_hi[rows], big[rows], k_star[rows]
+            s_min, s_max = -ah, bg - al  # support of S (A kept on [a_lo, a_hi])
+            if left:  # terms k = lo .. hi (<= k_star): a s(k) - b s(k-1); beyond: k < lo
+                hi = np.minimum(s_max, ks)
+                lo = np.maximum(s_min, hi - width)
+                s = _s_pmf(prow, al, ah, bg, p, lo - 1, width + 2)
+                k = lo[:, None] + np.arange(width + 1)
+                plus, minus = a * s[:, 1:], b * s[:, :-1]
+                edge, nxt, at_end = s[:, 1], s[:, 0], lo - 1 < s_min
+            else:  # terms k = lo .. hi: a s(k-1) - b s(k); beyond: k > hi
+                lo = np.maximum(s_min, ks - (ah - al))
+                hi = np.minimum(s_max + 1, lo + width)
+                s = _s_pmf(prow, al, ah, bg, p, lo - 1, width + 3)
+                k = lo[:, None] + np.arange(width + 2)
+                plus, minus = a * s[:, :-1], b * s[:, 1:]
+                at = (hi - lo)[:, None]
+                edge = np.take_along_axis(s, at + 1, axis=1)[:, 0]
+                nxt = np.take_along_axis(s, at + 2, axis=1)[:, 0]
+                at_end = hi + 1 > s_max
+            eta = ETA_PMF + 6 * (width + (ah - al)[:, None] + 8) * U  # relative error bound of a term's parts
+            inside = k <= hi[:, None]
+            total = np.where(inside, np.maximum(plus - minus, 0.0), 0.0).sum(axis=1)
+            # rounding can only change a term's positive part where it may be positive
+            size = np.where(inside & (plus - minus > -2 * eta * (plus + minus)), plus + minus, 0.0).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rho = np.where(nxt > 0, edge / nxt, np.inf)  # >= every ratio further out (> 1 in a tail)
+                geometric = a * edge / (rho - 1) * (1.0 if left else rho)
+                tail = np.where(at_end | (edge == 0), 0.0, np.where(rho > 1, geometric, np.inf))
+            done = (tail <= TAIL_RTOL * total) | at_end | (width >= limit)
+            rounding = 2 * (ETA_PMF + 6 * (width + ah - al + 8) * U) * size
+            result[rows[done]] = (total + tail + rounding)[done]
+        width *= 2
+    return result
+
+
+# --- the worst case over the other respondents' data ---
+
+
+@dataclass(frozen=True)
+class WorstCase:
+    """An upper bound of the channel's delta(eps) over every dataset of the others, and where it was found:
+    ``ones`` 1-holders among ``crowd`` others (crowd < n-1 when a block of c was bounded at once)."""
+
+    delta: float
+    ones: int
+    crowd: int
+
+
+def worst_case(eps: float, eps0: float, n: int, level: float = 0.0) -> WorstCase:
+    """The curve at eps: the largest bound over the blocks of c of the narrowest width, and where.
+
+    Branch and bound finds it without evaluating every block: a block whose bound is within
+    REFINE_RTOL of a value attained and at most ``level`` is not split, so the result is
+    within REFINE_RTOL of the curve and above ``level`` exactly when the curve is (level = 0:
+    the curve itself).
+    """
+    return _leaves(eps, eps0, n, level)[0]
+
+
+def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = False) -> list[WorstCase]:
+    """The final blocks of the branch and bound, largest bound first (first_above: stop at the first
+    value attained above level, which then comes alone)."""
+    m = n - 1
+    if eps >= eps0 or m == 0:
+        return [WorstCase(0.0 if eps >= eps0 else float(max(directed(eps, eps0, [0], [0]))), 0, m)]
+    p = float(expit(-eps0))
+    top = min(m, max(C_MIN, math.ceil(THETA / p)))
+    w_min = max(1, math.floor(LOSS * m))
+    width = max(w_min, math.ceil((top + 1) / FIRST_BLOCKS))
+    blocks = np.array([(c, min(width, top + 1 - c)) for c in range(0, top + 1, width)], dtype=np.int64)
+    best, leaves = 0.0, []
+    while len(blocks):
+        start, w = blocks[:, 0], blocks[:, 1]
+        wide = w > w_min
+        down, up = directed(
+            eps, eps0, np.concatenate((m - (w - 1), np.full(int(wide.sum()), m))), np.concatenate((start, start[wide]))
+        )
+        value = np.maximum(down, up)
+        bound = value[: len(start)]  # the whole block; its start at the full crowd is a value attained
+        attained = np.concatenate((bound[~wide], value[len(start) :]))
+        best = max(best, float(attained.max()))
+        if first_above and best > level:
+            at = int(np.argmax(attained))
+            c = np.concatenate((start[~wide], start[wide]))[at]
+            crowd = m - (w[~wide][at] - 1) if at < (~wide).sum() else m
+            return [WorstCase(best, int(c), int(crowd))]
+        final = ~wide | ((bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
+        leaves += [
+            WorstCase(float(v), int(c), int(m - (t - 1))) for v, c, t in zip(bound[final], start[final], w[final])
+        ]
+        children = []
+        for c, t in zip(start[~final], w[~final]):
+            sub = max(w_min, math.ceil(t / SPLIT))
+            children += [(s, min(sub, c + t - s)) for s in range(c, c + t, sub)]
+        blocks = np.array(children, dtype=np.int64).reshape(-1, 2)
+    return sorted(leaves, key=lambda leaf: -leaf.delta)
+
+
+def delta_removal(eps: float, eps0: float, n: int) -> float:
+    """The worst-case privacy curve of one shuffled binary-RR channel (an upper bound)."""
+    return worst_case(eps, eps0, n).delta
+
+
+def certifies(eps: float, eps0: float, n: int, delta: float) -> bool:
+    """Whether the curve at eps is at most delta (the same answer as delta_removal(...) <= delta, faster)."""
+    return _leaves(eps, eps0, n, delta, first_above=True)[0].delta <= delta
+
+
+def _delta_others_zero(eps: float, eps0: float, n: int) -> float:
+    """The curve with every other bit at 0 (c = 0), from binomial tails in O(1): only a starting point
+    for the search (it is a lower bound of the worst case, and its tails lose ~1e-7 at n ~ 1e9)."""
+    if eps >= eps0:
+        return 0.0
+    m = n - 1
+    p, q, a, b = _coefficients(eps, eps0)
+    near = np.arange(-2, 3)
+    s = math.floor((m + 1) * p * b / (q * a + p * b)) + 1 + near
+    j = math.ceil((m + 1) * p * a / (q * b + p * a)) - 1 + near
+    up = a * binom.sf(s - 2, m, p) - b * binom.sf(s - 1, m, p)
+    down = a * binom.cdf(j, m, p) - b * binom.cdf(j - 1, m, p)
+    return float(max(up.max(), down.max(), 0.0))
+
+
+def _proxy_n(n: int) -> int:
+    """The crowd of the first block (c = 0 .. w_min-1 bounded at once), plus the target."""
+    return n - max(1, math.floor(LOSS * (n - 1))) + 1
+
+
+def _leaf_curve(leaves: list[WorstCase]) -> Callable[[float, float], float]:
+    crowd = np.array([leaf.crowd for leaf in leaves])
+    ones = np.array([leaf.ones for leaf in leaves])
+    return lambda eps, eps0: float(np.maximum(*directed(eps, eps0, crowd, ones)).max())
+
+
+def _solve(curve: Callable[[float], float], delta: float, x: float, lo: float, hi: float, ok_up: bool) -> float:
+    """Where the monotone curve crosses delta near x in [lo, hi], to adjacent floats, on the side curve <= delta.
+
+    ok_up: the curve is below delta above the crossing (eps_c), else below it (eps0). Steps
+    growing fourfold from x bracket the crossing, brentq on log(curve/delta) finds it to SOLVE_RTOL,
+    and bisection settles it to adjacent floats on the certified side (so forward(inverse(eps_c))
+    <= eps_c holds exactly).
+    """
+    ok = lambda y: curve(y) <= delta  # noqa: E731
+    ok_end, bad_end = (hi, lo) if ok_up else (lo, hi)
+    good = bad = None
+    step = max(1e-13, 1e-6 * abs(x))
+    y = x
+    while good is None or bad is None:
+        if ok(y):
+            good = y
+            if bad is None and y == bad_end:
+                return y
+        else:
+            bad = y
+            if good is None and y == ok_end:
+                raise ArithmeticError("no certified point in the search range")  # pragma: no cover
+        if good is None or bad is None:
+            target = ok_end if good is None else bad_end
+            y = target if abs(target - y) <= step else y + math.copysign(step, target - y)
+            step *= 4
+    tol = 0.5 * SOLVE_RTOL * max(abs(good), abs(bad))
+    if abs(bad - good) > tol:  # brentq's root, then one step of tol to its other side
+        y = brentq(lambda t: math.log(max(curve(t), 1e-300) / delta), min(good, bad), max(good, bad), xtol=tol)
+        toward_bad = math.copysign(tol, bad - good)
+        if ok(y):
+            good = y
+            if not ok(z := y + toward_bad):
+                bad = z
+        else:
+            bad = y
+            if ok(z := y - toward_bad):
+                good = z
+    return _bisect(ok, good, bad, 0.0)
+
+
+def removal_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
+    """(smallest certified eps_c, the worst case there): eps0 -> eps_c on the worst-case curve."""
+    start = smallest_eps(lambda e: _delta_others_zero(e, eps0, _proxy_n(n)), eps0, delta)
+    return _worst_case_solve(
+        lambda e, curve: curve(e, eps0), lambda e: _leaves(e, eps0, n, delta), start, 0.0, eps0, True, n, delta
+    )
+
+
+def removal_inverse(eps_c: float, n: int, delta: float, hi: float) -> tuple[float, WorstCase]:
+    """(largest certified eps0 in [eps_c, hi], the worst case there): eps_c -> eps0 on the worst-case curve."""
+    start = largest_eps0(lambda e0: _delta_others_zero(eps_c, e0, _proxy_n(n)), eps_c, hi, delta)
+    return _worst_case_solve(
+        lambda e0, curve: curve(eps_c, e0), lambda e0: _leaves(eps_c, e0, n, delta), start, eps_c, hi, False, n, delta
+    )
+
+
+def _worst_case_solve(
+    point, certify_at, x: float, lo: float, hi: float, ok_up: bool, n: int, delta: float
+) -> tuple[float, WorstCase]:
+    """Solve on the c = 0 curve from the proxy's x, then certify on the full worst case; while it fails,
+    add the largest leaves above delta and re-solve on the leaves found so far (cheap). Every
+    answer is the crossing of a curve below the worst case that the worst case certifies, so it
+    is the worst case's own crossing (to adjacent floats). Returns (x, the worst case at x)."""
+    leaves = [WorstCase(0.0, 0, n - 1)]
+    known = {(0, n - 1)}
+    nudge = 0.0
+    x = _solve(lambda y: point(y, _leaf_curve(leaves)), delta, x, lo, hi, ok_up)  # the proxy's answer, made exact
+    for _ in range(32):
+        found = certify_at(x)
+        if found[0].delta <= delta:
+            return x, found[0]
+        new = [leaf for leaf in found[:LEAVES_PER_ROUND] if leaf.delta > delta and (leaf.ones, leaf.crowd) not in known]
+        if not new:  # a known block fails by rounding: step toward the certified side
+            nudge = max(2 * nudge, 4 * math.ulp(x))
+            x = min(max(x + (nudge if ok_up else -nudge), lo), hi)
+            continue
+        leaves += new
+        known |= {(leaf.ones, leaf.crowd) for leaf in new}
+        curve = _leaf_curve(leaves)
+        x = _solve(lambda y: point(y, curve), delta, x, lo, hi, ok_up)
+    raise ArithmeticError("the worst-case search did not settle")  # pragma: no cover
+
+
+def replacement_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
+    """eps_c under replacement: the respondent's 1 leaves one bin and appears in another. The two bins
+    are independent channels, each bounded by the worst case, so basic composition gives
+    (2 eps, 2 delta'): eps_c = 2 x removal eps_c at delta/2. Conservative; composing the two
+    channels' privacy-loss distributions would be tighter."""
+    eps_c, worst = removal_forward(eps0, n, delta / 2)
+    return 2 * eps_c, worst
+
+
+def replacement_inverse(eps_c: float, n: int, delta: float, hi: float) -> tuple[float, WorstCase]:
+    """The largest eps0 whose replacement eps_c (basic composition of two bins) is at most eps_c."""
+    return removal_inverse(eps_c / 2, n, delta / 2, hi)

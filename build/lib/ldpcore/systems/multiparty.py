@@ -1,0 +1,142 @@
+"""Single vs multiple anonymous messages (seeds/001) and who can see what (seeds/003,
+spec/multiparty.md): the numbers behind the Multi-message page.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
+from ldpcore.experiment.metrics import analytic_rmse
+from ldpcore.oracles.fake_reports import MURS, blanket_certified, murs_eps_users
+from ldpcore.oracles.hashing import solh_parameters
+from ldpcore.oracles.multimessage import (
+    BaryRR,
+    CountMinMultiMessage,
+    HadamardMultiMessage,
+    multi_message_upper_bound,
+    single_message_lower_bound,
+)
+from ldpcore.oracles.onehot import OneHot, flip_probability
+from ldpcore.privacy.bounds import get_bound
+
+DATA_SHAPES = ("peaked", "uniform")
+
+
+def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
+    """peaked: every respondent holds value 0 (B-ary RR's error is data dependent and worst
+    there); uniform: n spread as evenly as possible over the d values."""
+    require(shape in DATA_SHAPES, f"data shape must be one of {', '.join(DATA_SHAPES)} (got {shape!r}).")
+    if shape == "peaked":
+        counts = np.zeros(d, dtype=np.int64)
+        counts[0] = n
+        return counts
+    return np.full(d, n // d, dtype=np.int64) + (np.arange(d) < n % d)
+
+
+def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
+    """The oracles compared at (eps_c, delta): each raises InputError where n is too small."""
+    tight = get_bound("tight-binary-rr").inverse(eps, n, delta, 2)
+    return {
+        "B-ary RR (single message)": lambda: BaryRR.from_eps(eps, d, n, delta),
+        "one-hot, attribute fragments (tight accountant)": lambda: (
+            OneHot(d=d, p_b=flip_probability(tight.eps0)) if tight.valid else _invalid(tight.reason)
+        ),
+        "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
+        "Hadamard multi-message (paper rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
+        "Count-Min multi-message (tight q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
+        "Count-Min multi-message (paper q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
+    }
+
+
+def _invalid(reason: str):
+    raise InputError(reason)
+
+
+def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peaked") -> dict:
+    """Per protocol and n: the root mean variance of the count estimates (analytic, exact
+    for the unbiased ones; the Count-Min minimum's RMSE from its exact moments), messages per
+    respondent and bits per message; NaN where a protocol cannot reach (eps, delta) at n.
+    Also the seeds/001 reference curves (up to constants)."""
+    eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
+    d = check_whole(d, 2, "the domain size d")
+    out = {}
+    for n in (int(x) for x in n_grid):
+        counts = synthetic_counts(n, d, shape)
+        for name, make in _protocols(eps, delta, d, n).items():
+            row = out.setdefault(name, {"rmse": [], "messages": [], "bits": []})
+            try:
+                oracle = make()
+            except InputError:
+                row["rmse"].append(math.nan), row["messages"].append(math.nan), row["bits"].append(math.nan)
+                continue
+            if isinstance(oracle, CountMinMultiMessage):
+                bias, var = oracle.moments(counts)
+                row["rmse"].append(math.sqrt(float(np.mean(bias**2 + var))))
+            else:
+                row["rmse"].append(analytic_rmse(oracle, n, counts))
+            row["messages"].append(oracle.expected_messages())
+            row["bits"].append(oracle.bits_per_message)
+    n_arr = np.asarray(list(n_grid), dtype=np.float64)
+    out["single-message lower bound ~ min(n^(1/4), sqrt(d))"] = {"rmse": list(single_message_lower_bound(n_arr, d))}
+    out["multi-message error ~ sqrt(ln d ln(1/delta))/eps"] = {
+        "rmse": list(multi_message_upper_bound(n_arr, d, eps, delta))
+    }
+    return out
+
+
+def threat_table(
+    n: int, d: int, delta: float, eps_l: float, shufflers: int, fakes_per_shuffler: int, colluding: int = 0
+) -> list[dict]:
+    """The eps a respondent keeps against each adversary of seeds/003 (spec/multiparty.md), for
+    GRR reports at local eps_l (replacement); inf where the adversary learns the report.
+    colluding: shufflers colluding with the server (MURS: their fakes are known). inf also where a
+    blanket closed form would exceed its limit min(1, 14 ln(2/delta)/27): it certifies nothing there."""
+    eps_l, delta = check_eps(eps_l, "eps_l"), check_delta(delta)
+    shufflers, colluding = check_whole(shufflers, 1, "shufflers"), check_whole(colluding, 0, "colluding shufflers")
+    require(colluding < shufflers, f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
+    blanket = get_bound("blanket-krr").forward(eps_l, n, delta, d)
+    shuffle_only = blanket.eps_c if blanket.valid else math.inf
+    murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
+    rows = [
+        {
+            "protocol": "shuffle only (GRR)",
+            "vs server": shuffle_only,
+            "vs server + other respondents": eps_l,
+            "vs server + shufflers": eps_l,
+            "note": "" if blanket.valid else blanket.reason,
+        },
+        {
+            "protocol": "HE aggregation (aux server adds central noise)",
+            "vs server": shuffle_only,
+            "vs server + other respondents": shuffle_only,
+            "vs server + shufflers": math.inf,
+            "note": "central noise calibrated to the shuffle-only eps; the aux server decrypts if it colludes",
+        },
+        {
+            "protocol": f"MURS ({shufflers} shufflers x {int(fakes_per_shuffler):,} fakes)",
+            "vs server": murs.eps_server,
+            "vs server + other respondents": murs.eps_users,
+            "vs server + shufflers": eps_l,
+            "note": f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden",
+        },
+    ]
+    try:
+        d_prime, eps_solh = solh_parameters(shuffle_only, n, delta) if math.isfinite(shuffle_only) else (None, None)
+    except InputError:
+        d_prime = None
+    if d_prime is not None:
+        rows.append(
+            {
+                "protocol": f"PEOS (SOLH, d' = {d_prime}, oblivious shuffle, joint fakes)",
+                "vs server": shuffle_only,
+                "vs server + other respondents": blanket_certified(
+                    murs_eps_users(delta, d_prime, int(fakes_per_shuffler)), delta
+                ),
+                "vs server + shufflers": shuffle_only,
+                "note": f"SOLH at eps_l = {eps_solh:.3g}; unchanged while one shuffler is honest",
+            }
+        )
+    return rows
