@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.data.numeric_table import NumericTable  # table_columns: re-exported for older imports
+from ldpcore.data.numeric_table import NumericTable
 from ldpcore.data.scaling import from_unit, unit_values
 from ldpcore.errors import check_eps, check_whole, require
 from ldpcore.privacy.bounds import get_bound
