@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from ldpcore.data.numeric_table import table_columns
 from ldpcore.errors import InputError
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
-from ldpcore.systems.numeric.analysis import check_size, table_columns
+from ldpcore.systems.numeric.analysis import check_size
 from ui.cache import cached
 from ui.controls import seed_input
 
