@@ -4,7 +4,6 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.data.loaders import synthetic_heavy_hitters
-from ldpcore.errors import InputError
 from ldpcore.systems.crowds import (
     crowd_id_split,
     data_derived_ids,
@@ -15,6 +14,7 @@ from ldpcore.systems.crowds import (
 )
 from ui import page_config
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import drops_figure, partition_figure, split_figure
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -26,6 +26,7 @@ st.caption(
     "Reports annotated by a crowd ID are shuffled and analysed per crowd. Erlingsson et al., *Encode, "
     "Shuffle, Analyze Privacy Revisited* (2020), Section V."
 )
+
 with st.sidebar:
     st.header("Crowds")
     sizes_text = st.text_input(
@@ -63,7 +64,7 @@ with st.sidebar:
         )
     )
 
-try:
+with input_errors():
     sizes = parse_sizes(sizes_text)
     guarantees = deletion_guarantees(sizes, eps_cr, delta_cr)
     rng = np.random.default_rng(seed)
@@ -71,9 +72,6 @@ try:
     alone, pooled = partition_errors(sizes, eps_l)
     counts = synthetic_heavy_hitters(rng, d=values, n=int(sizes.sum()), hitters=min(10, values - 1)).counts
     split = crowd_id_split(counts, data_derived_ids(values, m, rng), eps_l, SHARES * eps_l, m)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 labels = [f"{i + 1} ({n:,})" for i, n in enumerate(sizes)]
 
 st.subheader("Randomized report deletion (Algorithm 3)")

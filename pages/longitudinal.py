@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.systems.longitudinal import MODES, TreeProtocol
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import running_counts_figure
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -24,6 +24,7 @@ st.caption(
     "Algorithms 1-2, with the corrections of spec/longitudinal.md: scale by L = log2(d) + 1, error linear "
     "in k)."
 )
+
 with st.sidebar:
     st.header("Respondents")
     n = int(
@@ -62,13 +63,10 @@ with st.sidebar:
     )
     delta = delta_slider("delta of the shuffled central guarantee", "lng_delta")
 
-try:
+with input_errors():
     protocol = TreeProtocol(d, k, eps, mode)
     run = runs.tracking(n, d, k, eps, mode, initial, rate, seed)
     central = protocol.shuffled_eps(n, delta)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 
 st.caption(
     f"n = {n:,} synthetic respondents over d = {d} periods (L = {protocol.levels} tree levels), at most "

@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.systems.multiparty import DATA_SHAPES, error_against_n, threat_table
 from ui import page_config
 from ui.cache import cached
+from ui.feedback import input_errors
 from ui.figures import log_lines
 from ui.protocol import eps_c_slider, parse_delta
 
@@ -114,11 +114,8 @@ fakes = int(
 colluding = int(
     t5.number_input("Colluding shufflers", min_value=0, max_value=19, value=0, key="mp_colluding", bind="query-params")
 )
-try:
+with input_errors():
     rows = threat_table(n, d, delta, eps_l, shufflers, fakes, colluding)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 st.dataframe(
     rows,
     hide_index=True,

@@ -3,7 +3,6 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.systems.numeric import (
     EPS_SHARP,
     EPS_STAR,
@@ -17,6 +16,7 @@ from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import EPS_GRID, delta_slider, eps_slider
+from ui.feedback import input_errors
 from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
 from ui.tables import table_sidebar
 
@@ -38,6 +38,7 @@ st.caption(
     "the analyzer averages the reports into means and debiases OUE bits into frequencies. "
     "Wang et al., *Collecting and analyzing multidimensional data with local differential privacy* (ICDE 2019)."
 )
+
 data = table_sidebar()
 table = data.table
 with st.sidebar:
@@ -53,13 +54,10 @@ with st.sidebar:
     eps = eps_slider("eps per respondent (local, log scale)", "num_eps", 1.0, lo=EPS_LO)
     delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
 
-try:
+with input_errors():
     est = runs.table_estimate(data.key, table, mechanism, eps, data.seed)
     comparisons = runs.comparisons(data.key, table, MSE_GRID)
     central = shuffled_eps_c(eps, table.n, delta)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 best = comparisons[MSE_GRID.index(eps)].best
 
 st.caption(

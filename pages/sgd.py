@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.systems.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import accuracy_figure, composition_figure
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -30,6 +30,7 @@ st.caption(
     "reports and takes a step lr/sqrt(t). Synthetic data: the papers' MNIST, CIFAR and census data are not "
     "available offline."
 )
+
 with st.sidebar:
     st.header("Data")
     n = int(
@@ -89,7 +90,7 @@ with st.sidebar:
         eps = eps_slider("eps_l per report (log scale)", "sgd_eps_l", 2.0, lo=0.05)
     delta = delta_slider("central delta", "sgd_delta")
 
-try:
+with input_errors():
     data = runs.dataset(n, p, classes, separation, seed)
     config = SGDConfig(mechanism=mechanism, eps=eps, loss=loss, epochs=epochs, batch_size=batch, lr=lr, delta=delta)
     if target == "eps_c":  # eps is the central target: the largest eps_l per report that certifies it
@@ -97,9 +98,6 @@ try:
     data_key = f"{n}:{p}:{classes}:{separation}:{seed}"
     result = runs.training(data_key, data, config.as_dict(), seed)
     baseline = runs.training(data_key, data, nonprivate_config(config).as_dict(), seed)  # shared across eps and delta
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 acc = result.accounting
 
 st.caption(
