@@ -1,9 +1,17 @@
-"""LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (seeds/000 Sec. VI, seeds/002 Sec. V)."""
+"""LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (ESA paper Sec. VI, ICDE 2019 Sec. V)."""
 
 import numpy as np
 import streamlit as st
 
-from ldpcore.systems.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
+from ldpcore.systems.sgd import (
+    EXPLANATION,
+    GRADIENT_MECHANISMS,
+    LOSSES,
+    MECHANISM_HELP,
+    SGDConfig,
+    calibrate,
+    nonprivate_config,
+)
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
@@ -12,25 +20,10 @@ from ui.figures_systems import accuracy_figure, composition_figure
 
 page_config()  # also when this page is a fresh server's first deep link
 
-MECHANISM_HELP = {
-    "sphere": "seeds/000 Algorithms 4-5: the gradient clipped to L2 norm 1 and sent as one sign bit on a random "
-    "direction (129 bits with the PRG seed).",
-    "pm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Piecewise Mechanism.",
-    "hm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Hybrid Mechanism.",
-    "duchi": "Duchi et al.'s p-dimensional mechanism at eps (the competitor in seeds/002 Sec. VI-B).",
-    "duchi-1d": "Duchi et al.'s 1-D mechanism on every coordinate at eps/p.",
-    "laplace": "Laplace on every coordinate at eps/p.",
-}
 TARGETS = ("eps_c", "eps_l")
 
 st.title("LDP-SGD")
-st.caption(
-    "Every respondent sends one eps_l-LDP gradient report per epoch, in one of the disjoint batches of an "
-    "epoch; each batch is shuffled on its own, so the anonymity set is the batch. The server averages the "
-    "reports and takes a step lr/sqrt(t). Synthetic data: the papers' MNIST, CIFAR and census data are not "
-    "available offline."
-)
-
+st.caption(EXPLANATION)
 with st.sidebar:
     st.header("Data")
     n = int(

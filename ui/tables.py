@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ldpcore.data.numeric_table import table_columns
+from ldpcore.data.numeric_table import SYNTHETIC_DESCRIPTIONS, table_columns
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
 from ldpcore.systems.numeric.analysis import check_size
 from ui.cache import cached
@@ -16,14 +16,6 @@ from ui.controls import seed_input
 from ui.feedback import input_errors
 
 UPLOAD = "upload"
-SYNTHETIC_HELP = {
-    "gauss-0": "N(0, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-1/3": "N(1/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-2/3": "N(2/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-1": "N(1, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "uniform": "uniform on [-1, 1] (seeds/002 Fig. 6)",
-    "power-law": "density proportional to (x + 2)^-10 on [-1, 1] (seeds/002 Fig. 6)",
-}
 
 
 @dataclass(frozen=True)
@@ -60,7 +52,7 @@ def table_sidebar() -> Table:
             "Data", list(SYNTHETIC) + [UPLOAD], key="num_data", bind="query-params", help="upload: your own table CSV"
         )
         st.caption(
-            SYNTHETIC_HELP.get(
+            SYNTHETIC_DESCRIPTIONS.get(
                 source,
                 "A CSV with a header naming the columns, one row per respondent; "
                 "numeric columns are mapped to [-1, 1] over their range.",
