@@ -8,6 +8,7 @@ logs every socket connect, send and name lookup it makes, from start until the e
 """
 
 import ast
+import time
 import tomllib
 from pathlib import Path
 
@@ -33,16 +34,32 @@ sys.addaudithook(_hook)
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ""}
 
 
+def audited(folder: Path) -> tuple[dict, Path]:
+    """The environment that installs the audit hook in a server, and the file it logs to."""
+    (folder / "sitecustomize.py").write_text(AUDIT_HOOK)
+    audit = folder / "network.log"
+    audit.touch()
+    return {"PYTHONPATH": str(folder), "LDPCORE_NET_AUDIT": str(audit)}, audit
+
+
+def server_log(url: str) -> Path:
+    return OUTPUT / f"streamlit-{url.rsplit(':', 1)[1]}.log"
+
+
+def printed(url: str, timeout: float = 30.0) -> str:
+    """The server's output once it has printed where to point a browser (it may do so after /health answers)."""
+    deadline = time.time() + timeout
+    while "URL: " not in (output := server_log(url).read_text()) and time.time() < deadline:
+        time.sleep(0.2)
+    return output
+
+
 @pytest.fixture(scope="module")
 def local_server(tmp_path_factory):
-    """(base URL, server log, audit log) of the README's command, with the audit hook installed."""
-    hook = tmp_path_factory.mktemp("audit")
-    (hook / "sitecustomize.py").write_text(AUDIT_HOOK)
-    audit = hook / "network.log"
-    audit.touch()
-    env = {"PYTHONPATH": str(hook), "LDPCORE_NET_AUDIT": str(audit)}
+    """(base URL, audit log) of the README's command, with the audit hook installed."""
+    env, audit = audited(tmp_path_factory.mktemp("audit"))
     with streamlit_server(env=env, host="localhost", flags=()) as (url, proc):
-        yield url, Path(OUTPUT / f"streamlit-{url.rsplit(':', 1)[1]}.log"), audit
+        yield url, audit
 
 
 def outbound(audit: Path) -> list[str]:
@@ -81,8 +98,8 @@ def test_the_config_keeps_the_server_local_and_protected():
 
 
 def test_the_readme_command_listens_on_localhost_and_makes_no_outbound_request(local_server):
-    url, log, audit = local_server
-    output = log.read_text()
+    url, audit = local_server
+    output = printed(url)
     assert f"URL: {url}" in output, output
     assert "External URL" not in output and "Network URL" not in output, output
     assert "external IP" not in output, output  # Streamlit's warning when its lookup fails
@@ -92,10 +109,20 @@ def test_the_readme_command_listens_on_localhost_and_makes_no_outbound_request(l
     assert outbound(audit) == []
 
 
+def test_serving_a_class_as_the_readme_says_makes_no_outbound_request_either(tmp_path):
+    """README, "Serving a class": --server.address 0.0.0.0 with the address to print (here 127.0.0.1)."""
+    env, audit = audited(tmp_path)
+    flags = ("--server.address", "0.0.0.0", "--browser.serverAddress", "127.0.0.1")
+    with streamlit_server(env=env, flags=flags) as (url, proc):
+        output = printed(url)
+        assert f"URL: {url}" in output and "External URL" not in output and "Network URL" not in output, output
+        assert outbound(audit) == []
+
+
 @pytest.mark.browser
 @needs_browser()
 def test_every_request_of_every_page_goes_to_the_local_server(local_server, browser):
-    url, _, audit = local_server
+    url, audit = local_server
     requests, websockets, outside = [], [], []
 
     def only_local(route):
