@@ -175,6 +175,7 @@ def test_a_fresh_servers_first_deep_link_gets_the_apps_navigation(page):
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.get_by_text("Trade-offs", exact=True).wait_for(timeout=60_000)
         assert nav.get_by_text("report_table", exact=True).count() == 0  # not the pages/ file names
+        assert all(nav.get_by_text(section, exact=True).count() == 1 for section in by_section())  # its sections
         page.get_by_text("Optimized local hashing").first.wait_for(timeout=60_000)
         page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=60_000)
         wait_idle(page)
