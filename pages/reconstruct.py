@@ -1,15 +1,18 @@
-"""Reconstruct: the data, the protocol, and what the analyzer recovers from shuffled reports."""
+"""Reconstruct: the data, the protocol, and what each party learns: the same reports without a shuffler,
+shuffled (ESA), and the central baseline, side by side."""
 
 from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 
+from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
-from ldpcore.export import fmt, to_json
+from ldpcore.export import to_json
 from ldpcore.oracles import ENCODINGS
-from ui import page_config, runs
-from ui.figures import histogram_figure
+from ui import page_config, runs, teaching
+from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
+from ui.histogram import histogram_view
 from ui.inputs import data_sidebar
 from ui.protocol import protocol_sidebar
 
@@ -17,8 +20,10 @@ page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Reconstruct")
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta)
 hist = inp.hist
+head = st.container()  # the data's caption, filled once the spec is known
+control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
+spec, seed = protocol_sidebar(inp.delta, eps_c_container=control)
 
 # everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
 # renders the page once per step instead of once per element that waited for a computation
@@ -28,6 +33,7 @@ if esa.error:
     st.error(esa.error)
     st.stop()
 central = runs.cell(inp, central_method, spec.eps_c, seed)
+alone = teaching.local_cell(inp, esa_method, spec.eps_c, seed)
 p, m = esa.privacy, esa.metrics
 encoding = ENCODINGS[spec.encoding]
 TIGHT = "tight-binary-rr"
@@ -38,75 +44,155 @@ if show_tight:
 if hist.is_image:  # at display resolution; the downloads below are at the input's
     pngs = (
         runs.original_png(inp),
+        teaching.local_png(inp, esa_method, spec.eps_c, seed),
         runs.cell_png(inp, esa_method, spec.eps_c, seed),
         runs.cell_png(inp, central_method, spec.eps_c, seed),
     )
+unit = error_unit(hist.is_image)
 
-st.caption(
+head.caption(
     f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
-    + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours."
+    + f"; δ = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours ({encoding.title})."
 )
+
+# what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
+fragments = p["tau"] is not None
+one_number = exact(p["eps_l_inf"]) == exact(p["eps_l_1"])
+backstop = (
+    f" Backstop ε_b = {exact(p['eps_b'])}, fragment ε_f = {exact(p['eps_f'])} (Algorithm 2)." if fragments else ""
+)
+metrics = [
+    (
+        eps_label("eps_l_inf"),
+        short(p["eps_l_inf"]),
+        "= per captured shuffler" if one_number else "server without shuffler",
+        with_exact(
+            PARTY_HELP["eps_l_inf"] + (" " + PARTY_HELP["eps_l_1"] if one_number else "") + backstop, p["eps_l_inf"]
+        ),
+    )
+]
+if not one_number:
+    metrics.append(
+        (
+            eps_label("eps_l_1"),
+            short(p["eps_l_1"]),
+            "one fragment",
+            with_exact(PARTY_HELP["eps_l_1"] + backstop, p["eps_l_1"]),
+        )
+    )
+metrics.append(
+    (
+        eps_label("eps_c"),
+        short(p["eps_c"]),
+        "certified" if encoding.certified else "NOT certified",
+        with_exact(PARTY_HELP["eps_c"] + f" At δ = {spec.delta:g}, {p['neighbouring']} neighbours.", p["eps_c"]),
+    )
+)
+metrics.append(
+    (
+        "messages per phone",
+        short(m["expected_messages"]),
+        f"{p['bits_per_message']:,} bits each",
+        with_exact("Expected anonymous messages per respondent (one-hot: one per set bit).", m["expected_messages"]),
+    )
+)
+metrics.append(
+    (
+        "RMSE",
+        short(m["rmse"]),
+        unit,
+        with_exact(
+            f"Per-bin RMSE in {unit}, after clipping the estimate to [0, input maximum]. Largest per-bin error "
+            f"(l_inf): {exact(m['linf'])} {unit.split(' per ')[0]}.",
+            m["rmse"],
+            unit,
+        ),
+    )
+)
+# the costs row beneath the images: messages, RMSE, largest error
+metrics.append(
+    (
+        "largest error",
+        short(m["linf"]),
+        unit.split(" per ")[0],
+        with_exact("Largest per-bin error (l_inf) of the clipped estimate.", m["linf"], unit.split(" per ")[0]),
+    )
+)
+
+
+def _draw(columns, rows) -> None:
+    for col, (label, value, note, help_text) in zip(columns, rows):
+        col.metric(label, value, delta=note, delta_color="off", delta_arrow="off", help=help_text)
+
+
+n_party = 3 if not one_number else 2
+_draw(party, metrics[:n_party])
+
+if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
+    columns = st.columns(4)
+    captions = (
+        "Original",
+        f"No shuffler, ε_l = ε_c: RMSE {short(alone.metrics['rmse'])}" if alone.error is None else alone.error,
+        f"ESA, shuffled: RMSE {short(m['rmse'])}",
+        f"Central Gaussian, no LDP: RMSE {short(central.metrics['rmse'])}",
+    )
+    for column, png, caption in zip(columns, pngs, captions):
+        if png is not None:
+            column.image(png, caption=caption, width="stretch", output_format="PNG")
+        else:
+            column.caption(caption)
+else:
+    histogram_view(
+        hist,
+        {
+            "ESA reconstruction": (esa.estimate, teaching.bin_std_of(inp, esa_method, spec.eps_c)),
+            f"no shuffler at {EPS}_c": (alone.estimate, None),
+        },
+        central=central.estimate,
+        key="reconstruct",
+    )
+
+_draw(st.columns(4), metrics[n_party:])
+for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
+    st.warning(warning)
 for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
+if alone.error is None and alone.privacy["note"]:
+    st.caption(f"No-shuffler image: {alone.privacy['note']}.")
 
-cols = st.columns(6)
-cols[0].metric("eps_l_inf", fmt(p["eps_l_inf"]), help="Local DP of everything one respondent sends (removal).")
-cols[1].metric("eps_l_1", fmt(p["eps_l_1"]), help="Local DP of one report fragment (a captured shuffler).")
-cols[2].metric(
-    "eps_b / eps_f",
-    fmt(p["eps_b"]) + (f" / {fmt(p['eps_f'])}" if p["eps_f"] is not None else ""),
-    help="Backstop and fragment epsilons (Algorithm 2); without report fragments eps_b is the only one.",
-)
-cols[3].metric(
-    "messages / respondent",
-    f"{m['expected_messages']:,.2f}",
-    delta=f"{p['bits_per_message']} bits each",
-    delta_color="off",
-    delta_arrow="off",
-    help="Expected anonymous messages per respondent (one-hot: one per set bit) and the bits of one.",
-)
-cols[4].metric(
-    "RMSE",
-    fmt(m["rmse"]),
-    delta=f"central: {fmt(central.metrics['rmse'])}",
-    delta_color="off",
-    delta_arrow="off",
-    help="Per-bin RMSE after clipping the estimate to [0, input maximum].",
-)
-cols[5].metric("l_inf error", fmt(m["linf"]), help="Largest per-bin error of the clipped estimate.")
 if p["certified"]:
-    guarantee = f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}."
+    guarantee = f"Certified central ε_c = {p['eps_c']:.4g} by {p['citation']}."
 else:
     low, high = p["eps_c_range"]
     st.warning(
-        f"eps_c is NOT certified for {p['encoding']} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
-        f"gives no amplification bound for them and runs them at the one-hot eps_l of eps_c = {low:.4g}, placing "
+        f"ε_c is NOT certified for {p['encoding']} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+        f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
         "the central guarantee only "
-        f"between {low:.4g} and eps_l_inf = {high:.4g}. Treated as one 2 eps_l-LDP report per respondent, "
-        f"a generic bound certifies eps_c = {fmt(p['eps_c_whole_report_replacement'])} (replacement)."
+        f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
+        f"a generic bound certifies ε_c = {short(p['eps_c_whole_report_replacement'])} (replacement)."
     )
-    guarantee = f"eps_l calibrated as for one-hot reports by {p['citation']}."
+    guarantee = f"ε_l calibrated as for one-hot reports by {p['citation']}."
 extra = []
 if "hash_range" in p:
     extra.append(f"hash range g = {p['hash_range']:,}")
 if "fake_reports" in p:
     users = p["eps_vs_server_and_respondents"]
     extra.append(
-        f"{p['fake_reports']:,} fake reports; eps vs the server + all other respondents = "
-        + (fmt(users) if users != float("inf") else "inf (too few fakes for the blanket bound)")
-        + f", vs the server + all shufflers = {fmt(p['eps_vs_server_and_shufflers'])}"
+        f"{p['fake_reports']:,} fake reports; ε vs the server + all other respondents = "
+        + (short(users) if users != float("inf") else "∞ (too few fakes for the blanket bound)")
+        + f", vs the server + all shufflers = {short(p['eps_vs_server_and_shufflers'])}"
     )
 analytic = (
-    f"analytic {fmt(p['analytic_rmse_raw'])}"
+    f"analytic {short(p['analytic_rmse_raw'])}"
     if not p["analytic_rmse_raw_note"]
-    else f"analytic approximation {fmt(p['analytic_rmse_raw'])}: {p['analytic_rmse_raw_note']}"
+    else f"analytic approximation {short(p['analytic_rmse_raw'])}: {p['analytic_rmse_raw_note']}"
 )
 st.caption(
-    f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt(m['rmse_raw'])} "
-    f"({analytic}); total variation {m['tv']:.4f}"
+    f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {short(m['rmse_raw'])} {unit} "
+    f"({analytic}); largest error {short(m['linf'])}; total variation {m['tv']:.4f}"
     + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
-    + f". Central baseline: analytic Gaussian, sigma = {fmt(central.privacy['sigma'])}."
+    + f". Central baseline: analytic Gaussian, σ = {short(central.privacy['sigma'])}."
 )
 
 if show_tight:
@@ -114,32 +200,22 @@ if show_tight:
         same
         if isinstance(same, str)
         else (
-            f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = **{same:.3g}**, "
-            f"not {p['eps_c']:.3g}, at delta = {spec.delta:g}."
+            f"- **Same reports** (ε_b = {short(p['eps_b'])}): they satisfy ε_c = **{same:.3g}**, "
+            f"not {p['eps_c']:.3g}, at δ = {spec.delta:g}."
         )
     )
-    with st.expander("What the tight accountant buys", expanded=True):
+    with st.expander("What the tight accountant buys", expanded=False):
         st.markdown(
             tight.error
             or (
-                f"- **Same eps_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"eps_l_inf = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
-                f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
+                f"- **Same ε_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
+                f"ε_l = **{short(tight.privacy['eps_l_inf'])}** instead of {short(p['eps_l_inf'])}, "
+                f"for an RMSE of **{short(tight.metrics['rmse'])}** instead of {short(m['rmse'])} (same seed).\n"
                 + same_reports
             )
         )
 
-if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
-    a, b, c = st.columns(3)
-    a.image(pngs[0], caption="Original", width="stretch", output_format="PNG")
-    b.image(pngs[1], width="stretch", caption=f"ESA reconstruction: RMSE {fmt(m['rmse'])}", output_format="PNG")
-    c.image(
-        pngs[2],
-        width="stretch",
-        output_format="PNG",
-        caption=f"Central Gaussian, no LDP (sigma "
-        f"{fmt(central.privacy['sigma'])}): RMSE {fmt(central.metrics['rmse'])}",
-    )
+if hist.is_image:
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
         errors.image(
@@ -148,17 +224,6 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
             output_format="PNG",
             caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).",
         )
-else:
-    log_y = st.toggle("Log scale", value=True, key="log_y", bind="query-params")
-    st.plotly_chart(
-        histogram_figure(
-            hist.counts,
-            {"ESA reconstruction": esa.estimate, "central Gaussian": central.estimate},
-            labels=hist.labels,
-            log_y=log_y,
-        ),
-        width="stretch",
-    )
 
 record = {
     **esa.privacy,
@@ -167,6 +232,7 @@ record = {
     "seed": seed,
     "spec": spec.as_dict(),
     "central": {**central.privacy, **central.metrics},
+    "without_shuffler": None if alone.error else {**alone.privacy, **alone.metrics},
 }
 d1, d2, d3 = st.columns(3)
 # files are made only when a button is clicked, by functions that hold the view's settings, not its results: a

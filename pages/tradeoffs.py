@@ -4,9 +4,10 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.experiment.run import paper_methods
+from ldpcore.privacy.notions import notions_differ
 from ui import page_config, runs
 from ui.chart_export import export_menu
-from ui.figures import tradeoff_figures
+from ui.figures import neighbouring_of, tradeoff_figures, values_at
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_control
 
@@ -41,6 +42,17 @@ central = c5.checkbox(
 )
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+natives = sorted({neighbouring_of(m) for m in methods})
+one_notion = st.toggle(
+    "Compare as replacement LDP",
+    value=notions_differ(natives),
+    key="sweep_replacement",
+    bind="query-params",
+    help="Removal-LDP numbers (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+    "(change one respondent's value): the two changed bins composed, (2 ε, 2 δ). On by default when the compared "
+    f"methods differ in notion. Native notions here: {', '.join(natives)}.",
+)
+notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
 curves = {m.label: runs.curve(inp, m, eps_fine) for m in methods}
@@ -53,7 +65,15 @@ if undefined:
 
 for name, fig in zip(
     ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
-    tradeoff_figures(methods, measured, curves, spec.eps_c),
+    tradeoff_figures(methods, measured, curves, spec.eps_c, notion),
 ):
     st.plotly_chart(fig, width="stretch")
     export_menu(fig, name)
+
+st.subheader(f"The plotted values at ε_c = {spec.eps_c:g}")
+at = {m.label: runs.curve(inp, m, [spec.eps_c])[0] for m in methods}
+st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
+st.caption(
+    "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
+    + ("; removal numbers restated under replacement, (2 ε, 2 δ), native value in brackets." if one_notion else ".")
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures import COLORS
+from ui.figures import COLORS, log_ticks
 
 TRUTH = "#444444"
 
@@ -22,9 +22,9 @@ def _style(
         legend=dict(orientation="h", yanchor="top", y=-0.25),
     )
     if log_x:
-        fig.update_xaxes(type="log", dtick="D2")
+        log_ticks(fig, "x")
     if log_y:
-        fig.update_yaxes(type="log", exponentformat="power")
+        log_ticks(fig, "y")
     return fig
 
 
@@ -147,12 +147,12 @@ def running_counts_figure(truth, estimate, std) -> go.Figure:
     fig.add_trace(
         go.Scatter(
             x=np.r_[t, t[::-1]],
-            y=np.r_[estimate + 2 * std, (estimate - 2 * std)[::-1]],
+            y=np.r_[estimate + 2 * std, np.maximum(estimate - 2 * std, 0)[::-1]],  # a count is never below 0
             fill="toself",
             fillcolor="rgba(99, 110, 250, 0.18)",
             line=dict(width=0),
             hoverinfo="skip",
-            name="estimate +- 2 std",
+            name="estimate ± 2σ (clipped at 0)",
         )
     )
     fig.add_trace(
@@ -247,7 +247,6 @@ def partition_figure(labels, alone, pooled: float) -> go.Figure:
     fig = go.Figure(go.Bar(x=labels, y=alone, name="estimated within the crowd", marker_color=COLORS[0]))
     fig.add_trace(_level(labels, pooled, f"estimated over the whole data set ({pooled:.3g})"))
     _style(fig, "Std of a count estimate: natural crowd IDs", "crowd (size)", "std (respondents)", log_y=True)
-    fig.update_yaxes(dtick="D2")
     return fig
 
 
@@ -266,5 +265,4 @@ def split_figure(fraction, best, median) -> go.Figure:
         "std ratio (split / whole)",
         log_y=True,
     )
-    fig.update_yaxes(dtick="D2")
     return fig

@@ -62,8 +62,9 @@ def param_control(param: Param):
     )
 
 
-def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
-    """Draw the protocol controls; on an invalid combination show st.error and stop."""
+def protocol_sidebar(default_delta: float, eps_c_container=None) -> tuple[ProtocolSpec, int]:
+    """Draw the protocol controls; on an invalid combination show st.error and stop. eps_c_container: where
+    the eps_c slider goes instead of the sidebar (Reconstruct: beside what each party learns)."""
     with st.sidebar:
         st.header("Protocol")
         encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params")
@@ -72,7 +73,7 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         for p in ENCODINGS[encoding].params:
             if p.name not in ENCODINGS[encoding].hidden(params):  # e.g. MURS on GRR has no hash range
                 params[p.name] = param_control(p)
-        eps_c = eps_c_slider()
+        eps_c = eps_c_slider(container=eps_c_container or st)
         delta_text = st.text_input(
             "Central delta",
             key="delta",

@@ -208,7 +208,8 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         if spec.eps_f_rule == "paper" and eps_f < 2.5:
             notes.append(
                 f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
-                "this rule here (spec/esa.md); consider the equal-variance rule."
+                "this rule here (Erlingsson et al., Encode, Shuffle, Analyze Privacy Revisited, 2020, Table IV); "
+                "consider the equal-variance rule."
             )
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
     return Plan(spec, int(n), d, amp, eps_b, eps_f, eps_l_inf, eps_l_1, p_b, p_f, tuple(notes))
