@@ -8,6 +8,7 @@ from ldpcore.privacy.bounds import BOUNDS
 from ui import page_config
 from ui.cache import cached
 from ui.figures import log_lines
+from ui.format import or_reason
 from ui.protocol import parse_delta
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -65,13 +66,13 @@ def _table(n, delta, k, direction, value):
     return [
         {
             "bound": a.bound,
-            "title": BOUNDS[a.bound].title,
             "eps0": a.eps0,
             "eps_c": a.eps_c,
-            "neighbouring": a.neighbouring,
-            "applies to": BOUNDS[a.bound].applies_to,
             "note": a.reason
             or ("capped: the bound's validity ends here" if a.capped else "") + (f" {a.extra}" if a.extra else ""),
+            "title": BOUNDS[a.bound].title,
+            "neighbouring": a.neighbouring,
+            "applies to": BOUNDS[a.bound].applies_to,
         }
         for a in rows
     ]
@@ -96,15 +97,21 @@ for col, (name, label) in zip(
 ):
     r = by_name[name]
     col.metric(f"{shown}: {label}", "not valid" if r[shown] is None else f"{r[shown]:.4g}", help=r["note"] or None)
+    if r[shown] is None:
+        col.caption(r["note"])
 
 st.subheader("Every bound at these inputs")
+# the reason sits in the number's own cell where a bound gives no number, and the note comes right after
 st.dataframe(
-    rows,
+    [{**r, "eps0": or_reason(r["eps0"], r["note"]), "eps_c": or_reason(r["eps_c"], r["note"])} for r in rows],
     hide_index=True,
     width="stretch",
+    key="acc_table",
     column_config={
-        "eps0": st.column_config.NumberColumn(format="%.4f"),
-        "eps_c": st.column_config.NumberColumn(format="%.4f"),
+        "bound": st.column_config.TextColumn(width="small", pinned=True),
+        "eps0": st.column_config.TextColumn("ε0 (local)", width="medium"),
+        "eps_c": st.column_config.TextColumn("ε_c (central)", width="medium"),
+        "note": st.column_config.TextColumn("why / note", width="large"),
     },
 )
 

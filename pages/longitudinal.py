@@ -26,9 +26,9 @@ with st.sidebar:
             bind="query-params",
         )
     )
-    d = int(
+    d = int(  # the library's d is the number of periods; the page calls it T (d is the domain size elsewhere)
         st.number_input(
-            "d (periods, a power of two)", min_value=1, max_value=4096, value=64, key="lng_d", bind="query-params"
+            "T (periods, a power of two)", min_value=1, max_value=4096, value=64, key="lng_d", bind="query-params"
         )
     )
     k = int(st.number_input("k (changes at most)", min_value=1, max_value=8, value=2, key="lng_k", bind="query-params"))
@@ -57,7 +57,7 @@ with input_errors():
     central = protocol.shuffled_eps(n, delta)
 
 st.caption(
-    f"n = {n:,} synthetic respondents over d = {d} periods (L = {protocol.levels} tree levels), at most "
+    f"n = {n:,} synthetic respondents over T = {d} periods (L = {protocol.levels} tree levels), at most "
     f"k = {k} changes each; mode {mode}: node parameter a = {protocol.a:g}; seed {seed}."
 )
 cols = st.columns(4)
@@ -79,8 +79,8 @@ cols[2].metric(
     delta=f"at most {protocol.max_messages():,}",
     delta_color="off",
     delta_arrow="off",
-    help="A respondent at level h sends one message at the end of each of its d/2^(h-1) nodes: "
-    "(2d - 1)/L on average, d at the leaves.",
+    help="A respondent at level h sends one message at the end of each of its T/2^(h-1) nodes: "
+    "(2T - 1)/L on average, T at the leaves.",
 )
 cols[3].metric(
     "RMSE of F_hat",
@@ -88,7 +88,7 @@ cols[3].metric(
     delta=f"analytic {run.analytic_rmse:,.0f}",
     delta_color="off",
     delta_arrow="off",
-    help="Measured over the d periods; below it sqrt(mean_t Var(F_hat_t)), with "
+    help="Measured over the T periods; below it sqrt(mean_t Var(F_hat_t)), with "
     "Var(F_hat_t) = c_a^2 k^2 L n popcount(t) - F_t exactly.",
 )
 if not central.valid:

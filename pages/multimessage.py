@@ -8,6 +8,7 @@ from ui import page_config
 from ui.cache import cached
 from ui.feedback import input_errors
 from ui.figures import log_lines
+from ui.format import or_reason
 from ui.protocol import eps_c_slider, parse_delta
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -58,22 +59,34 @@ right.plotly_chart(
     ),
     width="stretch",
 )
-at = int(n_grid[len(n_grid) // 2])
+at = int(
+    st.select_slider(
+        "Table at n respondents",
+        options=[int(x) for x in n_grid],
+        value=int(n_grid[len(n_grid) // 2]),
+        key="mm_table_n",
+        bind="query-params",
+        format_func=lambda x: f"{x:,}",
+    )
+)
+i = [int(x) for x in n_grid].index(at)
 st.dataframe(
     [
         {
             "protocol": k,
-            "RMSE": v["rmse"][len(n_grid) // 2],
-            "messages / respondent": v["messages"][len(n_grid) // 2],
-            "bits / message": v["bits"][len(n_grid) // 2],
+            "RMSE": or_reason(v["rmse"][i], v["reason"][i]),
+            "messages / respondent": or_reason(v["messages"][i], "cannot reach (ε_c, δ) at this n"),
+            "bits / message": or_reason(v["bits"][i], "cannot reach (ε_c, δ) at this n"),
         }
         for k, v in curves.items()
         if "messages" in v
     ],
     hide_index=True,
     width="stretch",
+    key="mm_table",
+    column_config={"RMSE": st.column_config.TextColumn("RMSE (respondents per value)", width="large")},
 )
-st.caption(f"At n = {at:,}; empty where the protocol cannot reach (eps_c, delta) with that many respondents.")
+st.caption(f"At n = {at:,}; where a protocol cannot reach (ε_c, δ) with that many respondents, the cell says why.")
 
 st.header("Who can see what")
 st.caption(THREAT_HELP)
@@ -105,12 +118,25 @@ colluding = int(
 )
 with input_errors():
     rows = threat_table(n, d, delta, eps_l, shufflers, fakes, colluding)
+ADVERSARIES = ("vs server", "vs server + other respondents", "vs server + shufflers")
 st.dataframe(
-    rows,
+    [
+        {
+            "protocol": r["protocol"],
+            **{
+                c: "learns the report (ε = ∞)" if r[c] == float("inf") else or_reason(r[c], "does not apply")
+                for c in ADVERSARIES
+            },
+            "note": r["note"],
+        }
+        for r in rows
+    ],
     hide_index=True,
     width="stretch",
+    key="mp_table",
     column_config={
-        c: st.column_config.NumberColumn(format="%.3f")
-        for c in ("vs server", "vs server + other respondents", "vs server + shufflers")
+        "protocol": st.column_config.TextColumn(pinned=True),
+        "note": st.column_config.TextColumn(width="large"),
     },
 )
+st.caption(f"At n = {n:,} respondents (the box above), d = {d:,} values, δ = {delta:g}; ε in nats, replacement.")

@@ -86,7 +86,7 @@ def test_longitudinal_modes_and_bad_horizon():
     assert_clean(at)
     assert metric(at, "client LDP (exact)") == "0.5"  # the seed's a = eps/2
     at.number_input(key="lng_d").set_value(100).run()
-    assert_one_error(at, "d (periods) must be a power of two")
+    assert_one_error(at, "T (periods) must be a power of two")
 
 
 def test_sgd_targets_eps_l_warns_on_small_samples_and_refuses_bad_batches():

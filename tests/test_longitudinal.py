@@ -180,8 +180,8 @@ def test_shuffled_central_eps():
 @pytest.mark.parametrize(
     "kwargs, field",
     [
-        (dict(d=6, k=1, eps=1.0), "d (periods)"),
-        (dict(d=0, k=1, eps=1.0), "d (periods)"),
+        (dict(d=6, k=1, eps=1.0), "T (periods)"),
+        (dict(d=0, k=1, eps=1.0), "T (periods)"),
         (dict(d=8, k=0, eps=1.0), "k (changes)"),
         (dict(d=8, k=1.5, eps=1.0), "k (changes)"),
         (dict(d=8, k=1, eps=0.0), "eps"),

@@ -82,12 +82,14 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     for n in (int(x) for x in n_grid):
         counts = synthetic_counts(n, d, shape)
         for name, make in _protocols(eps, delta, d, n).items():
-            row = out.setdefault(name, {"rmse": [], "messages": [], "bits": []})
+            row = out.setdefault(name, {"rmse": [], "messages": [], "bits": [], "reason": []})
             try:
                 oracle = make()
-            except InputError:
+            except InputError as exc:
                 row["rmse"].append(math.nan), row["messages"].append(math.nan), row["bits"].append(math.nan)
+                row["reason"].append(str(exc))  # why the protocol cannot reach (eps, delta) at this n
                 continue
+            row["reason"].append("")
             if isinstance(oracle, CountMinMultiMessage):
                 bias, var = oracle.moments(counts)
                 row["rmse"].append(math.sqrt(float(np.mean(bias**2 + var))))
@@ -139,11 +141,23 @@ def threat_table(
             "note": f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden",
         },
     ]
+    peos = "PEOS (SOLH, oblivious shuffle, joint fakes)"
     try:
         d_prime, eps_solh = solh_parameters(shuffle_only, n, delta) if math.isfinite(shuffle_only) else (None, None)
-    except InputError:
-        d_prime = None
-    if d_prime is not None:
+        why = "" if d_prime is not None else f"no shuffle-only guarantee to calibrate SOLH to ({blanket.reason})"
+    except InputError as exc:
+        d_prime, why = None, str(exc)
+    if d_prime is None:  # the row stays, with why PEOS does not apply here
+        rows.append(
+            {
+                "protocol": peos,
+                "vs server": math.nan,
+                "vs server + other respondents": math.nan,
+                "vs server + shufflers": math.nan,
+                "note": f"does not apply at n = {n:,}, d = {d:,}: {why}",
+            }
+        )
+    else:
         rows.append(
             {
                 "protocol": f"PEOS (SOLH, d' = {d_prime}, oblivious shuffle, joint fakes)",
