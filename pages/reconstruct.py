@@ -8,7 +8,7 @@ import streamlit as st
 
 from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
-from ldpcore.export import to_json
+from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import page_config, runs, teaching
 from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
@@ -200,7 +200,7 @@ if show_tight:
         same
         if isinstance(same, str)
         else (
-            f"- **Same reports** (ε_b = {short(p['eps_b'])}): they satisfy ε_c = **{same:.3g}**, "
+            f"- **Same reports** (ε_b = {fmt(p['eps_b'])}): they satisfy ε_c = **{same:.3g}**, "
             f"not {p['eps_c']:.3g}, at δ = {spec.delta:g}."
         )
     )
@@ -209,8 +209,8 @@ if show_tight:
             tight.error
             or (
                 f"- **Same ε_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"ε_l = **{short(tight.privacy['eps_l_inf'])}** instead of {short(p['eps_l_inf'])}, "
-                f"for an RMSE of **{short(tight.metrics['rmse'])}** instead of {short(m['rmse'])} (same seed).\n"
+                f"ε_l = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
+                f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} {unit} (same seed).\n"
                 + same_reports
             )
         )

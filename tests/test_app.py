@@ -40,16 +40,16 @@ def test_the_registry_holds_every_page_once_and_the_navigation_shows_its_section
 
 def test_moving_eps_c_changes_eps_l_inf():
     at = open_page("pages/reconstruct.py")
-    assert metric(at, "eps_l_inf") == "8.55"  # Horse look-alike at eps_c = 1, Lemma II.6
+    assert metric(at, "ε per phone") == "8.55"  # Horse look-alike at eps_c = 1, Lemma II.6
     at.select_slider(key="eps_c").set_value(0.25).run()
     assert_clean(at)
-    assert metric(at, "eps_l_inf") == "5.96"
+    assert metric(at, "ε per phone") == "5.96"
 
 
 def test_url_reproduces_the_view():
     at = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
     assert_clean(at)
-    assert metric(at, "eps_l_inf") == "7.28" and metric(at, "eps_l_1") == "4.45"
+    assert metric(at, "ε per phone") == "7.28" and metric(at, "ε per captured shuffler") == "4.45"
     again = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
     assert metric(again, "RMSE") == metric(at, "RMSE")
 
@@ -62,6 +62,12 @@ def test_error_map_is_drawn_only_when_opened():
     at.run()
     assert_clean(at)
     assert len(next(e for e in at.expander if e.label.startswith("Error map")).image) == 1
+
+
+def exact_of(at, label: str) -> str:
+    """The exact value a metric's tooltip gives ("Exact: 3,366,030.29 ..."), without separators."""
+    help_text = next(m.proto.help for m in at.metric if m.label == label)
+    return help_text.removeprefix("Exact: ").split(" ")[0].rstrip(".").replace(",", "")
 
 
 def _png(arr) -> bytes:
@@ -79,7 +85,7 @@ def test_upload_png():
     at = _upload(open_page("pages/reconstruct.py"), "noise.png", _png(rng.integers(0, 256, (120, 160))), "image/png")
     assert_clean(at)
     assert "noise.png: n = " in at.caption[0].value and "d = 19,200" in at.caption[0].value
-    assert metric(at, "eps_l_inf") != ""
+    assert metric(at, "ε per phone") != ""
 
 
 def test_upload_histogram_csv():
@@ -156,24 +162,24 @@ def test_reconstruct_shows_what_the_tight_accountant_buys():
     at = open_page("pages/reconstruct.py")
     text = " ".join(m.value for m in at.markdown)
     # spec/amplification.md, Horse: eps_c = 1 -> eps_l 10.68; eps_l = 8.547 -> eps_c ~ 0.252
-    assert "eps_l_inf = **10.68** instead of 8.55" in text and "eps_c = **0.252**, not 1" in text
+    assert "ε_l = **10.68** instead of 8.55" in text and "ε_c = **0.252**, not 1" in text
     at.selectbox(key="accountant").set_value("tight-binary-rr").run()
     assert_clean(at)
-    assert metric(at, "eps_l_inf") == "10.68"
+    assert metric(at, "ε per phone") == "10.7" and exact_of(at, "ε per phone").startswith("10.68")
 
 
 def test_accountant_page_table_follows_the_inputs():
     at = open_page("pages/accountant.py")
     table = at.dataframe[0].value
     row = table[table["bound"] == "cheu19"].iloc[0]
-    assert round(row["eps0"], 2) == 8.55  # Table IV: Horse, eps_c = 1
+    assert round(float(row["eps0"]), 2) == 8.55  # Table IV: Horse, eps_c = 1
     tight = table[table["bound"] == "tight-binary-rr"].iloc[0]
-    assert round(tight["eps0"], 2) == 10.68
+    assert round(float(tight["eps0"]), 2) == 10.68
     at.number_input(key="acc_value").set_value(0.05).run()
     assert_clean(at)
     table = at.dataframe[0].value
-    assert round(table[table["bound"] == "cheu19"].iloc[0]["eps0"], 2) == 2.94
-    assert round(table[table["bound"] == "tight-binary-rr"].iloc[0]["eps0"], 2) == 5.61
+    assert round(float(table[table["bound"] == "cheu19"].iloc[0]["eps0"]), 2) == 2.94
+    assert round(float(table[table["bound"] == "tight-binary-rr"].iloc[0]["eps0"]), 2) == 5.61
     assert len(at.get("plotly_chart")) == 2 and len(at.expander) == len(table)
 
 
@@ -194,7 +200,7 @@ def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
         at.selectbox(key="encoding").set_value(name).run()
         assert_clean(at)
         assert at.selectbox(key="accountant").value == ENCODINGS[name].accountants[0]
-        messages = float(metric(at, "messages / respondent").replace(",", ""))
+        messages = float(exact_of(at, "messages per phone"))
         assert messages == 1.0 if name not in ("onehot", "sketch-fragments") else messages > 1
         assert [w.label for w in at.sidebar.number_input if w.key in ("k", "g", "r", "n_r")] == [
             p.label for p in ENCODINGS[name].params if p.name in ("k", "g", "r", "n_r")
@@ -212,7 +218,7 @@ def test_encoding_parameters_change_the_run_and_live_in_the_url():
     at = open_page("pages/reconstruct.py", max_side="64", encoding="cms", k="16", m="1024")
     assert_clean(at)
     assert at.number_input(key="k").value == 16 and at.selectbox(key="m").value == 1024
-    bits = metric(at, "messages / respondent")
+    bits = metric(at, "messages per phone")
     rmse = metric(at, "RMSE")
     at.selectbox(key="m").set_value(4096).run()
     assert_clean(at)

@@ -51,20 +51,20 @@ def test_every_page_opens_without_error_and_offline(app_url, page, name):
 
 
 def test_moving_eps_c_updates_the_reconstruction(app_url, page):
-    open_page(page, f"{app_url}/reconstruct", metrics=6)
-    before = metric_value(page, "eps_l_inf")
+    open_page(page, f"{app_url}/reconstruct", metrics=5)
+    before = metric_value(page, "ε per phone")
     image_before = page.locator('[data-testid="stImage"] img').nth(1).get_attribute("src")
     slider_input(page, "eps_c").focus()
     page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
     page.wait_for_function(IMAGE_CHANGED, arg=image_before, timeout=30_000)
     wait_idle(page)
-    after = metric_value(page, "eps_l_inf")
+    after = metric_value(page, "ε per phone")
     assert before == "8.55" and after != before and float(after) < float(before)
     page.wait_for_url("**eps_c=0.891**")  # the URL now reproduces the view
     page.screenshot(path=str(OUTPUT / "reconstruct-after-eps-change.png"), full_page=True)
     # opening that URL shows the same numbers
-    open_page(page, page.url, metrics=6)
-    assert metric_value(page, "eps_l_inf") == after
+    open_page(page, page.url, metrics=5)
+    assert metric_value(page, "ε per phone") == after
 
 
 def _choose_upload(page):
@@ -76,7 +76,7 @@ def _choose_upload(page):
 def test_a_url_reproduces_the_view(app_url, page):
     open_page(page, f"{app_url}/reconstruct?dataset=child&eps_c=0.5&fragments=true&tau=16&seed=4", metrics=6)
     assert page.get_by_text("child: n = 50,409,435 respondents").count() == 1
-    assert metric_value(page, "eps_l_1") == "7.60"  # Table IX of the paper: Child, eps_c = 0.5, tau = 16
+    assert metric_value(page, "ε per captured shuffler") == "7.60"  # Table IX: Child, eps_c = 0.5, tau = 16
 
 
 def test_upload_an_image_through_the_page(app_url, page, tmp_path):
@@ -86,10 +86,10 @@ def test_upload_an_image_through_the_page(app_url, page, tmp_path):
     _choose_upload(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     page.get_by_text("gradient.png: n = ").wait_for(timeout=30_000)
-    wait_for_metrics(page, 6)  # drawn right after the caption, possibly in the browser's next render
+    wait_for_metrics(page, 5)  # drawn right after the caption, possibly in the browser's next render
     wait_idle(page)
     assert_no_error(page)
-    assert metric_value(page, "eps_l_inf")
+    assert metric_value(page, "ε per phone")
     page.screenshot(path=str(OUTPUT / "reconstruct-upload-image.png"), full_page=True)
 
 
@@ -148,19 +148,19 @@ def test_multimessage_page_reacts_to_its_controls(app_url, page):
 
 
 def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
-    open_page(page, f"{app_url}/reconstruct?max_side=64", metrics=6)
+    open_page(page, f"{app_url}/reconstruct?max_side=64", metrics=5)
     page.locator('.st-key-encoding [data-testid="stSelectbox"]').click()
     page.get_by_role("option", name="cms", exact=True).click()
-    page.get_by_text("65546 bits each").wait_for(timeout=60_000)  # 1,024 rows: 10 bits + 65,536 entries
+    page.get_by_text("65,546 bits each").wait_for(timeout=60_000)  # 1,024 rows: 10 bits + 65,536 entries
     wait_idle(page)
-    assert metric_value(page, "messages / respondent") == "1.00"
+    assert metric_value(page, "messages per phone") == "1.00"
     assert page.get_by_text("Certified central eps_c = ").count() == 1  # fmt21-numeric, one report each
     page.wait_for_url("**encoding=cms**")
     box = page.locator(".st-key-k input")
     box.fill("16")
     box.press("Enter")
     page.wait_for_url("**k=16**", timeout=60_000)
-    page.get_by_text("65540 bits each").wait_for(timeout=60_000)  # a row index of log2(16) bits + 65,536 entries
+    page.get_by_text("65,540 bits each").wait_for(timeout=60_000)  # a row index of log2(16) bits + 65,536 entries
     wait_idle(page)
     assert_no_error(page)
     page.screenshot(path=str(OUTPUT / "reconstruct-count-mean-sketch.png"), full_page=True)

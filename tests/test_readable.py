@@ -1,0 +1,145 @@
+"""Issue 15 (readable, teachable, publishable) on the pages, through AppTest: numbers that fit with the exact
+value in the tooltip, epsilon as a symbol with whom it is about, units, collapsed duplicates, warnings for
+impractical settings, one notion for comparisons, and every formerly-None cell showing its reason."""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import assert_clean, open_page
+
+from ldpcore.data.loaders import load_dataset
+from ldpcore.experiment.run import analytic, paper_methods
+from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.privacy.notions import on_notion
+from ui.format import exact, short
+
+
+def _metrics(at) -> dict:
+    return {m.label: (m.value, m.proto.help) for m in at.metric}
+
+
+@pytest.mark.parametrize(
+    "x,shown,full",
+    [
+        (3_366_030.29, "3.37 M", "3,366,030.29"),
+        (16_190, "16.2 k", "16,190"),
+        (8.547, "8.55", "8.547"),
+        (41.06, "41.1", "41.06"),
+        (0.252, "0.252", "0.252"),
+        (math.inf, "∞", "∞"),
+        (None, "not defined", "not defined"),
+    ],
+)
+def test_numbers_fit_and_keep_their_exact_value(x, shown, full):
+    assert short(x) == shown and exact(x) == full
+
+
+def test_reconstruct_horse_tau_256_reads():
+    """Horse at tau = 256 and eps_c = 0.5: 3,366,030 messages per phone shown as 3.37 M (exact in the tooltip),
+    the three parties' epsilons, units on the errors, and a warning that this many messages is impractical."""
+    at = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="256")
+    assert_clean(at)
+    m = _metrics(at)
+    assert m["messages per phone"][0] == "3.37 M" and "Exact: 3,366,030.29" in m["messages per phone"][1]
+    assert {"ε per phone", "ε per captured shuffler", "ε analyst after shuffling"} <= set(m)
+    assert m["ε analyst after shuffling"][0] == "0.5"
+    assert all(len(value) <= 7 for value, _ in m.values())  # fits a metric column at 1280 px
+    assert not any("eps_b / eps_f" in label or label.startswith("eps_") for label in m)
+    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "gray levels per pixel"
+    assert any("3,366,030 anonymous messages per respondent" in w.value for w in at.warning)
+    assert len(at.image) == 4  # original, no shuffler at eps_c, ESA, central
+    tight = next(e for e in at.expander if e.label == "What the tight accountant buys")
+    assert not tight.proto.expanded  # collapsed: the images stay above the fold
+
+
+def test_reconstruct_collapses_eps_l_1_into_eps_l_inf_without_fragments():
+    at = open_page("pages/reconstruct.py")
+    assert_clean(at)
+    m = _metrics(at)
+    assert "ε per captured shuffler" not in m and m["ε per phone"][0] == "8.55"
+    assert next(x for x in at.metric if x.label == "ε per phone").proto.delta == "= per captured shuffler"
+
+
+def test_delta_at_least_one_over_n_is_warned():
+    at = open_page("pages/reconstruct.py", delta="0.5")
+    assert not at.exception
+    assert any("protects nobody" in w.value for w in at.warning)
+
+
+def test_histogram_units_and_view():
+    at = open_page("pages/reconstruct.py", dataset="heavy-hitters")
+    assert_clean(at)
+    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "respondents per bin"
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_tradeoffs_onehot_with_grr_on_one_notion():
+    """Trade-offs comparing one-hot (removal) with GRR (replacement): the switch is on by default and every
+    plotted epsilon equals ldpcore's conversion; with the switch off the native values are drawn."""
+    import json
+
+    at = open_page("pages/tradeoffs.py", max_side="64", sweep_compare=["grr"], sweep_taus=[], sweep_central="false")
+    assert_clean(at)
+    assert at.toggle(key="sweep_replacement").value is True
+    hist = load_dataset("horse", max_side=64)
+    methods = paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=(), central=False, compare=["grr"])
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    local = {t["name"]: t for t in figs[1]["data"] if t.get("showlegend", True) is not False}
+    for m in methods:
+        native = "removal" if m.spec.encoding == "onehot" else "replacement"
+        trace = next(t for name, t in local.items() if name.startswith(m.label))
+        first = analytic(m, trace_x0_native := 0.05, hist)
+        assert trace["x"][0] == pytest.approx(on_notion(first["eps_c"], native).eps)
+        assert trace["y"][0] == pytest.approx(on_notion(first["eps_l_inf"], native).eps)
+        assert trace_x0_native == 0.05
+    onehot = next(t for name, t in local.items() if name.startswith("Attribute fragments"))
+    assert onehot["name"].endswith("[removal ×2]")
+    table = at.dataframe[0].value
+    assert "(removal" in table[table["method"] == "Attribute fragments"].iloc[0]["ε per phone"]
+    at.toggle(key="sweep_replacement").set_value(False).run()
+    assert_clean(at)
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    onehot = next(t for t in figs[1]["data"] if t["name"] == "Attribute fragments")
+    assert onehot["y"][0] == pytest.approx(analytic(methods[0], 0.05, hist)["eps_l_inf"])
+
+
+def test_tradeoffs_same_notion_leaves_the_switch_off():
+    at = open_page("pages/tradeoffs.py", max_side="64")
+    assert_clean(at)
+    assert at.toggle(key="sweep_replacement").value is False
+
+
+def test_accountant_missing_values_show_their_reason():
+    at = open_page("pages/accountant.py", acc_n="500", acc_delta="1e-6")
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("bound")
+    assert list(at.dataframe[0].value.columns[:4]) == ["bound", "eps0", "eps_c", "note"]  # the reason on screen
+    cell = table.loc["efmrtt19", "eps0"]
+    assert cell.startswith("not defined: ") and "too few respondents" in cell
+    assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
+
+
+def test_multimessage_missing_values_show_their_reason():
+    at = open_page("pages/multimessage.py", mm_d="4096", mm_table_n="1000")
+    assert_clean(at)
+    first = at.dataframe[0].value
+    assert not any(str(v) in ("None", "nan") for v in first.to_numpy().ravel())
+    assert any(str(v).startswith("not defined: ") for v in first.to_numpy().ravel())
+    threat = at.dataframe[1].value
+    peos = threat[threat["protocol"].str.startswith("PEOS")]
+    assert len(peos) == 1  # kept at d = 4096, with why it does not apply
+    assert "does not apply" in peos.iloc[0]["note"]
+    assert not any(str(v) in ("None", "nan", "inf") for v in threat.to_numpy().ravel())
+    assert any("learns the report" in str(v) for v in threat.to_numpy().ravel())
+
+
+def test_longitudinal_names_periods_t_and_clips_the_band():
+    at = open_page("pages/longitudinal.py", lng_n="1000")
+    assert_clean(at)
+    assert "T = 64 periods" in " ".join(c.value for c in at.caption)
+    assert at.get("plotly_chart")
+    from ui.figures_systems import running_counts_figure
+
+    band = running_counts_figure(np.array([5.0, 1.0]), np.array([4.0, 0.5]), np.array([3.0, 3.0])).data[0]
+    assert min(band.y) == 0 and max(band.y) == 10.0
