@@ -69,7 +69,8 @@ def _table(n, delta, k, direction, value):
             "eps0": a.eps0,
             "eps_c": a.eps_c,
             "note": a.reason
-            or ("capped: the bound's validity ends here" if a.capped else "") + (f" {a.extra}" if a.extra else ""),
+            or ("capped: the bound's validity ends here" if a.capped else "")
+            + (" " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in a.extra.items()) if a.extra else ""),
             "title": BOUNDS[a.bound].title,
             "neighbouring": a.neighbouring,
             "applies to": BOUNDS[a.bound].applies_to,
@@ -107,8 +108,9 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     key="acc_table",
+    height=36 * (len(rows) + 1) + 3,  # every bound without scrolling
     column_config={
-        "bound": st.column_config.TextColumn(width="small", pinned=True),
+        "bound": st.column_config.TextColumn(width="medium", pinned=True),
         "eps0": st.column_config.TextColumn("ε0 (local)", width="medium"),
         "eps_c": st.column_config.TextColumn("ε_c (central)", width="medium"),
         "note": st.column_config.TextColumn("why / note", width="large"),

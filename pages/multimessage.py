@@ -70,11 +70,11 @@ at = int(
     )
 )
 i = [int(x) for x in n_grid].index(at)
-st.dataframe(
+st.table(  # a static table: every reason is read whole, in its row
     [
         {
             "protocol": k,
-            "RMSE": or_reason(v["rmse"][i], v["reason"][i]),
+            "RMSE (respondents per value)": or_reason(v["rmse"][i], v["reason"][i]),
             "messages / respondent": or_reason(v["messages"][i], "cannot reach (ε_c, δ) at this n"),
             "bits / message": or_reason(v["bits"][i], "cannot reach (ε_c, δ) at this n"),
         }
@@ -82,9 +82,6 @@ st.dataframe(
         if "messages" in v
     ],
     hide_index=True,
-    width="stretch",
-    key="mm_table",
-    column_config={"RMSE": st.column_config.TextColumn("RMSE (respondents per value)", width="large")},
 )
 st.caption(f"At n = {at:,}; where a protocol cannot reach (ε_c, δ) with that many respondents, the cell says why.")
 
@@ -119,7 +116,7 @@ colluding = int(
 with input_errors():
     rows = threat_table(n, d, delta, eps_l, shufflers, fakes, colluding)
 ADVERSARIES = ("vs server", "vs server + other respondents", "vs server + shufflers")
-st.dataframe(
+st.table(  # a static table: the note is read whole, in its row
     [
         {
             "protocol": r["protocol"],
@@ -127,16 +124,10 @@ st.dataframe(
                 c: "learns the report (ε = ∞)" if r[c] == float("inf") else or_reason(r[c], "does not apply")
                 for c in ADVERSARIES
             },
-            "note": r["note"],
+            "why / note": r["note"],
         }
         for r in rows
     ],
     hide_index=True,
-    width="stretch",
-    key="mp_table",
-    column_config={
-        "protocol": st.column_config.TextColumn(pinned=True),
-        "note": st.column_config.TextColumn(width="large"),
-    },
 )
 st.caption(f"At n = {n:,} respondents (the box above), d = {d:,} values, δ = {delta:g}; ε in nats, replacement.")

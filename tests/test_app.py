@@ -250,10 +250,10 @@ def test_report_table_compares_encodings():
 
 def test_multimessage_page_follows_its_controls():
     at = open_page("pages/multimessage.py")
-    first = at.dataframe[0].value
+    first = at.table[0].value
     at.select_slider(key="mm_eps").set_value(0.25).run()
     assert_clean(at)
-    assert not first["RMSE"].equals(at.dataframe[0].value["RMSE"])
+    assert not first["RMSE (respondents per value)"].equals(at.table[0].value["RMSE (respondents per value)"])
     at.number_input(key="mp_colluding").set_value(3).run()  # all 3 shufflers collude
     assert not at.exception and "colluding shufflers must lie in [0, 2]" in at.error[0].value
     bad = open_page("pages/multimessage.py", mm_delta="7")

@@ -84,7 +84,10 @@ def test_screenshot_of_every_page_at_1280x720(app_url, browser, entry):
         wait_idle(page, 180_000)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"page-{entry.url_path or 'home'}-1280x720.png"))
-        page.screenshot(path=str(SHOTS / f"page-{entry.url_path or 'home'}-1280-full.png"), full_page=True)
         assert_no_error(page)
+        page.set_viewport_size({"width": 1280, "height": 3200})  # the app scrolls inside: a tall window shows all
+        page.wait_for_timeout(1500)
+        wait_idle(page, 180_000)
+        page.screenshot(path=str(SHOTS / f"page-{entry.url_path or 'home'}-1280-tall.png"))
     finally:
         context.close()

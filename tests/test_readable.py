@@ -123,13 +123,13 @@ def test_accountant_missing_values_show_their_reason():
 def test_multimessage_missing_values_show_their_reason():
     at = open_page("pages/multimessage.py", mm_d="4096", mm_table_n="1000")
     assert_clean(at)
-    first = at.dataframe[0].value
+    first = at.table[0].value
     assert not any(str(v) in ("None", "nan") for v in first.to_numpy().ravel())
     assert any(str(v).startswith("not defined: ") for v in first.to_numpy().ravel())
-    threat = at.dataframe[1].value
+    threat = at.table[1].value
     peos = threat[threat["protocol"].str.startswith("PEOS")]
     assert len(peos) == 1  # kept at d = 4096, with why it does not apply
-    assert "does not apply" in peos.iloc[0]["note"]
+    assert "does not apply" in peos.iloc[0]["why / note"]
     assert not any(str(v) in ("None", "nan", "inf") for v in threat.to_numpy().ravel())
     assert any("learns the report" in str(v) for v in threat.to_numpy().ravel())
 

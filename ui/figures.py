@@ -12,14 +12,16 @@ from ldpcore.experiment.run import method_label
 from ldpcore.experiment.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.notions import on_notion
+from ui.format import exact
 
 MAX_POINTS = 5000
 COLORS = qualitative.Plotly
 # one colour per method on every page: the central baseline gray, then the one-hot columns and every encoding
 # in a fixed order through a 24-colour palette (a method keeps its colour whatever else is drawn)
 CENTRAL_COLOR = "#555555"
-_PALETTE = qualitative.Dark24
-_TAUS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024)
+_GRAYS = {"#7F7F7F", "#7f7f7f", "#B3B3B3", "#222A2A", "#555555"}
+_PALETTE = [c for c in qualitative.Plotly + qualitative.D3 + qualitative.Dark2 if c not in _GRAYS]
+_TAUS = (4, 16, 256, 1, 2, 8, 32, 64, 128, 1024)  # the paper's columns first: the most distinct colours
 _ORDER = ["Attribute fragments"] + [f"Report fragments, tau={t}" for t in _TAUS]
 _ORDER += [method_label(ProtocolSpec(eps_c=1.0, delta=1e-6, encoding=name)) for name in ENCODINGS if name != "onehot"]
 
@@ -33,17 +35,44 @@ def method_color(label: str) -> str:
     return _PALETTE[sum(map(ord, label)) % len(_PALETTE)]
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _tick_text(v: float) -> str:
+    """0.05, 0.2, 1, 500, 2,000 as written; beyond 10^4 or below 10^-3 as 2×10⁵ / 10⁻⁴."""
+    if 1e-3 <= v < 1e4:
+        return f"{v:,.6g}"
+    exponent = math.floor(math.log10(v) + 1e-9)
+    mantissa = round(v / 10**exponent)
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if mantissa == 1 else f"{mantissa}×{power}"
+
+
 def log_ticks(fig: go.Figure, axis: str = "x") -> None:
-    """Log ticks labelled at decades only (0.01, 0.1, 1, 10; 10^4 as a power), unlabelled minor ticks and grid
-    at 2..9 of each decade."""
+    """A log axis labelled in plain numbers: at 1, 2 and 5 of each decade where the data span at most four
+    decades, else at the decades only; unlabelled minor ticks and a light grid at 2..9 of each decade."""
+    values = []
+    for trace in fig.data:
+        data = getattr(trace, axis, None)
+        if data is not None:
+            values += [float(v) for v in np.asarray(data, dtype=object).ravel() if _positive(v)]
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-    update(
-        type="log",
-        dtick=1,
-        exponentformat="power",
-        showexponent="all",
-        minor=dict(dtick="D1", ticks="outside", ticklen=3, showgrid=True, gridcolor="#f0f0f0"),
-    )
+    minor = dict(dtick="D1", ticks="outside", ticklen=3, showgrid=True, gridcolor="#f2f2f2")
+    if not values:
+        update(type="log", dtick=1, exponentformat="power", minor=minor)
+        return
+    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    steps = (1, 2, 5) if hi - lo <= 4 else (1,)
+    ticks = [m * 10.0**e for e in range(lo, hi + 1) for m in steps]
+    update(type="log", tickvals=ticks, ticktext=[_tick_text(t) for t in ticks], minor=minor)
+
+
+def _positive(v) -> bool:
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return False
+    return math.isfinite(v) and v > 0
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True, legend_right: bool = True) -> go.Figure:
@@ -56,7 +85,7 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True, lege
         yaxis_title=y,
         height=440 + 22 * max(0, (entries - 1) // 3),  # room for the legend's lines
         margin=dict(l=10, r=10, t=50, b=10),
-        legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.18, font=dict(size=11)),
+        legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.26, font=dict(size=11)),
         hovermode="closest",
     )
     log_ticks(fig, "x")
@@ -157,9 +186,9 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
         ),
         _layout(
             eps,
-            f"Local guarantees against ε_c (solid: ε per phone; dashed: ε per captured shuffler; {local})",
+            "Local guarantees against ε_c (solid: ε per phone; dashed: ε per captured shuffler)",
             x_title,
-            "local ε (nats)",
+            f"local ε (nats; {local})" if one else "local ε (nats; each method's own notion)",
             False,
         ),
         _layout(msgs, "Messages per phone against ε_c", x_title, "expected messages"),
@@ -187,7 +216,7 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
                 else f"{v.eps:.4g}" + (f" (removal {v.native_eps:.4g})" if v.converted else "")
             )
         row["RMSE per bin (analytic)"] = f"{r['rmse_raw']:.4g}"
-        row["messages per phone"] = f"{r['expected_messages']:,.4g}"
+        row["messages per phone"] = exact(r["expected_messages"])
         out.append(row)
     return out
 
