@@ -49,7 +49,15 @@ trials = c2.select_slider(
     help="More trials see rarer events: the largest lower bound T trials can show is about ln(T) / 1.2.",
 )
 confidence = c3.select_slider("Confidence", [0.9, 0.95, 0.99], value=0.95, key="adv_confidence", bind="query-params")
-log_axes = c4.toggle("Log axes", value=True, key="adv_log", bind="query-params")
+axes = c4.segmented_control(
+    "Curve axes",
+    ["auto", "linear", "log"],
+    default="auto",
+    required=True,
+    key="adv_axes",
+    bind="query-params",
+    help="auto: log axes where the certified eps is above 2 (the attack's errors are then tiny), else linear.",
+)
 
 report = audits.audit(inp, spec, observer, trials, confidence, seed)
 if isinstance(report, str):
@@ -130,8 +138,11 @@ st.caption(
 )
 tabs = st.tabs([OBSERVER_NAMES[o.observer] for o in report.observers])
 for tab, o in zip(tabs, report.observers):
+    log_axes = axes == "log" or (axes == "auto" and (o.eps_upper.eps or 0.0) > 2)
     tab.plotly_chart(attack_figure(o, log_axes), width="stretch", key=f"curve_{o.observer}")
-    tab.caption(f"Hypotheses: {o.hypotheses}. Statistic: {o.statistic}. Neighbouring: {o.neighbouring}.")
+    tab.caption(
+        f"Hypotheses: {o.hypotheses.rstrip('.')}. Statistic: {o.statistic.rstrip('.')}. Neighbouring: {o.neighbouring}."
+    )
 
 # --- risk in words --------------------------------------------------------------------------------------------------
 st.subheader("Guessing risk: how often would each observer guess a person's value?")
@@ -205,12 +216,12 @@ st.dataframe(
     [
         {
             "observer": OBSERVER_NAMES[v.observer],
-            "sees": v.sees,
-            "observed": observed(v),
             "guess": label(v.guess) if v.posterior is not None else f"— ({v.note})",
             "right?": None if v.correct is None else ("yes" if v.correct else "no"),
             "P(guess)": None if v.posterior is None else float(v.posterior[v.guess]),
             "P(true value)": None if v.posterior is None else float(v.posterior[demo.value]),
+            "observed": observed(v),
+            "sees": v.sees,
         }
         for v in demo.views
     ],

@@ -78,8 +78,8 @@ def attack_figure(o: ObserverAudit, log_axes: bool = True) -> go.Figure:
         legend=dict(orientation="h", yanchor="top", y=-0.18),
     )
     if log_axes:
-        fig.update_xaxes(type="log", range=[-7, 0.05])
-        fig.update_yaxes(type="log", range=[-7, 0.05])
+        fig.update_xaxes(type="log", range=[-7, 0.05], exponentformat="power")
+        fig.update_yaxes(type="log", range=[-7, 0.05], exponentformat="power")
     else:
         fig.update_xaxes(range=[0, 1])
         fig.update_yaxes(range=[0, 1])
