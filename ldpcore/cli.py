@@ -256,8 +256,9 @@ def cmd_audit(a) -> None:
         print(to_json(report.as_dict()))
         return
     p = report.plan
+    name = "uniform counts" if data is None else report.data
     print(
-        f"{report.data}: n = {p.n:,}, d = {p.d:,}, {p.spec.encoding}, eps_c = {p.eps_c:.4g}, delta = {p.spec.delta:g}, "
+        f"{name}: n = {p.n:,}, d = {p.d:,}, {p.spec.encoding}, eps_c = {p.eps_c:.4g}, delta = {p.spec.delta:g}, "
         f"eps_l_inf = {p.eps_l_inf:.4g}, eps_l_1 = {p.eps_l_1:.4g}, seed {report.seed}"
     )
     for o in report.observers:
