@@ -109,7 +109,8 @@ def cmd_privacy(a) -> None:
 def cmd_run(a) -> None:
     require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
     if a.dataset is not None:
-        hist = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed)
+        _no_ingest_options(a)
+        hist, report = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed), None
         delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
         require(a.delta is not None, "--delta is required with --input.")
@@ -125,7 +126,7 @@ def cmd_run(a) -> None:
     files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
     record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
     record["seconds"] = seconds
-    if a.dataset is None and report is not None:
+    if report is not None:
         record["ingest"] = dataclasses.asdict(report)
     if files:
         record["files"] = [str(f) for f in files]
@@ -164,6 +165,18 @@ def _pair(text: str, what: str) -> tuple[float, float]:
         return float(parts[0]), float(parts[1])
     except ValueError:
         raise InputError(f"{what} needs two numbers LO,HI (got {text!r}).") from None
+
+
+# the options that read raw records or points (argparse's name -> the option)
+_INGEST_OPTIONS = {k: f"--{k.replace('_', '-')}" for k in ("column", "user_column", "per_user", "bins")} | {
+    "value_range": "--range",
+    **{k: f"--{k}" for k in ("lat", "lon", "grid", "bbox", "delimiter")},
+}
+
+
+def _no_ingest_options(a) -> None:
+    given = [option for name, option in _INGEST_OPTIONS.items() if getattr(a, name) is not None]
+    require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
 
 
 def read_input(a):
@@ -227,6 +240,8 @@ def cmd_audit(a) -> None:
 
     sources = (a.n is not None or a.d is not None) + (a.dataset is not None) + (a.input is not None)
     require(sources == 1, "give exactly one of --n with --d, --dataset and --input.")
+    if a.input is None:
+        _no_ingest_options(a)
     if a.dataset is not None:
         data, delta = a.dataset, a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:

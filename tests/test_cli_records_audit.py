@@ -130,6 +130,16 @@ def test_bad_record_options_are_one_line_with_status_2(records, args, message):
     one_line_error(cli("run", "--input", records, "--eps-c", "1", "--delta", "1e-4", *args), message)
 
 
+def test_record_options_without_input_are_refused():
+    one_line_error(
+        cli("run", "--dataset", "horse", "--column", "x", "--range", "0,1", "--eps-c", "1"),
+        "--column, --range: only for raw records or points read with --input",
+    )
+    one_line_error(
+        cli("audit", "--n", "1000", "--d", "4", "--grid", "8", "--eps-c", "1", "--delta", "1e-6"), "--grid: only"
+    )
+
+
 def test_a_raw_records_csv_without_column_says_how_to_read_it(records):
     one_line_error(cli("run", "--input", records, "--eps-c", "1", "--delta", "1e-4"), "--column NAME")
 
