@@ -9,9 +9,9 @@ import streamlit as st
 
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
-from ldpcore.errors import InputError
 from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
+from ui.feedback import input_errors
 from ui.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
@@ -89,7 +89,7 @@ def data_sidebar() -> Input:
     if name in (RECORDS, POINTS) or name in SAMPLES:
         hist, report, key = records_input(name)
         return Input(hist, key, default_delta(hist.n), report)
-    try:
+    with input_errors():
         if name == UPLOAD:
             if "upload" not in st.session_state:
                 st.info("Upload an image or a histogram CSV in the sidebar to begin.")
@@ -99,6 +99,3 @@ def data_sidebar() -> Input:
             return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
         hist = _load_bundled(name, int(max_side))
         return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
-    except InputError as exc:
-        st.error(str(exc))
-        st.stop()

@@ -16,6 +16,7 @@ from ldpcore.data.ingest import IngestReport
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ui.cache import cached
+from ui.feedback import input_errors
 
 RECORDS, POINTS = "records", "points"  # the data choices (short: a bound selectbox writes them into the URL)
 SAMPLES = tuple(ingest.SAMPLES)  # the bundled samples (app-events: records, city-points: points)
@@ -50,11 +51,6 @@ def _read(digest: str, name: str, _data: bytes, kind: str, options: dict) -> tup
 @cached("data", spinner="Loading the sample...")
 def _sample(name: str) -> tuple[Histogram, IngestReport]:
     return ingest.load_sample(name)
-
-
-def _stop(message: str) -> None:
-    st.error(message)
-    st.stop()
 
 
 def _upload() -> tuple[str, bytes, str]:
@@ -105,14 +101,12 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
     IngestReport and a cache key naming both. Bad files and options: one st.error line, and the page stops."""
     side = st.sidebar
     if kind in SAMPLES:
-        try:
+        with input_errors():
             hist, report = _sample(kind)
-        except InputError as exc:
-            _stop(str(exc))
         show_report(report)
         return hist, report, f"sample:{kind}"
     name, data, digest = _upload()
-    try:
+    with input_errors():
         names = list(_columns(digest, name, data))
         if kind == POINTS:
             lat, lon = ingest.point_columns(names)
@@ -153,8 +147,6 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
                         raise InputError(f"the range needs two numbers lo,hi (got {text!r}).") from None
         options.update(_user_controls(side, names))
         hist, report = _read(digest, name, data, kind, options)
-    except InputError as exc:
-        _stop(str(exc))
     show_report(report)
     return hist, report, f"{kind}:{digest}:{sorted(options.items())}"
 
