@@ -7,12 +7,15 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
 from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
 from ui.feedback import input_errors
+from ui.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
+SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
 
 
@@ -23,6 +26,7 @@ class Input:
     hist: Histogram
     key: str
     delta: float
+    report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
 
 
 @cached("data", spinner="Loading the data...")
@@ -37,14 +41,23 @@ def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: i
 
 def data_sidebar() -> Input:
     """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
-    choices = list(DATASETS) + [UPLOAD]
+    choices = list(DATASETS) + [UPLOAD, RECORDS, POINTS] + list(SAMPLES)
     with st.sidebar:
         st.header("Data")
         # options are short names: a bound widget writes the displayed option into the URL
         name = st.selectbox(
-            "Input", choices, key="dataset", bind="query-params", help="upload: your own image or histogram CSV"
+            "Input",
+            choices,
+            key="dataset",
+            bind="query-params",
+            help="upload: your own image or histogram CSV; records: raw records (CSV, TSV, Parquet); points: "
+            "latitude/longitude; app-events, city-points: bundled samples of both",
         )
-        st.caption(DATASETS[name].description if name in DATASETS else "Your own image or histogram CSV.")
+        st.caption(
+            DATASETS[name].description
+            if name in DATASETS
+            else DESCRIPTIONS.get(name) or SAMPLES_TEXT.get(name) or "Your own image or histogram CSV."
+        )
         max_side = st.number_input(
             "Downsample images to a max side of (px; 0 = full size)",
             min_value=0,
@@ -73,6 +86,9 @@ def data_sidebar() -> Input:
             if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
                 data = f.getvalue()  # hashed once per upload, not on every rerun
                 st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
+    if name in (RECORDS, POINTS) or name in SAMPLES:
+        hist, report, key = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report)
     with input_errors():
         if name == UPLOAD:
             if "upload" not in st.session_state:
