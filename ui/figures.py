@@ -222,44 +222,35 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
 
 
 def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ranked by true count") -> go.Figure:
-    """The ranked histogram (ldpcore.experiment.histogram_view.Ranked): the truth, each estimate with its 95%
-    band; the central baseline (optional) as small gray markers drawn beneath the estimates."""
+    """The ranked histogram (ldpcore.experiment.histogram_view.Ranked), bottom to top: the 95% band of the
+    estimate, the central baseline (optional, small gray markers), the true counts (black), the estimates
+    (lines with markers, drawn last so nothing hides them)."""
     fig = go.Figure()
     x = view.rank
+    markers = x.size <= 200
     hover = "<b>%{fullData.name}</b><br>rank %{x:,} (%{customdata})<br>respondents %{y:,.4g}<extra></extra>"
-    if central is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=central,
-                mode="markers",
-                marker=dict(color=CENTRAL_COLOR, size=3, opacity=0.5),
-                name="central Gaussian (no LDP)",
-                customdata=view.labels,
-                hovertemplate=hover,
-            )
-        )
-    for name, y in view.series.items():
-        color = _PALETTE[len(fig.data) % len(_PALETTE)] if name not in view.low else method_color("Attribute fragments")
+    colors = {name: _PALETTE[i % len(_PALETTE)] for i, name in enumerate(view.series)}
+    for name in view.series:
         if name in view.low:
             fig.add_trace(
                 go.Scatter(
                     x=np.r_[x, x[::-1]],
                     y=np.r_[view.high[name], view.low[name][::-1]],
                     fill="toself",
-                    fillcolor="rgba(46, 145, 229, 0.18)",
+                    fillcolor="rgba(99, 110, 250, 0.22)",
                     line=dict(width=0),
                     hoverinfo="skip",
                     name=f"{name}: 95% band",
                 )
             )
+    if central is not None:
         fig.add_trace(
             go.Scatter(
                 x=x,
-                y=y,
-                mode="lines",
-                line=dict(color=color, width=1.5),
-                name=name,
+                y=central,
+                mode="markers",
+                marker=dict(color=CENTRAL_COLOR, size=4, opacity=0.5, symbol="diamond"),
+                name="central Gaussian (no LDP)",
                 customdata=view.labels,
                 hovertemplate=hover,
             )
@@ -268,13 +259,27 @@ def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ran
         go.Scatter(
             x=x,
             y=view.truth,
-            mode="lines",
-            line=dict(color="black", width=2),
+            mode="lines+markers" if markers else "lines",
+            line=dict(color="black", width=3),
+            marker=dict(color="black", size=5),
             name="true count",
             customdata=view.labels,
             hovertemplate=hover,
         )
     )
+    for name, y in view.series.items():
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines+markers" if markers else "lines",
+                line=dict(color=colors[name], width=1.5),
+                marker=dict(color=colors[name], size=5, symbol="circle-open"),
+                name=name,
+                customdata=view.labels,
+                hovertemplate=hover,
+            )
+        )
     grouped = " (beyond the top ranks: averaged in groups of ranks)" if view.grouped else ""
     fig.update_layout(
         title=title + grouped,
