@@ -10,6 +10,7 @@ from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import page_config, runs, teaching
 from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
 from ui.histogram import histogram_view
@@ -24,6 +25,22 @@ hist = inp.hist
 head = st.container()  # the data's caption, filled once the spec is known
 control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
 spec, seed = protocol_sidebar(inp.delta, eps_c_container=control)
+shown = st.container()  # the three reconstructions (or the histogram view)
+*costs, switch = st.columns(4)  # messages, RMSE, largest error, and the notion of the epsilons
+native = ENCODINGS[spec.encoding].neighbouring
+notion = (
+    "replacement"
+    if switch.toggle(
+        "Compare as replacement LDP",
+        value=notions_differ([native, "removal"]),  # the central baseline is removal-DP
+        key="replacement",
+        bind="query-params",
+        help="Restate every ε under replacement (change one respondent's value), by ldpcore's conversion: a "
+        "removal guarantee of the one-hot report becomes (2 ε, 2 δ). On by default when the encoding's notion "
+        f"({native}) differs from the central baseline's (removal). The native value stays in each tooltip.",
+    )
+    else "native"
+)
 
 # everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
 # renders the page once per step instead of once per element that waited for a computation
@@ -59,34 +76,51 @@ head.caption(
 # what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
 fragments = p["tau"] is not None
 one_number = exact(p["eps_l_inf"]) == exact(p["eps_l_1"])
+eps = {k: on_notion(p[k], native, notion) for k in ("eps_l_inf", "eps_l_1", "eps_c")}
+
+
+def _chip(key: str, words: str) -> str:
+    """The metric's caption: whom it is about, or the native value where the switch restated it."""
+    e = eps[key]
+    return f"{e.native_neighbouring} {short(e.native_eps)}, ×2" if e.converted else words
+
+
+def _help(key: str, text: str) -> str:
+    e = eps[key]
+    said = (
+        f" Shown under replacement; natively {e.native_neighbouring}: {exact(e.native_eps)} ({e.conversion})."
+        if e.converted
+        else f" {e.neighbouring.capitalize()} LDP."
+    )
+    return with_exact(text + said, e.eps)
+
+
 backstop = (
     f" Backstop ε_b = {exact(p['eps_b'])}, fragment ε_f = {exact(p['eps_f'])} (Algorithm 2)." if fragments else ""
 )
 metrics = [
     (
         eps_label("eps_l_inf"),
-        short(p["eps_l_inf"]),
-        "= per captured shuffler" if one_number else "server without shuffler",
-        with_exact(
-            PARTY_HELP["eps_l_inf"] + (" " + PARTY_HELP["eps_l_1"] if one_number else "") + backstop, p["eps_l_inf"]
-        ),
+        short(eps["eps_l_inf"].eps),
+        _chip("eps_l_inf", "= per captured shuffler" if one_number else "server without shuffler"),
+        _help("eps_l_inf", PARTY_HELP["eps_l_inf"] + (" " + PARTY_HELP["eps_l_1"] if one_number else "") + backstop),
     )
 ]
 if not one_number:
     metrics.append(
         (
             eps_label("eps_l_1"),
-            short(p["eps_l_1"]),
-            "one fragment",
-            with_exact(PARTY_HELP["eps_l_1"] + backstop, p["eps_l_1"]),
+            short(eps["eps_l_1"].eps),
+            _chip("eps_l_1", "one fragment"),
+            _help("eps_l_1", PARTY_HELP["eps_l_1"] + backstop),
         )
     )
 metrics.append(
     (
         eps_label("eps_c"),
-        short(p["eps_c"]),
-        "certified" if encoding.certified else "NOT certified",
-        with_exact(PARTY_HELP["eps_c"] + f" At δ = {spec.delta:g}, {p['neighbouring']} neighbours.", p["eps_c"]),
+        short(eps["eps_c"].eps),
+        _chip("eps_c", "certified" if encoding.certified else "NOT certified"),
+        _help("eps_c", PARTY_HELP["eps_c"] + f" At δ = {short(eps['eps_c'].delta or spec.delta)}."),
     )
 )
 metrics.append(
@@ -129,13 +163,21 @@ def _draw(columns, rows) -> None:
 n_party = 3 if not one_number else 2
 _draw(party, metrics[:n_party])
 
+alone_eps = on_notion(spec.eps_c, native, notion)
+central_eps = on_notion(spec.eps_c, "removal", notion)
 if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
-    columns = st.columns(4)
+    columns = shown.columns(4)
     captions = (
         "Original",
-        f"No shuffler, ε_l = ε_c: RMSE {short(alone.metrics['rmse'])}" if alone.error is None else alone.error,
+        (
+            f"No shuffler, ε_l = {short(alone_eps.eps)}: RMSE {short(alone.metrics['rmse'])}"
+            if alone.error is None
+            else alone.error
+        ),
         f"ESA, shuffled: RMSE {short(m['rmse'])}",
-        f"Central Gaussian, no LDP: RMSE {short(central.metrics['rmse'])}",
+        "Central Gaussian, no LDP"
+        + (f" (ε_c = {short(central_eps.eps)} under replacement)" if central_eps.converted else "")
+        + f": RMSE {short(central.metrics['rmse'])}",
     )
     for column, png, caption in zip(columns, pngs, captions):
         if png is not None:
@@ -143,17 +185,18 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
         else:
             column.caption(caption)
 else:
-    histogram_view(
-        hist,
-        {
-            "ESA reconstruction": (esa.estimate, teaching.bin_std_of(inp, esa_method, spec.eps_c)),
-            f"no shuffler at {EPS}_c": (alone.estimate, None),
-        },
-        central=central.estimate,
-        key="reconstruct",
-    )
+    with shown:
+        histogram_view(
+            hist,
+            {
+                "ESA reconstruction": (esa.estimate, teaching.bin_std_of(inp, esa_method, spec.eps_c)),
+                f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (alone.estimate, None),
+            },
+            central=central.estimate,
+            key="reconstruct",
+        )
 
-_draw(st.columns(4), metrics[n_party:])
+_draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
 for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it

@@ -4,8 +4,10 @@ from functools import partial
 
 import streamlit as st
 
+from ldpcore.experiment.compare import cells_on_notion, neighbourings
 from ldpcore.experiment.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
+from ldpcore.privacy.notions import notions_differ
 from ui import page_config, runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
@@ -15,8 +17,8 @@ THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far n
 
 st.title("Report table")
 st.caption(
-    "Rows are eps_c, columns are methods; each cell shows the reconstruction with eps_l_inf, eps_l_1 "
-    "(removal LDP for one-hot, replacement for most others) and the RMSE beneath, "
+    "Rows are ε_c, columns are methods; each cell shows the reconstruction with eps_inf (ε per phone), eps_1 "
+    "(ε per captured shuffler; removal LDP for one-hot, replacement for most others) and the RMSE beneath, "
     "as in Table IV of Erlingsson et al. (2020)."
 )
 inp = data_sidebar()
@@ -40,6 +42,21 @@ if not eps_rows:
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
 cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table")
+natives = neighbourings(cells)
+notion = (
+    "replacement"
+    if st.toggle(
+        "Compare as replacement LDP",
+        value=notions_differ(natives),
+        key="table_replacement",
+        bind="query-params",
+        help="Removal-LDP cells (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+        "(change one respondent's value): (2 ε, 2 δ), with the native numbers beneath. On by default when the "
+        f"columns differ in notion. Native notions here: {', '.join(natives)}.",
+    )
+    else "native"
+)
+cells = cells_on_notion(cells, notion)  # the page and every export show the same numbers
 rows = table_rows(cells)
 
 header = st.columns([1] + [3] * len(methods))
@@ -60,7 +77,7 @@ st.caption(f"Title of the exports: {info.title()}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",
-    partial(runs.table_png, inp, methods, sorted(eps_rows), seed, info),
+    partial(runs.table_png, inp, methods, sorted(eps_rows), seed, info, notion),
     "report_table.png",
     "image/png",
     on_click="ignore",
@@ -70,7 +87,7 @@ e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/m
 e4.download_button("LaTeX", table_latex(cells, info), "report_table.tex", "application/x-tex", on_click="ignore")
 e5.download_button(
     "LaTeX + images (ZIP)",
-    partial(runs.table_zip, inp, methods, sorted(eps_rows), seed, info),
+    partial(runs.table_zip, inp, methods, sorted(eps_rows), seed, info, notion),
     "report_table.zip",
     "application/zip",
     on_click="ignore",

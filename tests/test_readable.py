@@ -143,3 +143,49 @@ def test_longitudinal_names_periods_t_and_clips_the_band():
 
     band = running_counts_figure(np.array([5.0, 1.0]), np.array([4.0, 0.5]), np.array([3.0, 3.0])).data[0]
     assert min(band.y) == 0 and max(band.y) == 10.0
+
+
+def test_reconstruct_compare_as_replacement():
+    """GRR (replacement) against the central baseline (removal): the switch is on by default and the central
+    caption restates its eps_c; one-hot (removal) with the switch on shows 2 eps_l with the native beside it."""
+    grr = open_page("pages/reconstruct.py", encoding="grr", max_side="64")
+    assert_clean(grr)
+    assert grr.toggle(key="replacement").value is True
+    assert any("(ε_c = 2.00 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
+    onehot = open_page("pages/reconstruct.py", replacement="true")
+    assert_clean(onehot)
+    phone = next(x for x in onehot.metric if x.label == "ε per phone")
+    assert phone.value == short(on_notion(8.547, "removal").eps) == "17.1"
+    assert phone.proto.delta == "removal 8.55, ×2" and "natively removal: 8.5" in phone.proto.help
+    plain = open_page("pages/reconstruct.py")
+    assert plain.toggle(key="replacement").value is False
+
+
+def test_report_table_compare_as_replacement():
+    """One-hot (removal) beside GRR (replacement): on by default; one-hot's cells show 2 eps_l with the native
+    numbers beneath, in the page and in the CSV export alike."""
+    import csv
+    import io
+
+    from ldpcore.experiment.compare import cells_on_notion
+    from ldpcore.experiment.run import sweep
+    from ldpcore.export import cell_caption, table_csv
+
+    at = open_page("pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])
+    assert_clean(at)
+    assert at.toggle(key="table_replacement").value is True
+    hist = load_dataset("horse", max_side=64)
+    methods = paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=(), compare=["grr"])
+    native = sweep(methods, [1.0], hist, seed=0)
+    cells = cells_on_notion(native)
+    onehot = next(c for c in cells if c.method == "Attribute fragments")
+    plain = next(n for n in native if n.method == "Attribute fragments")
+    assert onehot.privacy["eps_l_inf"] == on_notion(plain.privacy["eps_l_inf"], "removal").eps
+    grr = next(c for c in cells if c.method.startswith("Generalized"))
+    assert grr.privacy["neighbouring"] == "replacement" and "native_eps_l_inf" not in grr.privacy
+    rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
+    shown = [m.value for m in at.markdown]
+    for r in rows:
+        assert "  \n".join(cell_caption(r)) in shown
+    attr = next(r for r in rows if r["method"] == "Attribute fragments")
+    assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")

@@ -16,6 +16,7 @@ from PIL import Image
 from ldpcore import export
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
+from ldpcore.experiment.compare import cells_on_notion
 from ldpcore.experiment.run import Cell, Method, analytic, evaluate, sweep
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
@@ -131,23 +132,24 @@ def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
     return cells
 
 
-def _table_cells(inp, methods, eps_cs, seed: int):
-    """The report table's cells from the cache without their estimates, and a function fetching (or simulating
-    again) one cell's estimate as its picture is drawn."""
+def _table_cells(inp, methods, eps_cs, seed: int, notion: str = "native"):
+    """The report table's cells from the cache without their estimates (in `notion`: ldpcore.experiment.compare),
+    and a function fetching (or simulating again) one cell's estimate as its picture is drawn."""
     cells = sweep(
         methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
     )
+    cells = cells_on_notion(cells, notion)
     by_label = {m.label: m for m in methods}
     return cells, lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
 
 
-def table_png(inp, methods, eps_cs, seed: int, info: export.TableInfo) -> bytes:
+def table_png(inp, methods, eps_cs, seed: int, info: export.TableInfo, notion: str = "native") -> bytes:
     """The report table as one PNG with its title (ldpcore.export.table_png), made when it is asked for."""
-    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed)
+    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed, notion)
     return export.table_png(cells, inp.hist, estimate_of=estimate_of, info=info)
 
 
-def table_zip(inp, methods, eps_cs, seed: int, info: export.TableInfo) -> bytes:
+def table_zip(inp, methods, eps_cs, seed: int, info: export.TableInfo, notion: str = "native") -> bytes:
     """The report table for a paper: LaTeX, images and CSV in one ZIP (ldpcore.export.table_zip)."""
-    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed)
+    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed, notion)
     return export.table_zip(cells, inp.hist, info, estimate_of=estimate_of)
