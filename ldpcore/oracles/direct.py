@@ -29,7 +29,8 @@ import numpy as np
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy import bounds as amplification
-from ldpcore.privacy.bounds import blanket_limit
+from ldpcore.privacy.bounds import Randomizer, blanket_limit
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
@@ -111,7 +112,8 @@ class GRR(SupportAnalyzer):
 
     name: ClassVar[str] = "grr"
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.K_RR
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
 
     def __post_init__(self):

@@ -25,7 +25,8 @@ from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.limits import check_reference
-from ldpcore.privacy.bounds import EPS0_MIN, Bound, solh_hash_range
+from ldpcore.privacy.bounds import EPS0_MIN, Bound, BoundName, Randomizer, solh_hash_range
+from ldpcore.privacy.guarantee import Neighbouring
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay
 # this noisy (p < 1 in floating point) and the certified eps_1 is below the target
@@ -81,7 +82,7 @@ class MursPrivacy:
     delta: float
     colluding: int  # shufflers colluding with the server in eps_server and eps_users
     hidden_fakes: int  # (r - colluding) n_r
-    neighbouring: str = "replacement"
+    neighbouring: Neighbouring = Neighbouring.REPLACE_ONE
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ class MURS:
 
     name: ClassVar[str] = "murs"
     title: ClassVar[str] = "Multiple shufflers with fake reports (MURS)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.K_RR  # with fakes: accounted by its own bound
     variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
@@ -248,12 +250,12 @@ def murs_bound(fakes: int) -> Bound:
         return EPS0_MIN, hi, ""
 
     return Bound(
-        "murs",
+        BoundName.MURS,
         f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
         "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
         "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1",
         "GRR or SOLH reports with fake reports",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         forward,
         region,
         extra_fn=lambda eps0, n, delta, k: {"hash_range": alphabet(eps0, k)},

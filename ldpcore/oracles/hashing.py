@@ -42,7 +42,8 @@ import numpy as np
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, Randomizer, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 MERSENNE_31 = 2**31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
@@ -64,7 +65,8 @@ class OLH(SupportAnalyzer):
 
     name: ClassVar[str] = "olh"
     title: ClassVar[str] = "Optimized local hashing"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
         check_domain(self.d)
@@ -182,7 +184,7 @@ def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
     """(d', eps_l) of SOLH at central (eps_c, delta): the solh bound's inverse, its hash_range and eps0
     (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
-    amp = get_bound("solh").inverse(eps_c, n, delta)
+    amp = get_bound(BoundName.SOLH).inverse(eps_c, n, delta)
     require(
         amp.valid and amp.eps0 > 0,
         (
@@ -198,6 +200,7 @@ class SOLH(OLH):
     """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (seeds/003)."""
 
     name: ClassVar[str] = "solh"
+    randomizer: ClassVar[Randomizer] = Randomizer.SOLH
     title: ClassVar[str] = "Shuffled optimized local hashing (SOLH)"
 
     @classmethod

@@ -22,10 +22,11 @@ from scipy import stats
 from scipy.special import gammaln
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.oracles import GRR_ACCOUNTANTS
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
+from ldpcore.privacy.bounds import Randomizer, accountants_for
+from ldpcore.privacy.guarantee import Neighbouring
 
 _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
 
@@ -116,7 +117,7 @@ class HadamardMultiMessage:
 
     name: ClassVar[str] = "hadamard-multi"
     title: ClassVar[str] = "Hadamard multi-message (Ghazi et al. Algorithm 1)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     accountants: ClassVar[tuple[str, ...]] = ()
     privacy_note: ClassVar[str] = (
         "Local eps is infinite; eps_c comes from the blanket tuples: Lemma 4.4 of "
@@ -339,7 +340,7 @@ class CountMinMultiMessage:
 
     name: ClassVar[str] = "count-min-multi"
     title: ClassVar[str] = "Count-Min multi-message (Ghazi et al. Algorithm 2)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     accountants: ClassVar[tuple[str, ...]] = ()
     privacy_note: ClassVar[str] = (
         "Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell: "
@@ -501,7 +502,7 @@ class BaryRR(GRR):
 
     name: ClassVar[str] = "bary-rr"
     title: ClassVar[str] = "B-ary randomized response, privacy blanket (single message)"
-    accountants: ClassVar[tuple[str, ...]] = GRR_ACCOUNTANTS
+    accountants: ClassVar[tuple[str, ...]] = accountants_for(Randomizer.K_RR)
     privacy_note: ClassVar[str] = "Single message: eps_c from an amplification bound for k-RR at eps_l."
 
     def __post_init__(self):

@@ -26,6 +26,8 @@ from scipy.special import expit
 
 from ldpcore.errors import check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 def flip_probability(eps: float) -> float:
@@ -71,6 +73,10 @@ class OneHot:
     tau: int | None = None
     p_f: float | None = None
 
+    name: ClassVar[str] = "onehot"
+    title: ClassVar[str] = "One-hot (k-RAPPOR), attribute fragments"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.ADD_OR_REMOVE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.BINARY_RR  # every bit is its own shuffled channel
     variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):

@@ -57,6 +57,8 @@ from scipy.special import bdtr, gammaln, log_ndtr, xlogy
 from ldpcore.errors import check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.oracles.onehot import eps_of_flip, flip_probability
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 PRIVACY_NOTE = (
     "seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
@@ -283,7 +285,8 @@ class _Sketch:
 
     name: ClassVar[str]
     title: ClassVar[str]
-    neighbouring: ClassVar[str]
+    neighbouring: ClassVar[Neighbouring]
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP  # one eps-LDP report per respondent
     variance_note: ClassVar[str] = ""  # what `variance` is short of exact ("" when exact)
     _signed: ClassVar[bool] = False
     _entries: ClassVar[int] = 1  # report entries that differ between two values: each flips at eps/_entries
@@ -454,7 +457,7 @@ class CountMeanSketch(_Sketch):
 
     name = "cms"
     title = "Count-mean sketch (Apple CMS)"
-    neighbouring = "replacement"
+    neighbouring = Neighbouring.REPLACE_ONE
     _entries = 2
 
     def _placements(self, counts: np.ndarray, rng: np.random.Generator):
@@ -569,7 +572,8 @@ class FragmentedSketch(CountMeanSketch):
 
     name = "sketch-fragments"
     title = "Sketch with attribute fragments (seeds/000)"
-    neighbouring = "removal"
+    neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
+    randomizer = Randomizer.BINARY_RR  # every bit of a row: binary RR, as one-hot
     privacy_note = PRIVACY_NOTE
     _entries = 1  # removal: the reference is the randomized all-zeros row
 
@@ -625,7 +629,7 @@ class HadamardCountMeanSketch(_Sketch):
 
     name = "hcms"
     title = "Hadamard count-mean sketch (Apple HCMS)"
-    neighbouring = "replacement"
+    neighbouring = Neighbouring.REPLACE_ONE
 
     def __post_init__(self):
         super().__post_init__()

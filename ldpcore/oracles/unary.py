@@ -22,6 +22,8 @@ from scipy.special import expit
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,8 @@ class UnaryEncoding(SupportAnalyzer):
 
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
         check_domain(self.d)
