@@ -25,6 +25,7 @@ from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.limits import check_reference
+from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import EPS0_MIN, Bound, BoundName, Randomizer, solh_hash_range
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -242,11 +243,9 @@ def murs_bound(fakes: int) -> Bound:
             )
         if k is not None:
             return EPS0_MIN, min(MURS_EPS_MAX, murs_local_eps(cap, n, delta, k, n_u)), ""
-        lo, hi = EPS0_MIN, MURS_EPS_MAX
-        if forward(hi, n, delta, k) > cap:
-            for _ in range(100):  # bisection to the last eps0 below the cap
-                lo, hi = (lo, (lo + hi) / 2) if forward((lo + hi) / 2, n, delta, k) > cap else ((lo + hi) / 2, hi)
-            hi = lo
+        hi = MURS_EPS_MAX
+        if forward(hi, n, delta, k) > cap:  # the last eps0 below the cap, to adjacent floats
+            hi = solver.bisect(lambda e: forward(e, n, delta, k) <= cap, EPS0_MIN, MURS_EPS_MAX)
         return EPS0_MIN, hi, ""
 
     return Bound(

@@ -21,10 +21,11 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
-from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
+from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import Randomizer, accountants_for
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -92,15 +93,10 @@ def hadamard_rho_min(eps: float, delta: float, n: int, tau: int | None = None) -
     uniform tuples), so doubling then bisection finds it."""
     check_delta(delta)
     tau = paper_tau(n) if tau is None else tau
-    hi = 1
-    while hadamard_delta(eps, hi, n, tau) > delta:
-        require(hi < 2**40, f"no rho <= 2^40 reaches delta={delta:g} at eps={eps:g}.")
-        hi *= 2
-    lo = hi // 2  # delta(lo) > target, or lo = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if hadamard_delta(eps, mid, n, tau) <= delta else (mid, hi)
-    return hi
+    try:
+        return solver.smallest_int(lambda rho: hadamard_delta(eps, rho, n, tau) <= delta, 1, 2**40)
+    except ArithmeticError:
+        raise InputError(f"no rho <= 2^40 reaches delta={delta:g} at eps={eps:g}.") from None
 
 
 @dataclass(frozen=True)
@@ -293,16 +289,17 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
     the same delta (reflect the table), so q <= 1/2; there delta falls as q grows (checked by
     brute force, no post-processing argument: Bin(n, q') is not Bin(n, q) plus independent
     noise). From the Gaussian mechanism's q ~ 4 tau ln(1.25/delta)/(n eps^2), bracket by
-    factors of 2, then regula falsi on ln(delta(q)/delta), Illinois variant (~5 evaluations)."""
+    factors of 2, then the conservative solver (brentq on ln(delta(q)/delta) to rtol/4,
+    ldpcore.privacy.solver)."""
     check_eps(eps, "eps_c")
     check_delta(delta)
     n, tau = check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
 
-    def gap(q: float) -> float:  # <= 0: q certifies
-        return math.log(max(count_min_delta(eps, q, n, tau), 1e-300) / delta)
+    def curve(q: float) -> float:
+        return count_min_delta(eps, q, n, tau)
 
     hi = min(0.5, 4 * tau * math.log(1.25 / delta) / (n * eps**2))
-    while (g_hi := gap(hi)) > 0:
+    while curve(hi) > delta:
         require(
             hi < 0.5,
             f"n={n:,} is too small for Count-Min's blanket: even q = 1/2 does not reach "
@@ -310,18 +307,9 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
         )
         hi = min(0.5, 2 * hi)
     lo = hi / 2
-    while (g_lo := gap(lo)) <= 0:
-        lo, hi, g_hi = lo / 2, lo, g_lo
-    side = 0
-    while hi > lo * (1 + rtol):
-        mid = min(max((lo * g_hi - hi * g_lo) / (g_hi - g_lo), lo * (1 + rtol / 4)), hi / (1 + rtol / 4))
-        if (g := gap(mid)) <= 0:
-            hi, g_hi, g_lo = mid, g, g_lo / 2 if side < 0 else g_lo
-            side = -1
-        else:
-            lo, g_lo, g_hi = mid, g, g_hi / 2 if side > 0 else g_hi
-            side = 1
-    return hi
+    while curve(lo) <= delta:
+        lo, hi = lo / 2, lo
+    return solver.boundary(curve, delta, hi, lo, rtol=rtol, coarse=rtol / 4)
 
 
 @dataclass(frozen=True)

@@ -206,7 +206,7 @@ class Bound:
             eps0 = solver.root(f, eps_c, lo, hi, xtol=1e-13, rtol=1e-15)
         else:
             eps0 = self.inverse_fn(eps_c, n, delta, k)
-        eps0 = solver.settle(ok, eps0, lo)  # land on the conservative side; ok(lo) holds
+        eps0 = solver.settle(ok, eps0, lo, single_steps=0)  # land on the conservative side; ok(lo) holds
         if eps0 < eps_c:
             return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)

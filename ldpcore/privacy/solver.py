@@ -51,18 +51,23 @@ def boundary(
     bad: float,
     rtol: float = 0.0,
     log: bool = True,
+    coarse: float | None = None,
 ) -> float:
     """The point between good and bad where the monotone value crosses target, on the side value <= target.
 
     ok(x) is value(x) <= target; ok(good) and not ok(bad) are the caller's. brentq gives a warm
     start; steps doubling from it toward bad (or back toward good) bracket the crossing tightly,
-    and bisect finishes, to a relative rtol or (rtol = 0) to adjacent floats.
+    and bisect finishes, to a relative rtol or (rtol = 0) to adjacent floats. coarse: for an
+    expensive value wanted only to a relative rtol, brentq stops at this relative precision and the
+    first step has this relative size (default: brentq to 1e-15, first step 1e-13).
     """
     from scipy.optimize import brentq  # imported on first use: it costs about a second
 
     ok = lambda x: value(x) <= target  # noqa: E731
-    x = brentq(_gap(value, target, log), min(good, bad), max(good, bad), xtol=1e-15, rtol=1e-15, maxiter=200)
-    step = math.copysign(1e-13 * abs(x) + math.ulp(x), bad - good)
+    scale = max(abs(good), abs(bad))
+    xtol, first = (1e-15, 1e-13) if coarse is None else (coarse * scale, coarse)
+    x = brentq(_gap(value, target, log), min(good, bad), max(good, bad), xtol=xtol, rtol=1e-15, maxiter=200)
+    step = math.copysign(first * abs(x) + math.ulp(x), bad - good)
     if ok(x):
         good = x
         while (bad - (y := good + step)) * step > 0:
@@ -134,16 +139,25 @@ def root(value: Callable[[float], float], target: float, lo: float, hi: float, x
     return float(brentq(lambda x: value(x) - target, lo, hi, xtol=xtol, rtol=rtol, maxiter=500))
 
 
-def settle(ok: Callable[[float], bool], x: float, toward: float) -> float:
-    """x, or the nearest point from x toward `toward` (where ok holds) at which ok holds: steps of one ulp
-    (np.nextafter), doubling, never past `toward`. For a closed form or a root whose rounding may
-    land a few ulps on the wrong side."""
-    step = 0.0
-    while not ok(x):
+def settle(ok: Callable[[float], bool], x: float, toward: float, single_steps: int = 64) -> float:
+    """x if ok(x), else the first float from x on the way to `toward` (where ok holds) at which ok holds:
+    up to single_steps steps of one float (np.nextafter), then steps doubling until ok holds and
+    bisection back to adjacent floats. For a closed form or a root whose rounding may land a few ulps
+    on the wrong side."""
+    for _ in range(single_steps):
+        if ok(x) or x == toward:
+            return x
+        x = float(np.nextafter(x, toward))
+    if ok(x):
+        return x
+    bad, step = x, 0.0
+    while True:
         nxt = float(np.nextafter(x, toward))
         step = max(2 * step, abs(nxt - x))
         x = max(x - step, toward) if toward < x else min(x + step, toward)
-    return x
+        if ok(x):
+            return bisect(ok, x, bad)
+        bad = x
 
 
 def smallest_int(ok: Callable[[int], bool], start: int = 1, limit: int = 2**62) -> int:

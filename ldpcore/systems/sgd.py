@@ -55,10 +55,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import Bound, get_bound
 from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
 from ldpcore.systems.numeric.multidim import (
@@ -573,15 +573,16 @@ def advanced_composition(eps: float, delta: float, k: int, delta_prime: float) -
 
 
 def _advanced_inverse(target: float, k: int, delta_prime: float) -> float:
-    """The eps_step at which Theorem II.7 gives exactly ``target`` (it increases in eps_step)."""
+    """The largest eps_step at which Theorem II.7 gives at most ``target`` (it increases in eps_step), to a
+    relative 1e-13 on the conservative side (ldpcore.privacy.solver)."""
     lo = delta_prime / math.sqrt(k * math.pi / 2) * (1 + 1e-9)
-    f = lambda e: advanced_composition(e, 0.0, k, delta_prime).eps - target  # noqa: E731
-    if f(lo) >= 0:
+    composed = lambda e: advanced_composition(e, 0.0, k, delta_prime).eps  # noqa: E731
+    if composed(lo) >= target:
         return 0.0
     hi = max(target, lo * 2)
-    while f(hi) < 0:
+    while composed(hi) <= target:
         hi *= 2
-    return brentq(f, lo, hi, xtol=1e-15, rtol=1e-13, maxiter=500)
+    return solver.boundary(composed, target, lo, hi, rtol=1e-13, log=False)
 
 
 # --- accounting for a training run -------------------------------------------------------
