@@ -61,7 +61,8 @@ from ldpcore.oracles.hashing import OLH
 from ldpcore.oracles.onehot import OneHot
 from ldpcore.oracles.unary import UnaryEncoding
 from ldpcore.privacy import tight
-from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.privacy.bounds import Amplification, Bound, BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 OBSERVERS = ("server", "shuffler", "analyst")
 DEFAULT_TRIALS = 1_000_000
@@ -338,7 +339,7 @@ class Attack:
     sees: str
     hypotheses: str
     statistic: str
-    neighbouring: str
+    neighbouring: Neighbouring
     draw: Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray] | _Tally]
     exact: tuple[np.ndarray, np.ndarray] | None = None
     others: str = ""
@@ -411,7 +412,7 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
                 [oracle.p_b, 1 - oracle.p_b],
                 sees=sees,
                 hypotheses=hyp,
-                neighbouring="removal",
+                neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             )
         t = oracle.tau if observer == "server" else 1
         sees = (
@@ -424,7 +425,7 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
             _fragment_counts(oracle.p_b, oracle.p_f, t, True),
             sees=sees,
             hypotheses=hyp,
-            neighbouring="removal",
+            neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
         )
     sees = (
         "the target's report"
@@ -432,7 +433,7 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
         else "the target's report, linked to the target (a single-message encoding: the shuffler holds it whole)"
     )
     hyp = "H1: the target holds value v; H0: the target holds value v' (replacement)."
-    words = dict(sees=sees, hypotheses=hyp, neighbouring="replacement")
+    words = dict(sees=sees, hypotheses=hyp, neighbouring=Neighbouring.REPLACE_ONE)
     if isinstance(oracle, GRR):  # categories: report v', another value, v
         return _categorical_attack(
             [oracle.p, 1 - oracle.p - oracle.q, oracle.q], [oracle.q, 1 - oracle.p - oracle.q, oracle.p], **words
@@ -453,7 +454,7 @@ ANALYST_ENCODINGS = ("onehot", "grr", "oue", "sue")
 def _worst_c(plan: Plan) -> tuple[int, str]:
     """How many of the others hold the target's value in the tight accountant's worst case at the plan's
     eps_b (its extra["worst_c"], the start of the block found), and the words for it."""
-    amp = _forward(get_bound("tight-binary-rr"), plan.eps_b, plan.n, plan.spec.delta, None)
+    amp = _forward(get_bound(BoundName.TIGHT_BINARY_RR), plan.eps_b, plan.n, plan.spec.delta, None)
     if not amp.valid:
         return (
             0,
@@ -515,7 +516,7 @@ def _analyst_attack(plan: Plan) -> Attack:
                 hypotheses=hyp,
                 others=others,
                 statistic="the 1-reports in bin v (the likelihood ratio increases with it)",
-                neighbouring="removal",
+                neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             )
         tau, p_f = oracle.tau, oracle.p_f
 
@@ -534,7 +535,7 @@ def _analyst_attack(plan: Plan) -> Attack:
             hypotheses=hyp,
             others=others,
             worst_c=c,
-            neighbouring="removal",
+            neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             draw=draw,
             statistic=(
                 f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
@@ -554,7 +555,7 @@ def _analyst_attack(plan: Plan) -> Attack:
                 q,
                 sees=sees,
                 hypotheses=hyp,
-                neighbouring="replacement",
+                neighbouring=Neighbouring.REPLACE_ONE,
                 others=f"all {m:,} other respondents hold v'",
                 statistic="the reports of v (the likelihood ratio increases with it)",
             )
@@ -577,7 +578,7 @@ def _analyst_attack(plan: Plan) -> Attack:
         return Attack(
             sees=sees,
             hypotheses=hyp,
-            neighbouring="replacement",
+            neighbouring=Neighbouring.REPLACE_ONE,
             draw=draw,
             others=(
                 f"all {m:,} other respondents hold a third value w: each reports v and v' with "
@@ -603,7 +604,7 @@ def _analyst_attack(plan: Plan) -> Attack:
         return Attack(
             sees=sees,
             hypotheses=hyp,
-            neighbouring="replacement",
+            neighbouring=Neighbouring.REPLACE_ONE,
             draw=draw,
             others=others,
             statistic="the exact log-likelihood ratio of the 1-counts of bins v and v'",
@@ -634,7 +635,7 @@ class Certified:
     title: str
     eps: float | None
     delta: float
-    neighbouring: str
+    neighbouring: Neighbouring
     citation: str
     valid: bool = True
     reason: str = ""
@@ -714,7 +715,7 @@ class ObserverAudit:
     sees: str
     hypotheses: str
     statistic: str
-    neighbouring: str
+    neighbouring: Neighbouring
     others: str
     worst_c: int | None
     bound: EmpiricalBound

@@ -368,7 +368,7 @@ def _blanket_region(n, delta, k, floor_k, what, inverse):
 
 
 def _krr_region(n, delta, k):
-    k = _check_k(k, "blanket-krr", required=True)
+    k = _check_k(k, BoundName.BLANKET_KRR, required=True)
     return _blanket_region(n, delta, k, k, "the k-RR blanket", krr_eps0)
 
 

@@ -20,6 +20,7 @@ from ldpcore.errors import require
 from ldpcore.experiment.metrics import error_metrics
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
+from ldpcore.privacy.bounds import BoundName
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def compare(
     ks = tuple(int(k) for k in ks)
     require(n >= 1, "the histogram holds no reports.")
     require(all(1 <= k <= d for k in ks), f"every k must lie in [1, d={d}] (got {ks}).")
-    onehot_plan = plan(ProtocolSpec(eps_c=eps_c, delta=delta, accountant="cheu19"), n, d)
+    onehot_plan = plan(ProtocolSpec(eps_c=eps_c, delta=delta, accountant=BoundName.CHEU19), n, d)
     eps_l = onehot_plan.eps_b
 
     start = time.perf_counter()

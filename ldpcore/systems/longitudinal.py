@@ -26,7 +26,8 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 MODES = ("paper", "tight")
 
@@ -165,7 +166,7 @@ class ShuffledCentral:
     a: float
     batch_n: int
     bound: str
-    neighbouring: str
+    neighbouring: Neighbouring
     valid: bool
     reason: str = ""
 
@@ -346,7 +347,7 @@ class TreeProtocol:
         """d messages, for a respondent at the leaf level."""
         return self.d
 
-    def shuffled_eps(self, n: int, delta: float, bound: str = "fmt21-closed") -> ShuffledCentral:
+    def shuffled_eps(self, n: int, delta: float, bound: str = BoundName.FMT21_CLOSED) -> ShuffledCentral:
         """Central eps when each (t, h) batch is shuffled separately.
 
         A neighbouring dataset changes at most 2 batches of about n/L a-LDP reports

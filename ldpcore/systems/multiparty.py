@@ -20,7 +20,7 @@ from ldpcore.oracles.multimessage import (
     single_message_lower_bound,
 )
 from ldpcore.oracles.onehot import OneHot, flip_probability
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
 
 DATA_SHAPES = ("peaked", "uniform")
 
@@ -38,7 +38,7 @@ def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
 
 def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
     """The oracles compared at (eps_c, delta): each raises InputError where n is too small."""
-    tight = get_bound("tight-binary-rr").inverse(eps, n, delta, 2)
+    tight = get_bound(BoundName.TIGHT_BINARY_RR).inverse(eps, n, delta, 2)
     return {
         "B-ary RR (single message)": lambda: BaryRR.from_eps(eps, d, n, delta),
         "one-hot, attribute fragments (tight accountant)": lambda: (
@@ -97,7 +97,7 @@ def threat_table(
     eps_l, delta = check_eps(eps_l, "eps_l"), check_delta(delta)
     shufflers, colluding = check_whole(shufflers, 1, "shufflers"), check_whole(colluding, 0, "colluding shufflers")
     require(colluding < shufflers, f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
-    blanket = get_bound("blanket-krr").forward(eps_l, n, delta, d)
+    blanket = get_bound(BoundName.BLANKET_KRR).forward(eps_l, n, delta, d)
     shuffle_only = blanket.eps_c if blanket.valid else math.inf
     murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
     rows = [

@@ -59,7 +59,8 @@ from scipy.special import expit, gammaln, logsumexp, ndtr
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.privacy import solver
-from ldpcore.privacy.bounds import Bound, get_bound
+from ldpcore.privacy.bounds import Bound, BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
 from ldpcore.systems.numeric.multidim import (
     algorithm4_randomize,
@@ -77,7 +78,7 @@ NONPRIVATE = "none"  # exact mean of L2-clipped gradients (the baseline of "sphe
 NONPRIVATE_ELEMENTWISE = "none-elementwise"  # exact mean of [-1, 1]-clipped gradients (baseline of seeds/002)
 NONPRIVATE_MECHANISMS = (NONPRIVATE, NONPRIVATE_ELEMENTWISE)
 REPORT_BITS_SPHERE = 129  # 1 sign bit + a 128-bit PRG seed for v (seeds/000 Sec. VI)
-DEFAULT_BOUND = "fmt21-numeric"  # holds for any eps0-LDP randomizer (replacement)
+DEFAULT_BOUND = BoundName.FMT21_NUMERIC  # holds for any eps0-LDP randomizer (replacement)
 LAMBDA = 1e-4  # seeds/002 Sec. VI-B
 
 
@@ -607,7 +608,7 @@ class SGDAccounting:
     epochs: int
     batch_size: int
     bound: str
-    neighbouring: str
+    neighbouring: Neighbouring
     delta: float
     delta_epoch: float
     delta_prime: float

@@ -12,7 +12,7 @@ import numpy as np
 from ldpcore.data.numeric_table import NumericTable  # table_columns: re-exported for older imports
 from ldpcore.data.scaling import from_unit, unit_values
 from ldpcore.errors import check_eps, check_whole, require
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
 from ldpcore.systems.numeric.mechanisms import MECHANISMS, get_mechanism
 from ldpcore.systems.numeric.multidim import (
     algorithm4_k,
@@ -77,7 +77,7 @@ def recommend(eps: float, values=None, *, mean_square: float | None = None, n: i
     return Recommendation(eps, mean_square, n, mse, min(mse, key=mse.get))
 
 
-def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = "fmt21-closed"):
+def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = BoundName.FMT21_CLOSED):
     """Central (eps_c, delta) of n shuffled reports, each from an eps-LDP randomizer (any
     mechanism here; Algorithm 4's whole tuple is eps-LDP). bound: a name for
     ldpcore.privacy.bounds.get_bound that holds for any eps0-LDP randomizer, by default
