@@ -131,7 +131,7 @@ def write_run(result, record: dict, out: Path) -> list[Path]:
     return [out / name for name in files]
 
 
-# --- paper-style report tables (seeds/000 Table IV) ------------------------------------
+# --- paper-style report tables (Erlingsson et al. 2020 Table IV) ------------------------------------
 
 
 def fmt(x: float | None) -> str:

@@ -1,8 +1,9 @@
 """Inputs -> a ``Histogram``: images, histogram CSVs, the synthetic heavy-hitter data.
 
-An image is a histogram over its pixels: a pixel of luminance L (0-255) is held by
-round(L * scale) respondents (seeds/000 Sec. VII; the paper's Map uses scale 2.5), so
-n = the sum of the counts and d = width * height.
+An image is a histogram over its pixels: a pixel of luminance L (0-255) is held by round(L * scale)
+respondents (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta, Encode, Shuffle, Analyze
+Privacy Revisited (2020), Sec. VII; the paper's Map uses scale 2.5), so n = the sum of the counts and d =
+width * height.
 
 Limits, each checked before the work it bounds: files up to MAX_FILE_BYTES (read in blocks,
 refused as soon as the limit is passed), images up to MAX_PIXELS (from the header, before
@@ -223,7 +224,7 @@ def read_text(source, allow_empty: bool = False, name: str | None = None) -> tup
 
 
 def load_image(source, scale: float = 1.0, max_side: int | None = None, name: str | None = None) -> Histogram:
-    """Grayscale luminance per pixel = respondents (seeds/000 Sec. VII).
+    """Grayscale luminance per pixel = respondents (Erlingsson et al. 2020 Sec. VII).
 
     scale multiplies luminance before rounding to counts (Map: 2.5). max_side, if given,
     downsamples with box (area) averaging so that mean luminance is preserved.
@@ -584,7 +585,7 @@ def synthetic_heavy_hitters(
     hitter_share: float = 0.4,
     exponent: float = 1.35,
 ) -> Histogram:
-    """Heavy hitters mixed with a power law, like seeds/000 Table III.
+    """Heavy hitters mixed with a power law, like Erlingsson et al. 2020 Table III.
 
     ``hitters`` values share ``hitter_share`` of the reports (weights Zipf(1) over the
     hitters); the other values follow p(x) ~ x^-exponent by rank. Values are numbered by

@@ -1,5 +1,7 @@
-"""Tables of numeric and categorical attributes: the container, the paper's synthetic data
-(seeds/002 Sec. VI-A; spec/numeric.md "Experiments to mirror") and a CSV loader."""
+"""Tables of numeric and categorical attributes: the container, the paper's synthetic data (N. Wang,
+Xiao, Yang, Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing Multidimensional Data with Local
+Differential Privacy (ICDE 2019), Sec. VI-A; docs/systems.md "Numeric and multidimensional data") and a
+CSV loader."""
 
 from __future__ import annotations
 

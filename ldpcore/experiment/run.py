@@ -126,7 +126,7 @@ def method_label(spec: ProtocolSpec) -> str:
 
 
 def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, compare=()) -> list[Method]:
-    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
+    """The columns of Erlingsson et al. 2020 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
     (for another encoding: the central baseline and that encoding; taus apply to one-hot only),
     then each encoding named in compare with its default parameters and accountant."""
     encoding = get_encoding(base.encoding)

@@ -97,7 +97,7 @@ class Plan:
     The encoding's own numbers (None where they do not apply): hash_range (OLH, SOLH, MURS on SOLH);
     for MURS with d, the fake reports hidden from the server and a respondent's eps against the server
     and all other respondents (eps_2, a Guarantee: the blanket bound may certify nothing) and against
-    the server and all shufflers (eps_l) (Wang et al. 2020, Theorem 4); for the fragmented sketch (not
+    the server and all shufflers (eps_l) (Wang et al. 2019, Theorem 4); for the fragmented sketch (not
     certified) the ESA paper's range [eps_c, eps_l_inf] and what the numerical clones bound certifies
     for the whole report, 2 eps_b-LDP under replacement.
     """
@@ -241,7 +241,7 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         if spec.eps_f_rule == "paper" and eps_f < 2.5:
             notes.append(
                 f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
-                "this rule here (spec/esa.md); consider the equal-variance rule."
+                "this rule here (docs/departures.md); consider the equal-variance rule."
             )
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
     p = Plan(

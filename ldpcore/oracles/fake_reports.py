@@ -1,5 +1,6 @@
-"""Fake reports from multiple shufflers: MURS (seeds/003 Sec. 5.3, Theorem 4, Lemma 6, Theorem 7;
-spec/frequency_oracles.md "Fake reports", spec/multiparty.md).
+"""Fake reports from multiple shufflers: MURS (T. Wang, Ding, Xu, Huang, Hong, Zhou, Li, Jha, Practical
+and Robust Privacy Amplification with Multi-Party Differential Privacy (2019), Sec. 5.3, Theorem 4, Lemma
+6, Theorem 7; docs/encodings.md "Fake reports", docs/systems.md).
 
 Each of r shufflers adds n_r fake reports: uniformly random INPUTS perturbed by the
 respondents' own oracle (GRR on [d], or OLH/SOLH on a hash range g), so every fake report
@@ -74,7 +75,7 @@ def murs_local_eps(eps_1: float, n: int, delta: float, k: int, n_u: int) -> floa
 
 @dataclass(frozen=True)
 class MursPrivacy:
-    """A respondent's eps against each adversary of seeds/003 (replacement, at delta)."""
+    """A respondent's eps against each adversary of T. Wang et al. 2019 (replacement, at delta)."""
 
     eps_server: float  # eps_1
     eps_users: float  # eps_2: server + all other respondents

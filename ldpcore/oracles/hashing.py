@@ -1,12 +1,14 @@
-"""Optimized local hashing (OLH, Wang et al. 2017) and its shuffled form SOLH (seeds/003 Sec. 5.2).
+"""Optimized local hashing (OLH, Wang et al. 2017) and its shuffled form SOLH (T. Wang, Ding, Xu, Huang,
+Hong, Zhou, Li, Jha, Practical and Robust Privacy Amplification with Multi-Party Differential Privacy
+(2019), Sec. 5.2).
 
 A respondent holding v draws a hash function h: [d] -> [g] from a public family, and sends
 (h, y) with y = GRR_g(h(v)): y = h(v) w.p. p = e^eps/(e^eps+g-1), else one of the other
 g-1 buckets uniformly (eps-LDP under replacement, tight). The report supports u when
 h(u) = y; under an ideal random hash a report of another value supports u w.p. q* = 1/g,
-so c_hat_u = (N_u - n/g)/(p - 1/g) (seeds/003 Eq. (3)) and, since the support indicators
+so c_hat_u = (N_u - n/g)/(p - 1/g) (T. Wang et al. 2019 Eq. (3)) and, since the support indicators
 of one report are then independent across u, the aggregate law is exactly
-N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (spec/frequency_oracles.md). OLH: g = round(e^eps)+1,
+N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (docs/encodings.md). OLH: g = round(e^eps)+1,
 Var ~ 4n e^eps/(e^eps-1)^2.
 
 Real-hash mode (prime=P): h(x) = ((a x + b) mod P) mod g with a in [1, P), b in [0, P)
@@ -23,7 +25,7 @@ jointly. The analyzer's real cost is O(n d) hash evaluations.
 Float64 realises OLH's eps while 1 - p = (g-1)/(e^eps+g-1) stays well above 2^-53 (limits):
 always with g = round(e^eps) + 1 (1 - p ~ 1/2), up to GRR.largest_eps(g) for a given g.
 
-SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
+SOLH (T. Wang et al. 2019 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
 (eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
 d' = (A+2)/3 with e^eps_l = A - d' + 1; the solh bound (ldpcore.privacy.bounds) takes the
 integer d' = ceil((A+2)/3) - 1 (>= 2) and e^eps_l = min(A - d' + 1, 2 d' + 1), which is
@@ -173,7 +175,7 @@ class OLH(SupportAnalyzer):
         hit = self._table(reports[..., :-1])[..., value] == reports[..., -1]
         return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
 
-    # --- communication (the analyzer: SupportAnalyzer with q, seeds/003 Eq. (3) for q = 1/g) ---
+    # --- communication (the analyzer: SupportAnalyzer with q, T. Wang et al. 2019 Eq. (3) for q = 1/g) ---
     @property
     def bits_per_message(self) -> int:
         """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""
@@ -197,7 +199,7 @@ def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
 
 @dataclass(frozen=True)
 class SOLH(OLH):
-    """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (seeds/003)."""
+    """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (T. Wang et al. 2019)."""
 
     name: ClassVar[str] = "solh"
     randomizer: ClassVar[Randomizer] = Randomizer.SOLH

@@ -1,10 +1,11 @@
-"""One-hot k-RAPPOR with attribute fragments (seeds/000 Algorithm 1), optionally with
-report fragments and a backstop (Algorithm 2).
+"""One-hot k-RAPPOR with attribute fragments (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar,
+Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Algorithm 1), optionally with report
+fragments and a backstop (Algorithm 2).
 
 Every one-hot bit goes through binary randomized response and to its own shuffler, so
 the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the reference
 report of an absent respondent is the randomized all-zeros vector, one bit away from
-any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (spec/esa.md).
+any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (docs/esa.md).
 
 Float64 realises a flip probability's eps only while it stays well above 2^-53: eps_b and eps_f
 up to OneHot.largest_eps() = 18.22 (ldpcore.oracles.limits); larger ones are refused.
@@ -177,7 +178,7 @@ class OneHot:
 
 
 def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.random.Generator) -> np.ndarray:
-    """seeds/000 Table VI: every respondent runs the attribute-fragmented protocol `runs`
+    """Erlingsson et al. 2020 Table VI: every respondent runs the attribute-fragmented protocol `runs`
     times with eps/runs each (basic composition keeps the total at eps); the analyzer
     averages the runs' unbiased estimates. Var = n p(1-p)/((1-2p)^2 runs), p at eps/runs."""
     runs = check_whole(runs, 1, "runs")

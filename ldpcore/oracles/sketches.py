@@ -1,6 +1,7 @@
-"""Sketch-based frequency oracles: Apple's count-mean sketch (CMS) and Hadamard CMS, a
-signed count sketch, and the attribute-fragmented sketch of seeds/000 (Tables I, III, V,
-VII; spec/frequency_oracles.md "Sketches", spec/esa.md "Sketch-based reports").
+"""Sketch-based frequency oracles: Apple's count-mean sketch (CMS) and Hadamard CMS, a signed count
+sketch, and the attribute-fragmented sketch of Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar,
+Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Tables I, III, V, VII; docs/esa.md
+"Sketches").
 
 k seeded hash functions h_j: [d] -> [m] (paper and Apple: k = 1024, m = 65,536). Every
 respondent picks ONE row j uniformly and reports on h_j(x) only:
@@ -39,7 +40,7 @@ it is refused.
 
 Privacy: a CMS, HCMS or count-sketch report is one eps-LDP message (replacement), so the
 generic amplification bounds apply to it (ldpcore.oracles registers them). The fragmented
-sketch sends many messages per respondent; seeds/000 gives no bound for it (PRIVACY_NOTE).
+sketch sends many messages per respondent; Erlingsson et al. 2020 gives no bound for it (PRIVACY_NOTE).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
 PRIVACY_NOTE = (
-    "seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
+    "Erlingsson et al. 2020 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
     "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
     "says only 1 <= eps_c <= eps_l_inf at eps_c = 1, i.e. between the one-hot eps_c at the same eps_l "
     "and eps_l_inf itself."
@@ -565,13 +566,13 @@ class CountMeanSketch(_Sketch):
 
 @dataclass(frozen=True)
 class FragmentedSketch(CountMeanSketch):
-    """The attribute-fragmented sketch of seeds/000: the row's m-bit one-hot as m binary-RR bits,
+    """The attribute-fragmented sketch of Erlingsson et al. 2020: the row's m-bit one-hot as m binary-RR bits,
     each flipped w.p. p = 1/(1+e^eps); only set bits are sent, each as its own message naming
     (row, cell). Removal LDP like one-hot (reference: the randomized all-zeros row). Same aggregate
     law and estimator as CMS with f = p (Tables I, III: #bits = (1-p) + (m-1) p)."""
 
     name = "sketch-fragments"
-    title = "Sketch with attribute fragments (seeds/000)"
+    title = "Sketch with attribute fragments (Erlingsson et al. 2020)"
     neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
     randomizer = Randomizer.BINARY_RR  # every bit of a row: binary RR, as one-hot
     privacy_note = PRIVACY_NOTE
@@ -935,7 +936,7 @@ def split_budget_rmse(
     m: int = 65_536,
     seed: int | None = None,
 ) -> dict[int, float]:
-    """seeds/000 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
+    """Erlingsson et al. 2020 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
     row drawn independently and at eps/r, so the r reports compose to removal eps. That is the
     sketch of r c_v reports per value, read with n r reports and divided by r. Returns
     {r: RMSE of the raw estimate}. One hash with the whole budget wins: the noise variance

@@ -4,7 +4,7 @@ A respondent holding v sends the one-hot vector of v with bit v reported as 1 w.
 every other bit as 1 w.p. q, all independently, in one d-bit message. Two inputs differ
 in two bits, so the replacement eps is ln(p(1-q)/((1-p)q)) (tight):
   SUE: p = e^(eps/2)/(e^(eps/2)+1), q = 1-p;   OUE: p = 1/2, q = 1/(e^eps+1).
-Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (spec/frequency_oracles.md); the
+Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (docs/encodings.md); the
 bits are independent, so the exact aggregate is N_v ~ Bin(c_v, p) + Bin(n - c_v, q).
 Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps = 18.22, SUE
 (whose q is at eps/2) up to 37.91; larger eps are refused.

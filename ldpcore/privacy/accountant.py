@@ -1,4 +1,4 @@
-"""Every amplification bound side by side (spec/amplification.md): the Accountant page's
+"""Every amplification bound side by side (docs/accountants.md): the Accountant page's
 table and curves, and what the tight accountant buys over the paper's for a protocol."""
 
 from __future__ import annotations

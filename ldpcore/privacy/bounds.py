@@ -6,7 +6,7 @@ instead of a number outside it), the neighbouring notion, a citation and a parag
 for the UI. The inverse (eps_c -> the largest valid eps0 whose certified eps_c <=
 target) is generic: bracket and bisect, then step to the conservative side; a bound
 with a closed form or a privacy curve brings its own fast inverse. Results are frozen
-``Amplification`` objects, never bare floats. spec/amplification.md lists the bounds;
+``Amplification`` objects, never bare floats. docs/accountants.md lists the bounds;
 the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 """
 
@@ -226,7 +226,7 @@ def _check_k(k, bound: str = "", required: bool = False) -> int | None:
     return check_whole(k, 2, "the domain size k")
 
 
-# --- EFMRTT'19 (seeds/004 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
+# --- EFMRTT'19 (Erlingsson et al. 2019 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
 
 
 def _efmrtt_forward(eps0, n, delta, k):
@@ -245,7 +245,7 @@ def _efmrtt_region(n, delta, k):
     return 0.0, 0.5, ""  # 0 < eps0 < 1/2 (open_top)
 
 
-# --- Cheu et al. (seeds/000 Lemma II.6): binary RR with flip probability lambda/(2n) ---
+# --- Cheu et al. (Erlingsson et al. 2020 Lemma II.6): binary RR with flip probability lambda/(2n) ---
 
 
 def cheu_eps_of_lambda(lam: float, n: int, delta: float) -> float:
@@ -305,7 +305,7 @@ def _thm31_region(n, delta, k):
     return 1.0, hi, ""
 
 
-# --- FMT'21 closed form (spec/amplification.md) ---
+# --- FMT'21 closed form (docs/accountants.md) ---
 
 
 def _fmt_closed_forward(eps0, n, delta, k):
@@ -331,7 +331,7 @@ def _fmt_closed_region(n, delta, k):
 
 
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
-    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (spec/frequency_oracles.md)."""
+    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (docs/encodings.md)."""
     return (n - 1) * eps_c**2 / (14 * math.log(2 / delta))
 
 
@@ -346,7 +346,8 @@ def _krr_forward(eps0, n, delta, k):
 
 
 def krr_eps0(eps_c: float, n: int, delta: float, k: int) -> float:
-    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (seeds/003 Theorem 1); A > k is the caller's."""
+    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (T. Wang et al. 2019, Theorem 1); A > k is
+    the caller's."""
     return math.log(blanket_a(eps_c, n, delta) - k + 1)
 
 
@@ -376,7 +377,7 @@ def solh_hash_range(x: float, k: int | None) -> int:
     """Hash range d' at e^eps0 = x: k if fixed, else ceil((x-1)/2) >= 2.
 
     At fixed eps_c the variance-optimal range is d' = (A+2)/3 with e^eps0 = A - d' + 1
-    (seeds/003), i.e. d' = (e^eps0 + 1)/2; this rule stays within 1 below it and is
+    (T. Wang et al. 2019), i.e. d' = (e^eps0 + 1)/2; this rule stays within 1 below it and is
     non-decreasing, so the forward is monotone and has an exact inverse.
     """
     return k if k is not None else max(2, math.ceil((x - 1) / 2))

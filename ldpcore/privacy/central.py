@@ -4,7 +4,7 @@ Analytic calibration of Balle and Wang (ICML 2018, Theorem 8): N(0, sigma^2) noi
 L2 sensitivity s is (eps, delta)-DP iff
   Phi(s/(2 sigma) - eps sigma/s) - e^eps Phi(-s/(2 sigma) - eps sigma/s) <= delta.
 Adding or removing one respondent changes one count by 1, so s = 1 (removal).
-The paper's Table IV sigma column is not this calibration (spec/esa.md); both are shown.
+The paper's Table IV sigma column is not this calibration (docs/departures.md); both are shown.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ldpcore.privacy import solver
 
 U = 2.0**-52  # float64 relative spacing
 
-# seeds/000 Table IV, "No LDP (Gaussian mechanism)", Horse, delta = 5e-8.
+# Erlingsson et al. 2020 Table IV, "No LDP (Gaussian mechanism)", Horse, delta = 5e-8.
 PAPER_SIGMA_HORSE = {0.05: 80.42, 0.25: 16.18, 0.5: 8.15, 0.75: 5.47, 1.0: 4.14}
 
 

@@ -1,6 +1,6 @@
 """Tracking a boolean state that changes at most k times over d periods: the tree protocol
-of seeds/004 Section 3 (Erlingsson et al., Amplification by shuffling, SODA'19,
-Algorithms 1-2) with the corrections of spec/longitudinal.md.
+of Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019), Section 3
+Algorithms 1-2) with the corrections of docs/systems.md.
 
 Each respondent reports on one of its changes only (the i*-th, i* ~ U{1..k}) and on one
 level h* ~ U{1..L} of a binary tree over the d periods (L = log2(d) + 1, leaves h = 1):
@@ -131,7 +131,7 @@ def synthetic_trajectories(
 
 
 class Client:
-    """One respondent running Algorithm 1 (A_client) of seeds/004 with node parameter a."""
+    """One respondent running Algorithm 1 (A_client) of Erlingsson et al. 2019 with node parameter a."""
 
     def __init__(self, protocol: TreeProtocol, rng: np.random.Generator):
         self._rng, self._keep = rng, protocol.keep_probability
@@ -292,7 +292,7 @@ class TreeProtocol:
 
         The cover has one node per set bit of t: bit h-1 set means node
         [h, (t >> (h-1))]. The seed text scales by log2(d) instead of L = log2(d) + 1,
-        which biases the estimate by the factor log2(d)/L (spec/longitudinal.md): each
+        which biases the estimate by the factor log2(d)/L (docs/systems.md): each
         respondent reports on one of L levels, so only 1/L of them reach any node.
         """
         t = np.arange(1, self.d + 1)
@@ -351,7 +351,7 @@ class TreeProtocol:
         """Central eps when each (t, h) batch is shuffled separately.
 
         A neighbouring dataset changes at most 2 batches of about n/L a-LDP reports
-        (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (spec/longitudinal.md).
+        (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (docs/systems.md).
         bound: a name in ldpcore.privacy.bounds (default "fmt21-closed", Feldman et al. 2021).
         """
         n, delta, chosen = check_whole(n, 1, "n (respondents)"), check_delta(delta), get_bound(bound)

@@ -1,6 +1,7 @@
-"""Single vs multiple anonymous messages (seeds/001) and who can see what (seeds/003,
-spec/multiparty.md): the numbers behind the Multi-message page.
-"""
+"""Single vs multiple anonymous messages (Ghazi, Golowich, Kumar, Pagh, Velingker, On the Power of
+Multiple Anonymous Messages (EUROCRYPT 2021)) and who can see what (T. Wang, Ding, Xu, Huang, Hong, Zhou,
+Li, Jha, Practical and Robust Privacy Amplification with Multi-Party Differential Privacy (2019),
+docs/systems.md): the numbers behind the Multi-message page."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     """Per protocol and n: the root mean variance of the count estimates (analytic, exact
     for the unbiased ones; the Count-Min minimum's RMSE from its exact moments), messages per
     respondent and bits per message; NaN where a protocol cannot reach (eps, delta) at n.
-    Also the seeds/001 reference curves (up to constants)."""
+    Also the Ghazi et al. 2021 reference curves (up to constants)."""
     eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
     d = check_whole(d, 2, "the domain size d")
     out = {}
@@ -90,7 +91,7 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
 def threat_table(
     n: int, d: int, delta: float, eps_l: float, shufflers: int, fakes_per_shuffler: int, colluding: int = 0
 ) -> list[dict]:
-    """The eps a respondent keeps against each adversary of seeds/003 (spec/multiparty.md), for
+    """The eps a respondent keeps against each adversary of T. Wang et al. 2019 (docs/systems.md), for
     GRR reports at local eps_l (replacement); inf where the adversary learns the report.
     colluding: shufflers colluding with the server (MURS: their fakes are known). inf also where a
     blanket closed form would exceed its limit min(1, 14 ln(2/delta)/27): it certifies nothing there."""

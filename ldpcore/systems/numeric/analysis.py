@@ -1,7 +1,7 @@
-"""The analyzer's side for numeric data: mean estimates, their expected MSE, which mechanism
-to use for given data, whole tables of numeric and categorical attributes under each
-mechanism, and the central eps of shuffled reports (seeds/002 Secs. III-IV, VI;
-spec/numeric.md)."""
+"""The analyzer's side for numeric data: mean estimates, their expected MSE, which mechanism to use for
+given data, whole tables of numeric and categorical attributes under each mechanism, and the central eps
+of shuffled reports (N. Wang, Xiao, Yang, Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing
+Multidimensional Data with Local Differential Privacy (ICDE 2019), Secs. III-IV, VI; docs/systems.md)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class Recommendation:
 def recommend(eps: float, values=None, *, mean_square: float | None = None, n: int | None = None) -> Recommendation:
     """Rank Laplace, Duchi, PM and HM for the values of one attribute (in [-1, 1]) or for
     their mean square alone: every per-report variance is affine in t^2, so the average
-    variance over the data is the variance at t^2 = E[t^2] (spec/numeric.md). n defaults
+    variance over the data is the variance at t^2 = E[t^2] (docs/systems.md). n defaults
     to the number of values, else 1."""
     eps = check_eps(eps, "eps")
     require((values is None) != (mean_square is None), "give the values or their mean square, not both.")
@@ -98,7 +98,7 @@ TABLE_MECHANISMS = {
     "and scaled by d/k (categorical: OUE at eps/k)",
     "alg4-hm": "Algorithm 4 with the Hybrid Mechanism",
     "duchi-md": "Duchi et al.'s d-dimensional mechanism (Algorithm 3) on the numeric attributes at eps d_num/d, "
-    "categorical attributes through OUE at eps/d (seeds/002 Sec. VI's budget split)",
+    "categorical attributes through OUE at eps/d (N. Wang et al. 2019 Sec. VI's budget split)",
 }
 MAX_SIMULATED_CELLS = 5_000_000  # respondents x values per respondent drawn at once (synthetic data, reports)
 
