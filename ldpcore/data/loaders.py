@@ -88,7 +88,7 @@ class Labels(Sequence):
             return self._blob == other._blob and np.array_equal(self._offsets, other._offsets)
         return isinstance(other, Sequence) and list(self) == list(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal to any sequence with its items: not hashable
 
     @classmethod
     def of(cls, names) -> Labels:
@@ -139,8 +139,9 @@ class Histogram:
 
     @property
     def n(self) -> int:
-        """Number of respondents (exact)."""
-        return self._n
+        """Number of respondents (exact), counted once by the constructor."""
+        n: int = self.__dict__["_n"]
+        return n
 
     @property
     def d(self) -> int:
@@ -186,7 +187,7 @@ def _blocks(source, name: str) -> Iterator[bytes]:
             require(not path.is_dir(), f"{path} is a folder, not a file.")
             require(path.is_file(), f"{path} is not a regular file.")
             require(path.stat().st_size <= MAX_FILE_BYTES, too_big)
-            stream = open(path, "rb")
+            stream: contextlib.AbstractContextManager = open(path, "rb")
         except OSError as exc:
             raise InputError(f"cannot read {path} ({exc.strerror or exc}).") from None
     else:
@@ -241,12 +242,12 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit is lower
         try:
-            img = Image.open(io.BytesIO(data))
+            img: Image.Image = Image.open(io.BytesIO(data))
         except UnidentifiedImageError:
             raise InputError(f"{name} is not an image Pillow can read (PNG, JPEG, GIF, BMP, TIFF, WebP).") from None
         except Image.DecompressionBombError:
             raise InputError(
-                f"{name} has too many pixels: over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels; "
+                f"{name} has too many pixels: over {2 * (Image.MAX_IMAGE_PIXELS or MAX_PIXELS) / 1e6:.0f} megapixels; "
                 f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} pixels): downsample it "
                 "before loading."
             ) from None
@@ -567,7 +568,7 @@ def _check_unique(labels: Labels, hashes: np.ndarray, lines: np.ndarray, name: s
     del ordered
     if same.size == 0:
         return
-    seen = {}
+    seen: dict[str, int] = {}
     for i in np.unique(np.concatenate((order[same], order[same + 1]))).tolist():  # candidates, in row order
         label = labels[i]
         if label in seen:

@@ -14,7 +14,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ldpcore.errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.errors import MAX_D, MAX_TAU, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.base import FrequencyOracle
 from ldpcore.oracles.limits import too_large
@@ -62,13 +62,12 @@ class ProtocolSpec:
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
         encoding = get_encoding(self.encoding)
         object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
-        if self.accountant is None:
-            object.__setattr__(self, "accountant", encoding.accountants[0])
         require(
             self.tau is None or encoding.fragments,
             f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.",
         )
-        name = self.accountant if self.accountant in encoding.accountants else str(get_bound(self.accountant).name)
+        given: str = self.accountant or encoding.accountants[0]
+        name = given if given in encoding.accountants else str(get_bound(given).name)
         require(
             name in encoding.accountants,
             f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
@@ -81,9 +80,15 @@ class ProtocolSpec:
         return dict(self.params)
 
     @property
+    def accountant_name(self) -> str:
+        """The accountant's name (the encoding's default filled in by the constructor)."""
+        assert self.accountant is not None  # __post_init__ always sets it
+        return self.accountant
+
+    @property
     def bound(self) -> Bound:
         """The accountant's bound (for MURS one built for its fake reports)."""
-        return get_encoding(self.encoding).bound(self.accountant, self.param_dict)
+        return get_encoding(self.encoding).bound(self.accountant_name, self.param_dict)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "params": self.param_dict}
@@ -138,13 +143,14 @@ class Plan:
 
     def eps_l_t(self, t: int) -> float:
         """LDP of any t captured fragments (Theorem IV.1)."""
-        if self.spec.tau is None:
+        if self.spec.tau is None or self.eps_f is None:
             return self.eps_b
         return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
 
     def oracle(self) -> Any:
         """The encoding's oracle with this plan's parameters (a FrequencyOracle, ldpcore.oracles), built once."""
-        require(self.d is not None, "the domain size d is needed for the encoding.")
+        if self.d is None:
+            raise InputError("the domain size d is needed for the encoding.")
         if "_oracle" not in self.__dict__:  # frozen: cache beside the fields
             self.__dict__["_oracle"] = get_encoding(self.spec.encoding).build(self, self.d)
         return self.__dict__["_oracle"]
@@ -209,11 +215,12 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     what = encoding.title + ("" if d is None else f" on d={d:,} values")
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
-        require(amp.valid, amp.reason)
+        eps_b = _certified_eps0(amp)
         if amp.note:
             notes.append(amp.note)
-        if amp.eps0 > limit:
+        if eps_b > limit:
             amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
+            eps_b = _certified_eps0(amp)
             notes.append(
                 f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
                 f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
@@ -224,23 +231,24 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
                 f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
             )
     else:
+        assert spec.eps_l is not None  # ProtocolSpec: exactly one of eps_c and eps_l
         require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
         amp = bound.forward(spec.eps_l, n, spec.delta, k)
-        require(amp.valid, amp.reason)
+        eps_b = _certified_eps0(amp)
         if amp.note:
             notes.append(amp.note)
-    eps_b = amp.eps0
     p_b = flip_probability(eps_b)
-    eps_f = p_f = None
+    eps_f: float | None = None
+    p_f: float | None = None
     eps_l_inf = eps_l_1 = eps_b
     if spec.tau is not None:
-        eps_f = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
-        require(eps_f <= limit, too_large(what, eps_f, limit, "eps_f"))
-        p_f = flip_probability(eps_f)
-        eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
-        if spec.eps_f_rule == "paper" and eps_f < 2.5:
+        fragment = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+        require(fragment <= limit, too_large(what, fragment, limit, "eps_f"))
+        eps_f, p_f = fragment, flip_probability(fragment)
+        eps_l_inf, eps_l_1 = eps_of_t(eps_b, fragment, spec.tau), eps_of_t(eps_b, fragment, 1)
+        if spec.eps_f_rule == "paper" and fragment < 2.5:
             notes.append(
-                f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+                f"eps_b - ln(tau) = {fragment:.3g} < 2.5: the paper's printed eps_l_1 departs from "
                 "this rule here (docs/departures.md); consider the equal-variance rule."
             )
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
@@ -259,14 +267,21 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         certified=encoding.certified,
         neighbouring=encoding.neighbouring,
     )
+    oracle: FrequencyOracle | None = None
     if d is not None:
-        oracle: FrequencyOracle = p.oracle()
+        oracle = p.oracle()
         p = replace(p, expected_messages=oracle.expected_messages(), bits_per_message=oracle.bits_per_message)
         p.__dict__["_oracle"] = oracle
     details = encoding.details(p)
     if details:
-        oracle = p.__dict__.get("_oracle")
         p = replace(p, **details)
         if oracle is not None:
             p.__dict__["_oracle"] = oracle
     return p
+
+
+def _certified_eps0(amp: Amplification) -> float:
+    """The local eps of a valid result; InputError with the bound's reason where it certifies nothing."""
+    if not amp.valid or amp.eps0 is None:
+        raise InputError(amp.reason)
+    return amp.eps0

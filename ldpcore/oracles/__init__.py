@@ -63,8 +63,9 @@ class Param:
                 f"{self.label} must be one of {', '.join(map(str, self.choices))} (got {value}).",
             )
         else:
+            low, high = self.low or 0, self.high if self.high is not None else math.inf
             require(
-                whole and self.low <= number <= self.high,
+                whole and low <= number <= high,
                 f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value}).",
             )
         return int(number)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -44,6 +44,21 @@ def check_respondents(n) -> int:
     return check_whole(n, 2, "n (respondents)")
 
 
+class _SupportLaw(Protocol):
+    """What the support analyzer reads: the domain size and the support probabilities p and q."""
+
+    @property
+    def d(self) -> int: ...
+
+    @property
+    def p(self) -> float: ...
+
+    @property
+    def q(self) -> float: ...
+
+    def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray: ...
+
+
 class SupportAnalyzer:
     """The analyzer of the single-message oracles whose report "supports" the true value
     w.p. p and any other value w.p. q (docs/encodings.md): one message per respondent,
@@ -56,11 +71,11 @@ class SupportAnalyzer:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
         return aggregate
 
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+    def estimate(self: _SupportLaw, aggregate: np.ndarray, n: int) -> np.ndarray:
         support = np.asarray(self.support_counts(aggregate, n), dtype=np.float64)
         return (support - n * self.q) / (self.p - self.q)
 
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
+    def variance(self: _SupportLaw, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
         """Per bin; counts=None gives the c_v = 0 value n q(1-q)/(p-q)^2 (the spec table's) as a scalar."""
         p, q = self.p, self.q
         if counts is None:
@@ -71,7 +86,7 @@ class SupportAnalyzer:
     def expected_messages(self) -> float:
         return 1.0
 
-    def reference_cells(self, n: int) -> int:
+    def reference_cells(self: _SupportLaw, n: int) -> int:
         """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table, a unary
         report d bits); GRR and Hadamard response, whose reports are one index, state their own."""
         return n * self.d

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 
-from ldpcore.errors import check_eps, require
+from ldpcore.errors import InputError, check_eps, require
 from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference
 from ldpcore.privacy.bounds import BoundName, Randomizer, get_bound
@@ -83,7 +83,7 @@ class OLH(SupportAnalyzer):
             )
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> OLH:
+    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> Self:
         """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (None or 0; Wang et al. 2017)."""
         eps = check_eps(eps, "eps")
         if not g:
@@ -187,13 +187,11 @@ def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
     (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
     amp = get_bound(BoundName.SOLH).inverse(eps_c, n, delta)
-    require(
-        amp.valid and amp.eps0 > 0,
-        (
+    if not amp.valid or amp.eps0 is None or amp.eps0 <= 0:
+        raise InputError(
             f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
             f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."
-        ),
-    )
+        )
     return amp.extra["hash_range"], amp.eps0
 
 
@@ -206,8 +204,11 @@ class SOLH(OLH):
     title: ClassVar[str] = "Shuffled optimized local hashing (SOLH)"
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, g: int, prime: int | None = None) -> SOLH:
-        """SOLH at local eps on the hash range g (from solh_parameters or an accountant's hash_range)."""
+    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> Self:
+        """SOLH at local eps on the hash range g (from solh_parameters or an accountant's hash_range: SOLH's
+        range is calibrated with its eps, so it must be given)."""
+        if not g:
+            raise InputError("SOLH needs its hash range g (solh_parameters, or the solh bound's hash_range).")
         return super().from_eps(eps, d, g, prime)
 
     @classmethod

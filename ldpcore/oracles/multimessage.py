@@ -500,7 +500,7 @@ class BaryRR(GRR):
         super().__post_init__()
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, n: int, delta: float):
+    def from_eps(cls, eps: float, d: int, n: int, delta: float) -> BaryRR:  # type: ignore[override]  # central eps
         """Central (eps, delta) -> gamma = max{14 d ln(2/delta)/((n-1) eps^2), 27 d/((n-1) eps)}
         (Balle et al. 2019, Theorem 3.1; spec)."""
         eps, delta = check_eps(eps, "eps_c"), check_delta(delta)

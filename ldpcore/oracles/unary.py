@@ -13,6 +13,7 @@ Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -43,6 +44,11 @@ class UnaryEncoding(SupportAnalyzer):
         check_domain(self.d)
         require(0 < self.q < self.p < 1, f"unary encoding needs 0 < q < p < 1 (got p={self.p:g}, q={self.q:g}).")
         check_realised(self.title, self.eps, min(self.q, 1 - self.p), self.smallest_at)
+
+    @staticmethod
+    @abstractmethod
+    def smallest_at(eps: float) -> float:
+        """The smallest probability (or complement) the law depends on at eps (limits): SUE's or OUE's q."""
 
     @classmethod
     def largest_eps(cls) -> float:

@@ -20,6 +20,8 @@ def evaluate_bound(
     try:
         if eps0 is not None:
             return bound.forward(eps0, n, delta, k)
+        if eps_c is None:
+            raise InputError("give exactly one of eps_c and eps0.")
         return bound.inverse(eps_c, n, delta, k)
     except InputError as exc:
         return Amplification(

@@ -168,7 +168,7 @@ class Bound:
             )
         if reason:
             return self._result(eps0, None, n, delta, k, valid=False, reason=reason)
-        extra = {}
+        extra: dict = {}
         if self.exact_forward is not None:
             eps_c, extra = self.exact_forward(eps0, n, delta)
         else:
@@ -184,10 +184,11 @@ class Bound:
         if reason:
             return self._result(None, None, n, delta, k, valid=False, reason=reason, target_eps_c=eps_c)
         f = lambda e: self.forward_fn(e, n, delta, k)  # noqa: E731
-        if self.certify_fn is None:
+        certify = self.certify_fn
+        if certify is None:
             ok = lambda e: f(e) <= eps_c  # noqa: E731
         else:
-            ok = lambda e: self.certify_fn(eps_c, e, n, delta, k)  # noqa: E731
+            ok = lambda e: certify(eps_c, e, n, delta, k)  # noqa: E731
         if not ok(lo):
             alone = (
                 f"{self.title} alone cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its "
@@ -345,9 +346,11 @@ def _krr_forward(eps0, n, delta, k):
     return math.sqrt(14 * math.log(2 / delta) * (math.exp(eps0) + k - 1) / (n - 1))
 
 
-def krr_eps0(eps_c: float, n: int, delta: float, k: int) -> float:
+def krr_eps0(eps_c: float, n: int, delta: float, k: int | None) -> float:
     """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (T. Wang et al. 2019, Theorem 1); A > k is
-    the caller's."""
+    the caller's, and so is k (the k-RR bound requires it)."""
+    if k is None:
+        raise InputError("the k-RR blanket bound needs the domain size k (--domain).")
     return math.log(blanket_a(eps_c, n, delta) - k + 1)
 
 

@@ -54,6 +54,7 @@ def choose_eps_f(eps_b: float, tau: int, rule: str = "paper", eps_f: float | Non
     if rule == "equal-variance":
         return equal_variance_eps_f(eps_b, tau)
     if rule == "manual":
-        require(eps_f is not None, "the manual rule needs a value for eps_f.")
+        if eps_f is None:
+            raise InputError("the manual rule needs a value for eps_f.")
         return check_eps(eps_f, "eps_f")
     raise InputError(f"unknown eps_f rule {rule!r}; choose one of {', '.join(EPS_F_RULES)}.")

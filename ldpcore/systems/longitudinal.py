@@ -242,7 +242,7 @@ class TreeProtocol:
         """Every report (h, t, u) of n clients run period by period (a loop: for small n)."""
         self._times(traj)  # validates d and k
         x = np.diff(traj.states().astype(np.int8), axis=1, prepend=0)
-        out = []
+        out: list[tuple[int, int, int]] = []
         for row in x:
             client = Client(self, rng)
             out.extend(r for t in range(1, self.d + 1) if (r := client.update(t, int(row[t - 1]))))
@@ -369,7 +369,7 @@ class TreeProtocol:
             )
         amp = chosen.forward(self.a, batch, delta / 2)
         return ShuffledCentral(
-            2 * amp.eps_c if amp.valid else None,
+            2 * amp.eps_c if amp.eps_c is not None else None,
             delta,
             self.a,
             batch,

@@ -6,6 +6,7 @@ docs/systems.md): the numbers behind the Multi-message page."""
 from __future__ import annotations
 
 import math
+from typing import NoReturn
 
 import numpy as np
 
@@ -40,10 +41,11 @@ def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
 def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
     """The oracles compared at (eps_c, delta): each raises InputError where n is too small."""
     tight = get_bound(BoundName.TIGHT_BINARY_RR).inverse(eps, n, delta, 2)
+    eps_b = tight.eps0 if tight.valid else None
     return {
         "B-ary RR (single message)": lambda: BaryRR.from_eps(eps, d, n, delta),
         "one-hot, attribute fragments (tight accountant)": lambda: (
-            OneHot(d=d, p_b=flip_probability(tight.eps0)) if tight.valid else _invalid(tight.reason)
+            OneHot(d=d, p_b=flip_probability(eps_b)) if eps_b is not None else _invalid(tight.reason)
         ),
         "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
         "Hadamard multi-message (paper rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
@@ -52,7 +54,7 @@ def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
     }
 
 
-def _invalid(reason: str):
+def _invalid(reason: str) -> NoReturn:
     raise InputError(reason)
 
 
@@ -63,7 +65,7 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     Also the Ghazi et al. 2021 reference curves (up to constants)."""
     eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
     d = check_whole(d, 2, "the domain size d")
-    out = {}
+    out: dict[str, dict] = {}
     for n in (int(x) for x in n_grid):
         counts = synthetic_counts(n, d, shape)
         for name, make in _protocols(eps, delta, d, n).items():
@@ -99,9 +101,9 @@ def threat_table(
     shufflers, colluding = check_whole(shufflers, 1, "shufflers"), check_whole(colluding, 0, "colluding shufflers")
     require(colluding < shufflers, f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
     blanket = get_bound(BoundName.BLANKET_KRR).forward(eps_l, n, delta, d)
-    shuffle_only = blanket.eps_c if blanket.valid else math.inf
+    shuffle_only = blanket.guarantee.or_inf
     murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
-    rows = [
+    rows: list[dict] = [
         {
             "protocol": "shuffle only (GRR)",
             "vs server": shuffle_only,
@@ -124,8 +126,10 @@ def threat_table(
             "note": f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden",
         },
     ]
+    d_prime: int | None = None
     try:
-        d_prime, eps_solh = solh_parameters(shuffle_only, n, delta) if math.isfinite(shuffle_only) else (None, None)
+        if math.isfinite(shuffle_only):
+            d_prime, eps_solh = solh_parameters(shuffle_only, n, delta)
     except InputError:
         d_prime = None
     if d_prime is not None:

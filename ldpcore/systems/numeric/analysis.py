@@ -70,11 +70,13 @@ def recommend(eps: float, values=None, *, mean_square: float | None = None, n: i
         t = unit_values(values)
         require(t.ndim == 1 and t.size >= 1, "values must be a non-empty 1-D array (one attribute).")
         mean_square, n = float(np.mean(t**2)), t.size if n is None else n
-    mean_square = float(mean_square)
+    else:
+        assert mean_square is not None  # the require above: exactly one of the two is given
+        mean_square = float(mean_square)
     require(0 <= mean_square <= 1, f"the mean square of values in [-1, 1] lies in [0, 1] (got {mean_square:g}).")
     n = check_whole(1 if n is None else n, 1, "n (respondents)")
     mse = {name: float(m.variance(np.sqrt(mean_square), eps)) / n for name, m in MECHANISMS.items()}
-    return Recommendation(eps, mean_square, n, mse, min(mse, key=mse.get))
+    return Recommendation(eps, mean_square, n, mse, min(mse, key=lambda name: mse[name]))
 
 
 def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = BoundName.FMT21_CLOSED):
@@ -284,7 +286,8 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
     """Rank every table mechanism on this data (the data enter only through each attribute's
     E[t^2] and the category frequencies). The 1-D rows are recommend(eps/d, ...) per attribute."""
     eps = check_eps(eps, "eps")
-    numeric = categorical = None
+    numeric: dict[str, float] | None = None
+    categorical: dict[str, float] | None = None
     if table.d_numeric:
         numeric = {m: float(np.mean(_numeric_mse(table.mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
     if table.frequencies:
@@ -294,4 +297,6 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
             for m in TABLE_MECHANISMS
         }
     ranking = numeric if numeric is not None else categorical
-    return MechanismComparison(eps, numeric, categorical, min(ranking, key=ranking.get))
+    require(ranking is not None, "the table has no columns to rank the mechanisms on.")
+    scores: dict[str, float] = ranking or {}
+    return MechanismComparison(eps, numeric, categorical, min(scores, key=lambda name: scores[name]))
