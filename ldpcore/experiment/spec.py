@@ -147,6 +147,13 @@ class Plan:
             return self.eps_b
         return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
 
+    @property
+    def domain(self) -> int:
+        """d, for the uses that need one (InputError where the plan has none)."""
+        if self.d is None:
+            raise InputError("the domain size d is needed for the encoding.")
+        return self.d
+
     def oracle(self) -> Any:
         """The encoding's oracle with this plan's parameters (a FrequencyOracle, ldpcore.oracles), built once."""
         if self.d is None:

@@ -59,9 +59,9 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
-from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.privacy import solver
-from ldpcore.privacy.bounds import Bound, BoundName, get_bound
+from ldpcore.privacy.bounds import Amplification, Bound, BoundName, get_bound
 from ldpcore.privacy.guarantee import Neighbouring
 from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
 from ldpcore.systems.numeric.multidim import (
@@ -471,6 +471,8 @@ def private_mean_gradient(
         return clip_l2(g, clip).mean(axis=0)
     if mechanism == NONPRIVATE_ELEMENTWISE:
         return clip_elementwise(g, 1.0).mean(axis=0)
+    if eps is None:
+        raise InputError(f"eps (local eps per report) is required for mechanism {mechanism!r}.")
     if mechanism == SPHERE:
         return sphere_estimate(sphere_randomize(g, eps, clip, rng), eps, clip)
     return elementwise_randomize(g, eps, rng, mechanism).mean(axis=0)
@@ -579,7 +581,11 @@ def _advanced_inverse(target: float, k: int, delta_prime: float) -> float:
     """The largest eps_step at which Theorem II.7 gives at most ``target`` (it increases in eps_step), to a
     relative 1e-13 on the conservative side (ldpcore.privacy.solver)."""
     lo = delta_prime / math.sqrt(k * math.pi / 2) * (1 + 1e-9)
-    composed = lambda e: advanced_composition(e, 0.0, k, delta_prime).eps  # noqa: E731
+
+    def composed(eps_step: float) -> float:  # Theorem II.7 is defined from lo on
+        composition = advanced_composition(eps_step, 0.0, k, delta_prime)
+        return composition.eps if composition.eps is not None else math.inf
+
     if composed(lo) >= target:
         return 0.0
     hi = max(target, lo * 2)
@@ -614,7 +620,7 @@ class SGDAccounting:
     delta: float
     delta_epoch: float
     delta_prime: float
-    per_epoch: object
+    per_epoch: Amplification
     basic: Composition | None
     advanced: Composition | None
     eps_c: float | None
@@ -641,9 +647,10 @@ class SGDAccounting:
         """(e, basic eps_c, advanced eps_c) after e = 1..epochs epochs: the per-epoch guarantee
         composed e times (deltas e delta_epoch and delta' + e delta_epoch; advanced is NaN where
         Theorem II.7 is undefined). Requires a valid accounting."""
-        require(self.valid, f"no central guarantee to compose: {self.reason}")
-        e = np.arange(1, self.epochs + 1)
         step, d = self.per_epoch.eps_c, self.delta_epoch
+        if not self.valid or step is None:
+            raise InputError(f"no central guarantee to compose: {self.reason}")
+        e = np.arange(1, self.epochs + 1)
         advanced = [advanced_composition(step, d, int(k), self.delta_prime) for k in e]
         return e, e * step, np.array([a.eps if a.valid else np.nan for a in advanced])
 
@@ -654,7 +661,7 @@ class SGDAccounting:
             f"eps_l = {self.eps_l:.4g} per report and per epoch, {self.eps_l_total:.4g} over "
             f"{self.epochs} epoch(s) (basic composition, {self.neighbouring})"
         )
-        if not self.valid:
+        if not self.valid or self.basic is None:
             return f"{local}; no central guarantee: {self.reason}"
         parts = [f"basic {self.basic.eps:.4g}"]
         if self.advanced is not None and self.advanced.valid:
@@ -693,17 +700,18 @@ def _setting(batch_size, epochs, delta, bound: str, delta_split) -> tuple[Bound,
     )
 
 
-def _accounting(eps_l: float, amp, setting: dict, **extra) -> SGDAccounting:
+def _accounting(eps_l: float, amp: Amplification, setting: dict, **extra) -> SGDAccounting:
     """The SGDAccounting of eps_l per report with per-epoch amplification amp, composed over the epochs."""
     epochs, delta_epoch = setting["epochs"], setting["delta_epoch"]
     common = dict(setting, eps_l=eps_l, eps_l_total=epochs * eps_l, per_epoch=amp, **extra)
-    if not amp.valid:
+    step = amp.eps_c
+    if not amp.valid or step is None:
         return SGDAccounting(
             **common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False, reason=amp.reason
         )
-    basic = basic_composition(amp.eps_c, delta_epoch, epochs)
-    adv = advanced_composition(amp.eps_c, delta_epoch, epochs, setting["delta_prime"])
-    best = adv if adv.valid and adv.eps < basic.eps else basic
+    basic = basic_composition(step, delta_epoch, epochs)
+    adv = advanced_composition(step, delta_epoch, epochs, setting["delta_prime"])
+    best = adv if adv.eps is not None and basic.eps is not None and adv.eps < basic.eps else basic
     return SGDAccounting(
         **common,
         basic=basic,
@@ -739,11 +747,15 @@ def sgd_eps_l_for(
     # the largest per-epoch eps either rule maps to <= eps_c, a hair lower against rounding
     per_epoch = max(eps_c / epochs, _advanced_inverse(eps_c, epochs, setting["delta_prime"])) * (1 - 1e-12)
     amp = b.inverse(per_epoch, batch_size, delta_epoch)
-    if not amp.valid:
+    eps0 = amp.eps0
+    if not amp.valid or eps0 is None:
         return _accounting(math.nan, amp, setting, target_eps_c=eps_c)
-    certified = amp if amp.note else b.forward(amp.eps0, batch_size, delta_epoch)  # trivial: eps0 = eps_c itself
-    result = _accounting(amp.eps0, certified, setting, target_eps_c=eps_c, capped=amp.capped)
-    require(result.valid and result.eps_c <= eps_c, f"could not certify eps_c={eps_c:g} (accountant rounding).")
+    certified = amp if amp.note else b.forward(eps0, batch_size, delta_epoch)  # trivial: eps0 = eps_c itself
+    result = _accounting(eps0, certified, setting, target_eps_c=eps_c, capped=amp.capped)
+    require(
+        result.valid and result.eps_c is not None and result.eps_c <= eps_c,
+        f"could not certify eps_c={eps_c:g} (accountant rounding).",
+    )
     return result
 
 
@@ -805,7 +817,8 @@ class SGDConfig:
         require(self.mechanism in allowed, f"unknown mechanism {self.mechanism!r}; choose one of {', '.join(allowed)}.")
         private = self.mechanism not in NONPRIVATE_MECHANISMS
         if private:
-            require(self.eps is not None, f"eps (local eps per report) is required for mechanism {self.mechanism!r}.")
+            if self.eps is None:
+                raise InputError(f"eps (local eps per report) is required for mechanism {self.mechanism!r}.")
             check_eps(self.eps, "eps")
         get_loss(self.loss)
         check_whole(self.epochs, 1, "epochs")
@@ -927,7 +940,7 @@ def train(
 
     accounting = None
     warning = ""
-    if private:
+    if private and config.eps is not None:  # a private config has its eps (SGDConfig)
         accounting = sgd_accounting(config.eps, size, config.epochs, config.delta, config.bound, config.delta_split)
         warning = sample_size_warning(n, d, config.eps, config.mechanism, size, config.clip)
     return TrainResult(
