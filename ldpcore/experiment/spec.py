@@ -102,7 +102,7 @@ class Plan:
     The encoding's own numbers (None where they do not apply): hash_range (OLH, SOLH, MURS on SOLH);
     for MURS with d, the fake reports hidden from the server and a respondent's eps against the server
     and all other respondents (eps_2, a Guarantee: the blanket bound may certify nothing) and against
-    the server and all shufflers (eps_l) (Wang et al. 2019, Theorem 4); for the fragmented sketch (not
+    the server and all shufflers (eps_l) (T. Wang et al. 2019, Theorem 4); for the fragmented sketch (not
     certified) the ESA paper's range [eps_c, eps_l_inf] and what the numerical clones bound certifies
     for the whole report, 2 eps_b-LDP under replacement.
     """

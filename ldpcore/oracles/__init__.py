@@ -245,7 +245,7 @@ def _olh_range(plan: Plan) -> dict[str, Any]:
 
 def _murs_details(plan: Plan) -> dict[str, Any]:
     """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)
-    (Wang et al. 2019, Theorem 4)."""
+    (T. Wang et al. 2019, Theorem 4)."""
     out: dict[str, Any] = {} if plan.spec.param_dict["base"] == "grr" else {"hash_range": _bound_range(plan)}
     if plan.d is not None:
         privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
@@ -316,7 +316,7 @@ ENCODINGS: dict[str, Encoding] = {
             validate=_check_range,
             details=lambda plan: {"hash_range": _bound_range(plan)},
             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
-            privacy_note="SOLH (Wang et al. 2019, Theorem 3): the k-RR privacy blanket on the hash range d'; with "
+            privacy_note="SOLH (T. Wang et al. 2019, Theorem 3): the k-RR privacy blanket on the hash range d'; with "
             "g = 0 the bound picks d' with eps_l (close to the variance-optimal (A+2)/3).",
         ),
         single(Hadamard),
@@ -329,7 +329,7 @@ ENCODINGS: dict[str, Encoding] = {
             params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE),
             validate=_check_murs,
             hidden=lambda values: {"g"} if values.get("base") == "grr" else set(),
-            privacy_note="MURS (Wang et al. 2019, Theorem 4): eps_c is eps_1 against the server, from the blanket "
+            privacy_note="MURS (T. Wang et al. 2019, Theorem 4): eps_c is eps_1 against the server, from the blanket "
             "of the other reports and the fakes; against the server and all other respondents only the "
             "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
             own_bound=BoundName.MURS,

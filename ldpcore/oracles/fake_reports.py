@@ -251,7 +251,7 @@ def murs_bound(fakes: int) -> Bound:
 
     return Bound(
         BoundName.MURS,
-        f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
+        f"MURS, {n_u:,} fake reports (T. Wang et al. 2019)",
         "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
         "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1",
         "GRR or SOLH reports with fake reports",
