@@ -1,18 +1,23 @@
 """ESA explorer: what anonymous local differential privacy costs and buys.
 
-Run: python -m streamlit run app.py
+Run: python -m streamlit run app.py  (then open http://localhost:8501)
+The pages, their titles, icons and navigation sections come from ui/registry.py.
 """
 
 import streamlit as st
 
-from ui import PAGES, page_config, warm_up
+from ui import page_config, warm_up
+from ui.registry import PAGES, by_section
 
 page_config(entry=True)
 
 st.navigation(
-    [
-        st.Page(path, title=title, icon=f":material/{icon}:", default=i == 0)
-        for i, (path, title, icon) in enumerate(PAGES)
-    ]
+    {
+        section: [
+            st.Page(p.path, title=p.title, icon=p.material_icon, url_path=p.url_path or None, default=p is PAGES[0])
+            for p in pages
+        ]
+        for section, pages in by_section().items()
+    }
 ).run()
 warm_up()  # then import the heavy libraries in the background, for the next page

@@ -7,7 +7,9 @@ import io
 import json
 import math
 import os
+import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +133,21 @@ def write_run(result, record: dict, out: Path) -> list[Path]:
     return [out / name for name in files]
 
 
-# --- paper-style report tables (Erlingsson et al. 2020 Table IV) ------------------------------------
+# --- paper-style report tables (Erlingsson et al. 2020, Table IV) ------------------------------
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What a report table was made from, for its title and caption."""
+
+    dataset: str
+    n: int
+    delta: float
+    seed: int
+    accountant: str
+
+    def title(self) -> str:
+        return f"{self.dataset}: n = {self.n:,}, delta = {self.delta:g}, seed {self.seed}, accountant {self.accountant}"
 
 
 def fmt(x: float | None) -> str:
@@ -142,10 +158,12 @@ def fmt(x: float | None) -> str:
 
 
 def table_rows(cells) -> list[dict]:
-    """One row per cell with the displayed strings: eps_c, method, eps_l_inf, eps_l_1, sigma, rmse."""
+    """One row per cell with the displayed strings: eps_c, method, eps_l_inf, eps_l_1, sigma, rmse, messages
+    (expected anonymous messages per respondent; empty for the central baseline, which sends raw data)."""
     rows = []
     for c in cells:
         p, m = c.privacy or {}, c.metrics or {}
+        messages = p.get("expected_messages")
         rows.append(
             {
                 "eps_c": f"{c.eps_c:g}",
@@ -154,6 +172,7 @@ def table_rows(cells) -> list[dict]:
                 "eps_l_1": fmt(p.get("eps_l_1")),
                 "sigma": fmt(p.get("sigma")),
                 "rmse": fmt(m.get("rmse")),
+                "messages": "" if messages is None else f"{messages:,.2f}",
                 "note": c.error or "",
             }
         )
@@ -166,7 +185,8 @@ def cell_caption(row: dict) -> list[str]:
         return ["not defined", row["note"]]
     if row["sigma"]:
         return [f"sigma={row['sigma']}, eps_l=inf", f"RMSE={row['rmse']}"]
-    return [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"RMSE={row['rmse']}"]
+    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"RMSE={row['rmse']}"]
+    return lines + ([f"messages={row['messages']}"] if row["messages"] else [])
 
 
 def _grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
@@ -192,35 +212,158 @@ def table_markdown(cells) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _latex_cell(row: dict) -> str:
+_LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+}
+
+
+def latex_text(text: str) -> str:
+    r"""Plain text for LaTeX: special characters escaped, then this project's identifiers in math mode
+    (tau=4 -> $\tau=4$, eps_c -> $\varepsilon_c$, eps_l -> $\varepsilon_\ell$, eps_b -> $\varepsilon_b$,
+    <= -> $\le$)."""
+    out = "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    out = re.sub(r"\btau=(\d+)", r"$\\tau=\1$", out)
+    out = re.sub(r"\beps\\_l\b", r"$\\varepsilon_\\ell$", out)
+    out = re.sub(r"\beps\\_([a-z0-9]+)\b", r"$\\varepsilon_{\1}$", out)
+    return out.replace("<=", r"$\le$").replace(">=", r"$\ge$")
+
+
+def _latex_number(value: str) -> str:
+    """A displayed number in math mode: thousands separators as {,}, inf as infinity."""
+    return r"\infty" if value == "inf" else value.replace(",", "{,}")
+
+
+def _latex_delta(delta: float) -> str:
+    """delta in math mode: 5e-08 -> 5\times10^{-8}."""
+    mantissa, _, exponent = f"{delta:g}".partition("e")
+    return mantissa if not exponent else rf"{mantissa}\times10^{{{int(exponent)}}}"
+
+
+def _latex_cell(row: dict, image: str | None, width: str) -> str:
     if row["note"]:
-        return "not defined"
+        return rf"\parbox[t]{{{width}}}{{\footnotesize\raggedright not defined: {latex_text(row['note'])}}}"
+    lines = [rf"\includegraphics[width={width}]{{{image}}}"] if image else []
     if row["sigma"]:
-        return rf"\shortstack{{$\sigma={row['sigma']}$, $\varepsilon_\ell=\infty$\\ RMSE$={row['rmse']}$}}"
-    return (
-        rf"\shortstack{{$\varepsilon_{{\ell^\infty}}={row['eps_l_inf']}$, "
-        rf"$\varepsilon_{{\ell^1}}={row['eps_l_1']}$\\ RMSE$={row['rmse']}$}}"
+        lines.append(rf"$\sigma={row['sigma']}$, $\varepsilon_\ell=\infty$")
+    else:
+        lines.append(
+            rf"$\varepsilon_{{\ell^\infty}}={_latex_number(row['eps_l_inf'])}$, "
+            rf"$\varepsilon_{{\ell^1}}={_latex_number(row['eps_l_1'])}$"
+        )
+    lines.append(rf"RMSE $={row['rmse']}$")
+    if row["messages"]:
+        lines.append(rf"messages $={_latex_number(row['messages'])}$")
+    return r"\begin{tabular}[t]{@{}c@{}}" + r"\\ ".join(lines) + r"\end{tabular}"
+
+
+def table_latex(cells, info: TableInfo | None = None, images: dict | None = None, label: str = "tab:ldp") -> str:
+    r"""The table as a complete LaTeX `table` environment (needs graphicx when images are given): a caption
+    naming the data, n, delta, seed and accountant, epsilon in math mode, each defined cell's reconstruction
+    as \includegraphics of images[(eps_c, method)] (file names, as in table_zip) and its numbers beneath,
+    each undefined cell with its reason."""
+    rows = table_rows(cells)
+    eps, methods, at = _grid(rows)
+    width = f"{0.9 / max(len(methods), 1):.3f}\\linewidth"
+    caption = (
+        "Reconstructions at several central $\\varepsilon_c$ with the local guarantees "
+        "$\\varepsilon_{\\ell^\\infty}$ (all of one respondent's messages) and $\\varepsilon_{\\ell^1}$ "
+        "(one message), the RMSE per bin and the expected messages per respondent"
     )
-
-
-def table_latex(cells) -> str:
-    eps, methods, at = _grid(table_rows(cells))
-    esc = lambda s: s.replace("_", r"\_")  # noqa: E731
+    if info is not None:
+        caption += (
+            f" ({latex_text(info.dataset)}, $n={_latex_number(f'{info.n:,}')}$, "
+            f"$\\delta={_latex_delta(info.delta)}$, seed {info.seed}, accountant {latex_text(info.accountant)})"
+        )
     lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{caption}.}}",
+        rf"\label{{{label}}}",
+        r"\footnotesize",
+        r"\setlength{\tabcolsep}{2pt}",
         r"\begin{tabular}{l" + "c" * len(methods) + "}",
         r"\hline",
-        r"$\varepsilon_c$ & " + " & ".join(esc(m) for m in methods) + r" \\",
+        r"$\varepsilon_c$ & "
+        + " & ".join(rf"\parbox[b]{{{width}}}{{\centering {latex_text(m)}}}" for m in methods)
+        + r" \\",
         r"\hline",
     ]
     for e in eps:
-        lines.append(f"${e}$ & " + " & ".join(_latex_cell(at[(e, m)]) for m in methods) + r" \\")
-    lines += [r"\hline", r"\end{tabular}"]
+        cells_tex = [_latex_cell(at[(e, m)], (images or {}).get((e, m)), width) for m in methods]
+        lines.append(f"${e}$ & " + " & ".join(cells_tex) + r" \\")
+    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
-    """The whole table as one PNG: reconstructions with their captions, as in Table IV. estimate_of(cell), if
-    given, supplies each defined cell's estimate as its picture is drawn (only one is needed at a time)."""
+LATEX_DOCUMENT = r"""\documentclass{article}
+\usepackage[margin=1.5cm]{geometry}
+\usepackage{graphicx}
+\begin{document}
+\input{report_table}
+\end{document}
+"""
+
+
+def thumbnail(hist: Histogram, values: np.ndarray | None, width: int) -> Image.Image:
+    """A small picture of the original (values=None) or an estimate on the original's scale: an image
+    resized to width, a histogram as dark bars on white (each column the largest bin it covers, so heavy
+    hitters stay visible whatever d is)."""
+    values = hist.counts if values is None else values
+    if hist.shape is not None:  # an image
+        img = to_gray(values, hist.shape, hist.max_count)
+        height = max(1, round(img.height * width / img.width))
+        return img.resize((width, height), Image.Resampling.BOX).convert("RGB")
+    height = max(40, width // 2)
+    values = np.clip(np.asarray(values, dtype=np.float64), 0, None)
+    edges = np.linspace(0, values.size, min(width, values.size) + 1).astype(np.int64)
+    tops = np.maximum.reduceat(values, edges[:-1])
+    bar = width / tops.size
+    img = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(img)
+    scale = (height - 2) / max(hist.max_count, 1.0)
+    for i, top in enumerate(tops):
+        h = min(height - 2, int(round(top * scale)))
+        if h > 0:
+            draw.rectangle(
+                [int(i * bar), height - 1 - h, max(int(i * bar), int((i + 1) * bar) - 1), height - 1], fill=(40, 40, 40)
+            )
+    draw.line([(0, height - 1), (width - 1, height - 1)], fill=(150, 150, 150))
+    return img
+
+
+def _image_name(i: int, j: int) -> str:
+    return f"cells/row{i + 1}_col{j + 1}.png"
+
+
+def table_zip(cells, hist: Histogram, info: TableInfo, estimate_of=None, thumb_width: int = 400) -> bytes:
+    """The table for a paper as one ZIP: report_table.tex (the table environment), main.tex (a document that
+    compiles it with pdflatex), cells/*.png (the reconstructions it includes) and report_table.csv."""
+    import zipfile
+
+    rows = table_rows(cells)
+    eps, methods, _ = _grid(rows)
+    estimate_of = estimate_of or (lambda c: c.estimate)
+    images = {}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for c in cells:
+            if c.error is None:
+                key = (f"{c.eps_c:g}", c.method)
+                name = _image_name(eps.index(key[0]), methods.index(key[1]))
+                z.writestr(name, png_bytes(thumbnail(hist, estimate_of(c), thumb_width)))
+                images[key] = name
+        z.writestr("report_table.tex", table_latex(cells, info, images))
+        z.writestr("main.tex", LATEX_DOCUMENT)
+        z.writestr("report_table.csv", table_csv(cells))
+    return buf.getvalue()
+
+
+def table_png(cells, hist: Histogram, estimate_of=None, info: TableInfo | None = None) -> bytes:
+    """The whole table as one PNG: a title line (info), reconstructions with their captions wrapped (never
+    cut), as in Table IV. estimate_of(cell), if given, supplies each defined cell's estimate as its picture
+    is drawn (only one is needed at a time)."""
     from PIL import ImageFont
 
     rows = table_rows(cells)
@@ -228,18 +371,23 @@ def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
     estimate_of = estimate_of or (lambda c: c.estimate)
     defined = {(f"{c.eps_c:g}", c.method): c for c in cells if c.error is None}
     font = ImageFont.load_default(size=13)
-    ref = render(hist)
     tw = 200  # thumbnail width (px)
-    th = max(1, round(ref.height * tw / ref.width))
-    head_w, head_h, cap_h, pad = 110, 40, 38, 8
+    th = thumbnail(hist, None, tw).height
+    wrap = 30  # characters per caption line at 13 px in a 200 px column
+    captions = {key: [w for line in cell_caption(r) for w in textwrap.wrap(line, wrap)] for key, r in at.items()}
+    cap_h = 15 * max(len(c) for c in captions.values()) + 6
+    title_h = 26 if info is not None else 0
+    head_w, head_h, pad = 110, 40 + title_h, 8
     width = head_w + len(methods) * (tw + pad) + pad
     height = head_h + len(eps) * (th + cap_h + pad) + pad
     sheet = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(sheet)
+    if info is not None:
+        draw.text((8, 6), info.title(), fill="black", font=ImageFont.load_default(size=15))
     for j, m in enumerate(methods):
         x = head_w + j * (tw + pad) + pad
-        for k, line in enumerate(textwrap.wrap(m, 30, break_long_words=False, break_on_hyphens=False)[:2]):
-            draw.text((x, 4 + 15 * k), line, fill="black", font=font)
+        for k, line in enumerate(textwrap.wrap(m, wrap, break_long_words=False, break_on_hyphens=False)[:2]):
+            draw.text((x, title_h + 4 + 15 * k), line, fill="black", font=font)
     for i, e in enumerate(eps):
         y = head_h + i * (th + cap_h + pad)
         draw.text((8, y + th // 2 - 7), f"eps_c = {e}", fill="black", font=font)
@@ -248,10 +396,9 @@ def table_png(cells, hist: Histogram, estimate_of=None) -> bytes:
             if (e, m) not in defined:
                 draw.rectangle([x, y, x + tw - 1, y + th - 1], outline="gray")
             else:
-                picture = render(hist, estimate_of(defined[(e, m)]))
-                sheet.paste(picture.resize((tw, th), Image.Resampling.BOX).convert("RGB"), (x, y))
-            for k, line in enumerate(cell_caption(at[(e, m)])):
-                draw.text((x, y + th + 3 + 15 * k), line[:34], fill="black", font=font)
+                sheet.paste(thumbnail(hist, estimate_of(defined[(e, m)]), tw), (x, y))
+            for k, line in enumerate(captions[(e, m)]):
+                draw.text((x, y + th + 3 + 15 * k), line, fill="black", font=font)
     return png_bytes(sheet)
 
 

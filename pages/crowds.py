@@ -1,11 +1,14 @@
-"""Crowd IDs: randomized report deletion (Algorithm 3), natural and data-derived crowd IDs (seeds/000 Sec. V)."""
+"""Crowd IDs: randomized report deletion (Algorithm 3), natural and data-derived crowd IDs (ESA paper, Section V)."""
 
 import numpy as np
 import streamlit as st
 
 from ldpcore.data.loaders import synthetic_heavy_hitters
-from ldpcore.errors import InputError
 from ldpcore.systems.crowds import (
+    DATA_DERIVED_HELP,
+    DELETION_HELP,
+    EXPLANATION,
+    NATURAL_IDS_HELP,
     crowd_id_split,
     data_derived_ids,
     deletion_guarantees,
@@ -15,6 +18,7 @@ from ldpcore.systems.crowds import (
 )
 from ui import page_config
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import drops_figure, partition_figure, split_figure
 
 page_config()  # also when this page is a fresh server's first deep link
@@ -22,10 +26,7 @@ page_config()  # also when this page is a fresh server's first deep link
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 
 st.title("Crowd IDs")
-st.caption(
-    "Reports annotated by a crowd ID are shuffled and analysed per crowd. Erlingsson et al., *Encode, "
-    "Shuffle, Analyze Privacy Revisited* (2020), Section V."
-)
+st.caption(EXPLANATION)
 with st.sidebar:
     st.header("Crowds")
     sizes_text = st.text_input(
@@ -63,7 +64,7 @@ with st.sidebar:
         )
     )
 
-try:
+with input_errors():
     sizes = parse_sizes(sizes_text)
     guarantees = deletion_guarantees(sizes, eps_cr, delta_cr)
     rng = np.random.default_rng(seed)
@@ -71,18 +72,10 @@ try:
     alone, pooled = partition_errors(sizes, eps_l)
     counts = synthetic_heavy_hitters(rng, d=values, n=int(sizes.sum()), hitters=min(10, values - 1)).counts
     split = crowd_id_split(counts, data_derived_ids(values, m, rng), eps_l, SHARES * eps_l, m)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 labels = [f"{i + 1} ({n:,})" for i, n in enumerate(sizes)]
 
 st.subheader("Randomized report deletion (Algorithm 3)")
-st.caption(
-    "The shuffler makes each crowd's size (eps_cr, delta_cr)-DP (Theorem V.1) by dropping n_i - n_hat_i "
-    "random reports, n_hat_i = floor(n_i + Laplace(2/eps_cr) - (2/eps_cr) ln(2/delta_cr)); it aborts, "
-    "releasing nothing, if n_hat_i > n_i. Theorem V.2: w.p. >= 1 - delta_cr no crowd loses more than "
-    f"(4/eps_cr) ln(2P/delta_cr) reports, here P = {sizes.size} crowds. Seed {seed}."
-)
+st.caption(DELETION_HELP.format(crowds=sizes.size) + f" Seed {seed}.")
 cols = st.columns(4)
 cols[0].metric(
     "Theorem V.2 bound", f"{guarantees.bound:.1f}", help="Reports dropped per crowd at most, w.p. >= 1 - delta_cr."
@@ -110,21 +103,11 @@ if deletion.aborted:
 st.plotly_chart(drops_figure(labels, deletion.dropped, guarantees.expected_drops, guarantees.bound), width="stretch")
 
 st.subheader("Natural crowd IDs")
-st.caption(
-    "IDs the respondents reveal anyway (language, device, region) cost no budget. Estimated within its crowd "
-    "D_i, a count has error about sqrt(|D_i|/e^eps_l) instead of sqrt(|D|/e^eps_l) over the whole data "
-    "set: small crowds gain the most, sqrt(m) for m equal crowds (exact one-hot form shown)."
-)
+st.caption(NATURAL_IDS_HELP)
 st.plotly_chart(partition_figure(labels, alone, pooled), width="stretch")
 
 st.subheader("Data-derived crowd IDs")
-st.caption(
-    f"An ID hashed from the value itself (here a random hash of {values:,} values onto m = {m} IDs, "
-    f"{int(counts.sum()):,} respondents with heavy-hitter data) is as sensitive as the value: it must be "
-    "randomized at some eps_hat, and the report gets only eps_l - eps_hat. Each count is then estimated "
-    "within its noisy crowd. Section V's conclusion: splitting the budget never pays; put all of eps_l on "
-    "the report (cf. Tables VI-VII)."
-)
+st.caption(DATA_DERIVED_HELP.format(values=values, m=m, respondents=int(counts.sum())))
 ratios = split.ratios
 c1, c2 = st.columns([1, 3])
 c1.metric(

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import PAGES, page_config
+from ui import page_config
+from ui.registry import PAGES, by_section
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -59,6 +60,10 @@ st.markdown("""
 
 Every view's settings live in its URL: copy it to share or reproduce a result (same seed, same numbers).
 """)
-cols = st.columns(3)
-for i, (path, title, icon) in enumerate(PAGES[1:]):
-    cols[i % 3].page_link(path, label=title, icon=f":material/{icon}:")
+for section, entries in by_section().items():  # the navigation's sections (ui/registry.py)
+    links = [p for p in entries if p is not PAGES[0]]
+    if links:
+        st.markdown(f"**{section}**")
+        cols = st.columns(3)
+        for i, p in enumerate(links):
+            cols[i % 3].page_link(p.path, label=p.title, icon=p.material_icon)

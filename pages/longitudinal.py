@@ -1,29 +1,18 @@
-"""Longitudinal: tracking how many respondents are in state 1, period by period (seeds/004 Section 3)."""
+"""Longitudinal: how many respondents are in state 1, period by period (SODA 2019 shuffling paper, Sec. 3)."""
 
 import streamlit as st
 
-from ldpcore.errors import InputError
-from ldpcore.systems.longitudinal import MODES, TreeProtocol
+from ldpcore.systems.longitudinal import EXPLANATION, MODE_HELP, MODES, TreeProtocol
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import running_counts_figure
 
 page_config()  # also when this page is a fresh server's first deep link
 
-MODE_HELP = (
-    "tight: node parameter a = eps, exactly eps-LDP. paper: a = eps/2 as in seeds/004, which claims "
-    "eps-LDP, but the client is exactly eps/2-LDP: it spends half the budget and has about twice the error."
-)
-
 st.title("Longitudinal tracking")
-st.caption(
-    "Each respondent holds a boolean state that changes at most k times over d periods. It reports on one "
-    "randomly chosen change and one level of a binary tree over the periods; the server adds the dyadic "
-    "nodes covering [1, t] into the count F_t of respondents in state 1 (Erlingsson et al., SODA 2019, "
-    "Algorithms 1-2, with the corrections of spec/longitudinal.md: scale by L = log2(d) + 1, error linear "
-    "in k)."
-)
+st.caption(EXPLANATION)
 with st.sidebar:
     st.header("Respondents")
     n = int(
@@ -62,13 +51,10 @@ with st.sidebar:
     )
     delta = delta_slider("delta of the shuffled central guarantee", "lng_delta")
 
-try:
+with input_errors():
     protocol = TreeProtocol(d, k, eps, mode)
     run = runs.tracking(n, d, k, eps, mode, initial, rate, seed)
     central = protocol.shuffled_eps(n, delta)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 
 st.caption(
     f"n = {n:,} synthetic respondents over d = {d} periods (L = {protocol.levels} tree levels), at most "

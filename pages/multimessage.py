@@ -3,24 +3,17 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
-from ldpcore.systems.multiparty import DATA_SHAPES, error_against_n, threat_table
+from ldpcore.systems.multiparty import DATA_SHAPES, MULTI_MESSAGE_HELP, THREAT_HELP, error_against_n, threat_table
 from ui import page_config
 from ui.cache import cached
+from ui.feedback import input_errors
 from ui.figures import log_lines
 from ui.protocol import eps_c_slider, parse_delta
 
 page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Multiple anonymous messages")
-st.caption(
-    "Ghazi et al., *On the power of multiple anonymous messages* (seeds/001): a single-message shuffled "
-    "protocol must have error growing like min(n^(1/4), sqrt(d)), while sending several messages per "
-    "respondent (blanket noise made of other respondents' messages) keeps it polylog(d). Lines are analytic "
-    "(the root mean variance of the count estimates, exact); reference curves are up to constants. "
-    "Tight rho / q: the smallest blanket an exact privacy accountant certifies at (eps_c, delta); paper: the "
-    "constants of seeds/001 Lemmas 4.4 and 4.10."
-)
+st.caption(MULTI_MESSAGE_HELP)
 
 c1, c2, c3, c4 = st.columns(4)
 eps = eps_c_slider("Central eps_c", "mm_eps", c1)
@@ -83,11 +76,7 @@ st.dataframe(
 st.caption(f"At n = {at:,}; empty where the protocol cannot reach (eps_c, delta) with that many respondents.")
 
 st.header("Who can see what")
-st.caption(
-    "seeds/003 and spec/multiparty.md: the eps a respondent keeps against each adversary, for GRR reports at "
-    "local eps_l. More fake reports allow a larger eps_l at the same eps against the server, but eps_l is what "
-    "is left if every shuffler colludes."
-)
+st.caption(THREAT_HELP)
 t1, t2, t3, t4, t5 = st.columns(5)
 n = int(
     t1.number_input(
@@ -114,11 +103,8 @@ fakes = int(
 colluding = int(
     t5.number_input("Colluding shufflers", min_value=0, max_value=19, value=0, key="mp_colluding", bind="query-params")
 )
-try:
+with input_errors():
     rows = threat_table(n, d, delta, eps_l, shufflers, fakes, colluding)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 st.dataframe(
     rows,
     hide_index=True,

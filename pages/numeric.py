@@ -1,9 +1,8 @@
-"""Numeric: means and frequencies of a table's attributes under numeric LDP mechanisms (seeds/002)."""
+"""Numeric: means and frequencies of a table's attributes under numeric LDP mechanisms (Wang et al., ICDE 2019)."""
 
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.systems.numeric import (
     EPS_SHARP,
     EPS_STAR,
@@ -13,10 +12,13 @@ from ldpcore.systems.numeric import (
     pm_density,
     shuffled_eps_c,
 )
-from ldpcore.systems.numeric.analysis import TABLE_MECHANISMS
+from ldpcore.systems.numeric.analysis import EXPLANATION, TABLE_MECHANISMS
+from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
+from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import EPS_GRID, delta_slider, eps_slider
+from ui.feedback import input_errors
 from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
 from ui.tables import table_sidebar
 
@@ -25,19 +27,8 @@ page_config()  # also when this page is a fresh server's first deep link
 EPS_LO = 0.05
 MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the slider's values among them
 THEORY_EPS = np.geomspace(0.1, 10, 200)
-DUCHI_TIES = (
-    "**Duchi's d-dimensional mechanism and ties.** Algorithm 3 of seeds/002 puts the outputs s with "
-    "s.v = 0 (possible for even d) in both T+ and T-; as printed it is then only ln(1 + e^eps)-LDP, not "
-    'eps-LDP. The library gives those ties weight 1/2 instead (ties="half", the default), which is '
-    "eps-LDP and keeps the estimate unbiased."
-)
-
 st.title("Numeric attributes")
-st.caption(
-    "Each respondent reports a tuple of numeric (mapped to [-1, 1]) and categorical attributes at eps-LDP; "
-    "the analyzer averages the reports into means and debiases OUE bits into frequencies. "
-    "Wang et al., *Collecting and analyzing multidimensional data with local differential privacy* (ICDE 2019)."
-)
+st.caption(EXPLANATION)
 data = table_sidebar()
 table = data.table
 with st.sidebar:
@@ -53,13 +44,10 @@ with st.sidebar:
     eps = eps_slider("eps per respondent (local, log scale)", "num_eps", 1.0, lo=EPS_LO)
     delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
 
-try:
+with input_errors():
     est = runs.table_estimate(data.key, table, mechanism, eps, data.seed)
     comparisons = runs.comparisons(data.key, table, MSE_GRID)
     central = shuffled_eps_c(eps, table.n, delta)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 best = comparisons[MSE_GRID.index(eps)].best
 
 st.caption(
@@ -69,7 +57,7 @@ st.caption(
 for note in table.notes:
     st.info(note)
 if mechanism == "duchi-md":
-    st.info(DUCHI_TIES)
+    st.info(DUCHI_TIES_NOTE)
 
 errors = [
     (label, mse)
@@ -133,10 +121,7 @@ st.plotly_chart(
 )
 
 st.subheader("Theory")
-st.caption(
-    "Per-report variances on [-1, 1] (seeds/002 Sec. III). Below eps* the Hybrid Mechanism is pure Duchi; "
-    "above eps# the Piecewise Mechanism's worst case beats Duchi's."
-)
+st.caption(THEORY_NOTE)
 a, b = st.columns(2)
 with a:
     relative = st.toggle("Relative to Duchi et al.'s worst case", value=True, key="num_relative", bind="query-params")

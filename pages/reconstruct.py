@@ -80,8 +80,9 @@ if p.certified:
 else:
     low, high = p.eps_c_range
     st.warning(
-        f"eps_c is NOT certified for {p.spec.encoding} reports: seeds/000 gives no amplification bound for "
-        f"them and runs them at the one-hot eps_l of eps_c = {low:.4g}, placing the central guarantee only "
+        f"eps_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+        f"gives no amplification bound for them and runs them at the one-hot eps_l of eps_c = {low:.4g}, placing "
+        "the central guarantee only "
         f"between {low:.4g} and eps_l_inf = {high:.4g}. Treated as one 2 eps_l-LDP report per respondent, "
         f"a generic bound certifies eps_c = {fmt(p.eps_c_whole_report.or_inf)} (replacement)."
     )

@@ -5,7 +5,7 @@ from functools import partial
 import streamlit as st
 
 from ldpcore.experiment.run import paper_methods
-from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown, table_rows
+from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ui import page_config, runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
@@ -55,14 +55,25 @@ for i in range(0, len(cells), len(methods)):
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")
-e1, e2, e3, e4 = st.columns(4)
+info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant)
+st.caption(f"Title of the exports: {info.title()}.")
+e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",
-    partial(runs.table_png, inp, methods, sorted(eps_rows), seed),
+    partial(runs.table_png, inp, methods, sorted(eps_rows), seed, info),
     "report_table.png",
     "image/png",
     on_click="ignore",
 )  # made on a click, from the cached runs (not held meanwhile)
 e2.download_button("CSV", table_csv(cells), "report_table.csv", "text/csv", on_click="ignore")
 e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/markdown", on_click="ignore")
-e4.download_button("LaTeX", table_latex(cells), "report_table.tex", "application/x-tex", on_click="ignore")
+e4.download_button("LaTeX", table_latex(cells, info), "report_table.tex", "application/x-tex", on_click="ignore")
+e5.download_button(
+    "LaTeX + images (ZIP)",
+    partial(runs.table_zip, inp, methods, sorted(eps_rows), seed, info),
+    "report_table.zip",
+    "application/zip",
+    on_click="ignore",
+    help="report_table.tex (a table environment with caption and label, cells via \\includegraphics), "
+    "main.tex (compiles it with pdflatex), cells/*.png and report_table.csv.",
+)

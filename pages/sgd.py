@@ -1,35 +1,29 @@
-"""LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (seeds/000 Sec. VI, seeds/002 Sec. V)."""
+"""LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (ESA paper Sec. VI, ICDE 2019 Sec. V)."""
 
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
-from ldpcore.systems.sgd import GRADIENT_MECHANISMS, LOSSES, SGDConfig, calibrate, nonprivate_config
+from ldpcore.systems.sgd import (
+    EXPLANATION,
+    GRADIENT_MECHANISMS,
+    LOSSES,
+    MECHANISM_HELP,
+    SGDConfig,
+    calibrate,
+    nonprivate_config,
+)
 from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, seed_input
+from ui.feedback import input_errors
 from ui.figures_systems import accuracy_figure, composition_figure
 
 page_config()  # also when this page is a fresh server's first deep link
 
-MECHANISM_HELP = {
-    "sphere": "seeds/000 Algorithms 4-5: the gradient clipped to L2 norm 1 and sent as one sign bit on a random "
-    "direction (129 bits with the PRG seed).",
-    "pm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Piecewise Mechanism.",
-    "hm": "seeds/002 Sec. V: entries clipped to [-1, 1], then Algorithm 4 with the Hybrid Mechanism.",
-    "duchi": "Duchi et al.'s p-dimensional mechanism at eps (the competitor in seeds/002 Sec. VI-B).",
-    "duchi-1d": "Duchi et al.'s 1-D mechanism on every coordinate at eps/p.",
-    "laplace": "Laplace on every coordinate at eps/p.",
-}
 TARGETS = ("eps_c", "eps_l")
 
 st.title("LDP-SGD")
-st.caption(
-    "Every respondent sends one eps_l-LDP gradient report per epoch, in one of the disjoint batches of an "
-    "epoch; each batch is shuffled on its own, so the anonymity set is the batch. The server averages the "
-    "reports and takes a step lr/sqrt(t). Synthetic data: the papers' MNIST, CIFAR and census data are not "
-    "available offline."
-)
+st.caption(EXPLANATION)
 with st.sidebar:
     st.header("Data")
     n = int(
@@ -89,7 +83,7 @@ with st.sidebar:
         eps = eps_slider("eps_l per report (log scale)", "sgd_eps_l", 2.0, lo=0.05)
     delta = delta_slider("central delta", "sgd_delta")
 
-try:
+with input_errors():
     data = runs.dataset(n, p, classes, separation, seed)
     config = SGDConfig(mechanism=mechanism, eps=eps, loss=loss, epochs=epochs, batch_size=batch, lr=lr, delta=delta)
     if target == "eps_c":  # eps is the central target: the largest eps_l per report that certifies it
@@ -97,9 +91,6 @@ try:
     data_key = f"{n}:{p}:{classes}:{separation}:{seed}"
     result = runs.training(data_key, data, config.as_dict(), seed)
     baseline = runs.training(data_key, data, nonprivate_config(config).as_dict(), seed)  # shared across eps and delta
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 acc = result.accounting
 
 st.caption(

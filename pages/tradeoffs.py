@@ -5,6 +5,7 @@ import streamlit as st
 
 from ldpcore.experiment.run import paper_methods
 from ui import page_config, runs
+from ui.chart_export import export_menu
 from ui.figures import tradeoff_figures
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_control
@@ -50,5 +51,9 @@ if undefined:
     with st.expander(f"{len(undefined)} settings are undefined and left out"):
         st.write("\n".join(f"- {u}" for u in undefined))
 
-for fig in tradeoff_figures(methods, measured, curves, spec.eps_c):
+for name, fig in zip(
+    ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
+    tradeoff_figures(methods, measured, curves, spec.eps_c),
+):
     st.plotly_chart(fig, width="stretch")
+    export_menu(fig, name)

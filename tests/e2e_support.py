@@ -55,32 +55,28 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(port: int | None = None, timeout: float = 60.0, env: dict | None = None):
+def streamlit_server(
+    port: int | None = None,
+    timeout: float = 60.0,
+    env: dict | None = None,
+    host: str = "127.0.0.1",
+    flags: tuple[str, ...] = ("--server.address", "127.0.0.1", "--server.headless", "true"),
+):
     """Yield (base URL, process) of `streamlit run app.py` on port (default: a free one); stop it afterwards.
-    env: extra environment variables for the server (e.g. cache budgets)."""
+    env: extra environment variables for the server (e.g. cache budgets); flags: the command line's options
+    besides the port (flags=() and host="localhost": the README's command, .streamlit/config.toml decides);
+    the server's stdout and stderr go to OUTPUT/streamlit-<port>.log."""
     port = port or free_port()
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = open(OUTPUT / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *flags],
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
     )
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{host}:{port}"
     try:
         deadline = time.time() + timeout
         while True:

@@ -5,25 +5,37 @@ import io
 
 import numpy as np
 import pytest
-from conftest import assert_clean, captions, metric, open_page
+from conftest import APP, ROOT, assert_clean, captions, metric, open_page
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.export import png_bytes
-
-PAGES = [
-    "pages/home.py",
-    "pages/reconstruct.py",
-    "pages/tradeoffs.py",
-    "pages/report_table.py",
-    "pages/accountant.py",
-    "pages/multimessage.py",
-]
+from ui.registry import PAGES, SECTIONS, by_section
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_renders_by_default(page):
-    assert_clean(open_page(page))
+@pytest.mark.parametrize("page", [p.path for p in PAGES])
+def test_every_registered_page_renders_by_default(page):
+    at = open_page(page)
+    assert_clean(at)
+    assert at.title[0].value
+
+
+def test_the_registry_holds_every_page_once_and_the_navigation_shows_its_sections():
+    """Adding a page is one line in ui/registry.py: every file in pages/ is registered, once, with a URL path
+    that is its file name (a fresh server resolves its first deep link from pages/ by file name)."""
+    files = sorted(f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py"))
+    assert sorted(p.path for p in PAGES) == files
+    assert len({p.title for p in PAGES}) == len(PAGES) and PAGES[0].url_path == ""
+    assert all(p.url_path == p.path.removeprefix("pages/").removesuffix(".py") for p in PAGES[1:])
+    sections = by_section()
+    assert list(sections) == [s for s in SECTIONS if s in sections] and sum(map(len, sections.values())) == len(PAGES)
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert_clean(at)
+    registered = list(at._registered_pages.values())  # what app.py's st.navigation registered (streamlit 1.67)
+    assert [(r["page_name"], r["url_pathname"], r["icon"]) for r in registered] == [
+        (p.title, p.url_path, p.material_icon) for p in PAGES
+    ]
+    assert [r["script_path"] for r in registered] == [str(ROOT / p.path) for p in PAGES]
 
 
 def test_moving_eps_c_changes_eps_l_inf():

@@ -105,3 +105,22 @@ def test_crowds_split_never_pays_and_bad_sizes():
     assert float(metric(at, "best ratio over all splits")) > 1
     at.text_input(key="crowd_sizes").set_value("1200, x").run()
     assert_one_error(at, "'x' is not")
+
+
+def test_the_systems_pages_show_the_explanations_kept_in_ldpcore():
+    """The pages hold no explanation of their own: the texts live beside what they describe in ldpcore."""
+    from ldpcore.systems import crowds, longitudinal, multiparty, sgd
+    from ldpcore.systems.numeric import analysis, mechanisms
+
+    shown = {
+        "pages/numeric.py": [analysis.EXPLANATION, mechanisms.THEORY_NOTE],
+        "pages/longitudinal.py": [longitudinal.EXPLANATION],
+        "pages/sgd.py": [sgd.EXPLANATION, sgd.MECHANISM_HELP["sphere"]],
+        "pages/crowds.py": [crowds.EXPLANATION, crowds.NATURAL_IDS_HELP],
+        "pages/multimessage.py": [multiparty.MULTI_MESSAGE_HELP, multiparty.THREAT_HELP],
+    }
+    for page, texts in shown.items():
+        text = captions(open_page(page))
+        assert all(t in text for t in texts), page
+    for text in [longitudinal.MODE_HELP, *sgd.MECHANISM_HELP.values(), crowds.DELETION_HELP]:
+        assert "seeds/" not in text and "spec/" not in text

@@ -24,22 +24,18 @@ from e2e_support import (
 )
 from PIL import Image
 
+from ui.registry import PAGES as REGISTRY
+from ui.registry import by_section
+
 pytestmark = [pytest.mark.browser, needs_browser()]
-PAGES = {
-    "home": "",
-    "reconstruct": "reconstruct",
-    "tradeoffs": "tradeoffs",
-    "report-table": "report_table",
-    "accountant": "accountant",
-    "multimessage": "multimessage",
-}
+PAGES = {p.url_path or "home": p for p in REGISTRY}  # every registered page (ui/registry.py)
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_every_page_opens_without_error_and_offline(app_url, page, name):
     outside = []
     page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else outside.append(r.url))
-    page.goto(f"{app_url}/{PAGES[name]}")
+    page.goto(f"{app_url}/{PAGES[name].url_path}")
     page.locator("h1").first.wait_for(timeout=60_000)  # the script has run (wait_idle alone may precede it)
     wait_idle(page)
     page.wait_for_timeout(500)
@@ -47,6 +43,11 @@ def test_every_page_opens_without_error_and_offline(app_url, page, name):
     assert outside == []  # no CDN, font or telemetry request leaves the machine
     assert_no_error(page)
     assert page.locator("h1").first.inner_text()
+    nav = page.locator('[data-testid="stSidebarNav"]')  # the registry's sections and titles
+    for section, entries in by_section().items():
+        assert nav.get_by_text(section, exact=True).count() == 1
+        for entry in entries:
+            assert nav.get_by_text(entry.title, exact=True).count() == 1
 
 
 def test_moving_eps_c_updates_the_reconstruction(app_url, page):
@@ -174,6 +175,7 @@ def test_a_fresh_servers_first_deep_link_gets_the_apps_navigation(page):
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.get_by_text("Trade-offs", exact=True).wait_for(timeout=60_000)
         assert nav.get_by_text("report_table", exact=True).count() == 0  # not the pages/ file names
+        assert all(nav.get_by_text(section, exact=True).count() == 1 for section in by_section())  # its sections
         page.get_by_text("Optimized local hashing").first.wait_for(timeout=60_000)
         page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=60_000)
         wait_idle(page)

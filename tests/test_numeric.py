@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+from ldpcore.data.numeric_table import table_columns
 from ldpcore.errors import InputError
 from ldpcore.systems.numeric import (
     DUCHI_TIES,
@@ -66,7 +67,6 @@ from ldpcore.systems.numeric.analysis import (
     check_size,
     compare_mechanisms,
     estimate_table,
-    table_columns,
 )
 
 ALPHA = 1e-3

@@ -13,20 +13,7 @@ import streamlit as st
 APP = Path(__file__).resolve().parent.parent / "app.py"
 _warming = threading.Lock()
 _started = False
-
-# (file, title, Material icon) of every page, in the navigation's order; the first is the default
-PAGES = (
-    ("pages/home.py", "Home", "home"),
-    ("pages/reconstruct.py", "Reconstruct", "image"),
-    ("pages/tradeoffs.py", "Trade-offs", "show_chart"),
-    ("pages/report_table.py", "Report table", "table"),
-    ("pages/accountant.py", "Accountant", "calculate"),
-    ("pages/multimessage.py", "Multi-message", "forum"),
-    ("pages/numeric.py", "Numeric", "functions"),
-    ("pages/longitudinal.py", "Longitudinal", "timeline"),
-    ("pages/sgd.py", "LDP-SGD", "model_training"),
-    ("pages/crowds.py", "Crowd IDs", "groups"),
-)
+# the pages, their sections and icons: ui/registry.py
 
 
 def _release_freed_memory() -> None:

@@ -101,7 +101,7 @@ def worst_case_figure(
     eps_grid, curves: dict, eps_star: float, eps_sharp: float, eps: float, relative: bool
 ) -> go.Figure:
     """Worst-case variance of one report against eps (relative: divided by Duchi's), eps* and eps# marked
-    (seeds/002 Table I)."""
+    (Wang et al., ICDE 2019, Table I)."""
     fig = go.Figure()
     for i, (name, y) in enumerate(curves.items()):
         fig.add_trace(
@@ -122,7 +122,7 @@ def worst_case_figure(
 
 
 def pm_density_figure(x, density, t: float, eps: float) -> go.Figure:
-    """The Piecewise Mechanism's output density given t (seeds/002 Fig. 2)."""
+    """The Piecewise Mechanism's output density given t (Wang et al., ICDE 2019, Fig. 2)."""
     fig = go.Figure(
         go.Scatter(
             x=x,

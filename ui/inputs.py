@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
-from ldpcore.errors import InputError
 from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
+from ui.feedback import input_errors
 
 UPLOAD = "upload"
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
@@ -73,7 +73,7 @@ def data_sidebar() -> Input:
             if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
                 data = f.getvalue()  # hashed once per upload, not on every rerun
                 st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
-    try:
+    with input_errors():
         if name == UPLOAD:
             if "upload" not in st.session_state:
                 st.info("Upload an image or a histogram CSV in the sidebar to begin.")
@@ -83,6 +83,3 @@ def data_sidebar() -> Input:
             return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
         hist = _load_bundled(name, int(max_side))
         return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
-    except InputError as exc:
-        st.error(str(exc))
-        st.stop()

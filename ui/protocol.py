@@ -13,6 +13,7 @@ from ldpcore.experiment.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS, Param
 from ldpcore.privacy.fragments import EPS_F_RULES
 from ui.controls import seed_input
+from ui.feedback import input_errors
 
 PAPER_EPS = (0.05, 0.25, 0.5, 0.75, 1.0)
 # eps_c on a log scale from 0.001 to 10 (three significant digits), plus the paper's values
@@ -35,11 +36,8 @@ def eps_c_slider(label: str = "Central epsilon eps_c (log scale)", key: str = "e
 
 def parse_delta(text: str, example: str) -> float:
     """A delta typed as text; anything but a number strictly between 0 and 1 shows st.error and stops."""
-    try:
+    with input_errors(f"delta must be a number strictly between 0 and 1, such as {example} (got {text!r})."):
         return check_delta(text)
-    except InputError:
-        st.error(f"delta must be a number strictly between 0 and 1, such as {example} (got {text!r}).")
-        st.stop()
 
 
 def param_control(param: Param):
@@ -117,7 +115,7 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
         )
         st.caption(chosen.bound(accountant, params).title)
         seed = seed_input("seed")
-    try:
+    with input_errors():
         text = delta_text.strip()
         try:
             delta = float(text) if text else default_delta
@@ -133,9 +131,6 @@ def protocol_sidebar(default_delta: float) -> tuple[ProtocolSpec, int]:
             accountant=accountant,
             params=params,
         )
-    except InputError as exc:
-        st.error(str(exc))
-        st.stop()
     return spec, seed
 
 

@@ -131,13 +131,23 @@ def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
     return cells
 
 
-def table_png(inp, methods, eps_cs, seed: int) -> bytes:
-    """The report table as one PNG (ldpcore.export.table_png), made when it is asked for from the cached cells
-    (an estimate is fetched, or simulated again, as its picture is drawn)."""
+def _table_cells(inp, methods, eps_cs, seed: int):
+    """The report table's cells from the cache without their estimates, and a function fetching (or simulating
+    again) one cell's estimate as its picture is drawn."""
     cells = sweep(
         methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
     )
     by_label = {m.label: m for m in methods}
-    return export.table_png(
-        cells, inp.hist, estimate_of=lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
-    )
+    return cells, lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
+
+
+def table_png(inp, methods, eps_cs, seed: int, info: export.TableInfo) -> bytes:
+    """The report table as one PNG with its title (ldpcore.export.table_png), made when it is asked for."""
+    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed)
+    return export.table_png(cells, inp.hist, estimate_of=estimate_of, info=info)
+
+
+def table_zip(inp, methods, eps_cs, seed: int, info: export.TableInfo) -> bytes:
+    """The report table for a paper: LaTeX, images and CSV in one ZIP (ldpcore.export.table_zip)."""
+    cells, estimate_of = _table_cells(inp, methods, eps_cs, seed)
+    return export.table_zip(cells, inp.hist, info, estimate_of=estimate_of)

@@ -8,21 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
+from ldpcore.data.numeric_table import SYNTHETIC_DESCRIPTIONS, table_columns
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
-from ldpcore.systems.numeric.analysis import check_size, table_columns
+from ldpcore.systems.numeric.analysis import check_size
 from ui.cache import cached
 from ui.controls import seed_input
+from ui.feedback import input_errors
 
 UPLOAD = "upload"
-SYNTHETIC_HELP = {
-    "gauss-0": "N(0, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-1/3": "N(1/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-2/3": "N(2/3, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "gauss-1": "N(1, 1/16) truncated to [-1, 1] (seeds/002 Fig. 5)",
-    "uniform": "uniform on [-1, 1] (seeds/002 Fig. 6)",
-    "power-law": "density proportional to (x + 2)^-10 on [-1, 1] (seeds/002 Fig. 6)",
-}
 
 
 @dataclass(frozen=True)
@@ -51,14 +44,15 @@ def _upload(digest: str, name: str, _data: bytes, categorical: tuple[str, ...]) 
 
 def table_sidebar() -> Table:
     """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
-    upload, error = None, None
+    upload = None
+    main = st.container()  # where an unreadable upload is reported, as every other error: not in the sidebar
     with st.sidebar:
         st.header("Data")
         source = st.selectbox(
             "Data", list(SYNTHETIC) + [UPLOAD], key="num_data", bind="query-params", help="upload: your own table CSV"
         )
         st.caption(
-            SYNTHETIC_HELP.get(
+            SYNTHETIC_DESCRIPTIONS.get(
                 source,
                 "A CSV with a header naming the columns, one row per respondent; "
                 "numeric columns are mapped to [-1, 1] over their range.",
@@ -98,23 +92,19 @@ def table_sidebar() -> Table:
                 st.session_state["num_upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
             upload = st.session_state.get("num_upload")
             if upload is not None:
-                try:
+                with input_errors(where=main):
                     header, text_columns = _columns(upload[3], upload[1], upload[2])
-                    categorical = st.multiselect(
-                        "Categorical columns",
-                        header,
-                        default=text_columns,
-                        key="num_categorical",
-                        bind="query-params",
-                        help="Columns holding categories (estimated as frequencies through "
-                        "OUE); the others must hold numbers.",
-                    )
-                except InputError as exc:
-                    error = str(exc)
+                categorical = st.multiselect(
+                    "Categorical columns",
+                    header,
+                    default=text_columns,
+                    key="num_categorical",
+                    bind="query-params",
+                    help="Columns holding categories (estimated as frequencies through OUE); "
+                    "the others must hold numbers.",
+                )
         seed = seed_input("num_seed")
-    try:
-        if error:
-            raise InputError(error)
+    with input_errors():
         if source != UPLOAD:
             check_size(n, d)
             return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed)
@@ -123,6 +113,3 @@ def table_sidebar() -> Table:
             st.stop()
         _, name, data, digest = upload
         return Table(_upload(digest, name, data, tuple(categorical)), f"upload:{digest}:{','.join(categorical)}", seed)
-    except InputError as exc:
-        st.error(str(exc))
-        st.stop()

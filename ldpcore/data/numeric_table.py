@@ -154,6 +154,15 @@ SYNTHETIC = {
     "uniform": stats.uniform(-1, 2),
     "power-law": stats.truncpareto(9, 3, loc=-2),
 }
+# each one in words, with the figure of Wang et al. (ICDE 2019) that uses it
+SYNTHETIC_DESCRIPTIONS = {
+    "gauss-0": "N(0, 1/16) truncated to [-1, 1] (Wang et al., ICDE 2019, Fig. 5)",
+    "gauss-1/3": "N(1/3, 1/16) truncated to [-1, 1] (Wang et al., ICDE 2019, Fig. 5)",
+    "gauss-2/3": "N(2/3, 1/16) truncated to [-1, 1] (Wang et al., ICDE 2019, Fig. 5)",
+    "gauss-1": "N(1, 1/16) truncated to [-1, 1] (Wang et al., ICDE 2019, Fig. 5)",
+    "uniform": "uniform on [-1, 1] (Wang et al., ICDE 2019, Fig. 6)",
+    "power-law": "density proportional to (x + 2)^-10 on [-1, 1] (Wang et al., ICDE 2019, Fig. 6)",
+}
 
 
 def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> NumericTable:

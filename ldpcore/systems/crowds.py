@@ -25,6 +25,31 @@ import numpy as np
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.oracles.onehot import flip_probability
 
+SOURCE = (
+    "Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar and Thakurta, "
+    "*Encode, Shuffle, Analyze Privacy Revisited* (2020), Section V"
+)
+# What the dashboard's Crowd IDs page says about each part (str.format fields in braces)
+EXPLANATION = f"Reports annotated by a crowd ID are shuffled and analysed per crowd. {SOURCE}."
+DELETION_HELP = (
+    "The shuffler makes each crowd's size (eps_cr, delta_cr)-DP (Theorem V.1) by dropping n_i - n_hat_i "
+    "random reports, n_hat_i = floor(n_i + Laplace(2/eps_cr) - (2/eps_cr) ln(2/delta_cr)); it aborts, "
+    "releasing nothing, if n_hat_i > n_i. Theorem V.2: w.p. >= 1 - delta_cr no crowd loses more than "
+    "(4/eps_cr) ln(2P/delta_cr) reports, here P = {crowds} crowds."
+)
+NATURAL_IDS_HELP = (
+    "IDs the respondents reveal anyway (language, device, region) cost no budget. Estimated within its crowd "
+    "D_i, a count has error about sqrt(|D_i|/e^eps_l) instead of sqrt(|D|/e^eps_l) over the whole data "
+    "set: small crowds gain the most, sqrt(m) for m equal crowds (exact one-hot form shown)."
+)
+DATA_DERIVED_HELP = (
+    "An ID hashed from the value itself (here a random hash of {values:,} values onto m = {m} IDs, "
+    "{respondents:,} respondents with heavy-hitter data) is as sensitive as the value: it must be "
+    "randomized at some eps_hat, and the report gets only eps_l - eps_hat. Each count is then estimated "
+    "within its noisy crowd. Section V's conclusion: splitting the budget never pays; put all of eps_l on "
+    "the report (cf. Tables VI-VII)."
+)
+
 
 def _shift(eps_cr: float, delta_cr: float) -> tuple[float, float]:
     """Laplace scale b = 2/eps_cr and the downward shift b ln(2/delta_cr)."""

@@ -31,6 +31,21 @@ from ldpcore.privacy.guarantee import Neighbouring
 
 MODES = ("paper", "tight")
 
+# What the dashboard's Longitudinal page says about the protocol and its modes
+EXPLANATION = (
+    "Each respondent holds a boolean state that changes at most k times over d periods. It reports on one "
+    "randomly chosen change and one level of a binary tree over the periods; the server adds the dyadic "
+    "nodes covering [1, t] into the count F_t of respondents in state 1 (Erlingsson, Feldman, Mironov, "
+    "Raghunathan, Talwar and Thakurta, *Amplification by shuffling: from local to central differential privacy "
+    "via anonymity* (SODA 2019), Section 3, Algorithms 1-2, corrected: the estimate is scaled by "
+    "L = log2(d) + 1 levels and its error grows linearly in k)."
+)
+MODE_HELP = (
+    "tight: node parameter a = eps, exactly eps-LDP. paper: a = eps/2 as printed in Section 3 of the SODA 2019 "
+    "paper, which claims eps-LDP, but the client is exactly eps/2-LDP: it spends half the budget and has about "
+    "twice the error."
+)
+
 
 def _check_horizon(d, k) -> tuple[int, int]:
     d = check_whole(d, 1, "d (periods)")

@@ -26,6 +26,22 @@ from ldpcore.privacy.bounds import BoundName, get_bound
 
 DATA_SHAPES = ("peaked", "uniform")
 
+# What the dashboard's Multi-message page says about its two parts
+MULTI_MESSAGE_HELP = (
+    "Ghazi, Golowich, Kumar, Pagh and Velingker, *On the power of multiple anonymous messages* (2021): a "
+    "single-message shuffled protocol must have error growing like min(n^(1/4), sqrt(d)), while sending several "
+    "messages per respondent (blanket noise made of other respondents' messages) keeps it polylog(d). Lines are "
+    "analytic (the root mean variance of the count estimates, exact); reference curves are up to constants. "
+    "Tight rho / q: the smallest blanket an exact privacy accountant certifies at (eps_c, delta); paper: the "
+    "constants of that paper's Lemmas 4.4 and 4.10."
+)
+THREAT_HELP = (
+    "Wang, Xu, Ding, Zhou, Hong, Huang, Li and Jha, *Practical and robust privacy amplification with multi-party "
+    "differential privacy* (2019): the eps a respondent keeps against each adversary, for GRR reports at local "
+    "eps_l. More fake reports allow a larger eps_l at the same eps against the server, but eps_l is what is left "
+    "if every shuffler colludes."
+)
+
 
 def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
     """peaked: every respondent holds value 0 (B-ary RR's error is data dependent and worst

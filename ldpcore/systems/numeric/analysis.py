@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.data.numeric_table import NumericTable  # table_columns: re-exported for older imports
+from ldpcore.data.numeric_table import NumericTable
 from ldpcore.data.scaling import from_unit, unit_values
 from ldpcore.errors import check_eps, check_whole, require
 from ldpcore.privacy.bounds import BoundName, get_bound
@@ -91,6 +91,12 @@ def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = BoundName.FMT2
 # --- whole tables: every attribute of every respondent under one mechanism ----------------
 
 # How a respondent reports a tuple of d attributes (d_num numeric, the rest categorical) at eps.
+EXPLANATION = (
+    "Each respondent reports a tuple of numeric (mapped to [-1, 1]) and categorical attributes at eps-LDP; "
+    "the analyzer averages the reports into means and debiases OUE bits into frequencies. Wang, Xiao, Yang, "
+    "Zhao, Hui, Shin, Shin and Yu, *Collecting and analyzing multidimensional data with local differential "
+    "privacy* (ICDE 2019)."
+)
 TABLE_MECHANISMS = {
     "laplace": "Laplace on every attribute at eps/d (categorical attributes through OUE at eps/d)",
     "duchi": "Duchi et al.'s 1-D mechanism on every attribute at eps/d (categorical: OUE at eps/d)",

@@ -56,6 +56,12 @@ def _random_subsets(sizes: np.ndarray, d: int, rng: np.random.Generator) -> np.n
 # floor((d-1)/2)) for every d, below Eq. 9's for even d. ties="both" is N. Wang et al. 2019 as printed.
 
 DUCHI_TIES = {"half": 0.5, "both": 1.0}
+DUCHI_TIES_NOTE = (
+    "**Duchi's d-dimensional mechanism and ties.** Algorithm 3 of Wang et al. (ICDE 2019) puts the outputs s "
+    "with s.v = 0 (possible for even d) in both T+ and T-; as printed it is then only ln(1 + e^eps)-LDP, not "
+    'eps-LDP. The library gives those ties weight 1/2 instead (ties="half", the default), which is '
+    "eps-LDP and keeps the estimate unbiased."
+)
 
 
 def _tie_weight(ties: str) -> float:
