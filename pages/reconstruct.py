@@ -28,13 +28,13 @@ if esa.error:
     st.error(esa.error)
     st.stop()
 central = runs.cell(inp, central_method, spec.eps_c, seed)
-p, m = esa.privacy, esa.metrics
+p, m = esa.plan, esa.metrics
 encoding = ENCODINGS[spec.encoding]
 TIGHT = "tight-binary-rr"
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
 if show_tight:
     tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
-    same = runs.certified_eps_c(inp, spec, p["eps_b"], TIGHT)  # what the tight accountant certifies for these reports
+    same = runs.certified_eps_c(inp, spec, p.eps_b, TIGHT)  # what the tight accountant certifies for these reports
 if hist.is_image:  # at display resolution; the downloads below are at the input's
     pngs = (
         runs.original_png(inp),
@@ -45,23 +45,23 @@ if hist.is_image:  # at display resolution; the downloads below are at the input
 st.caption(
     f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
-    + f"; delta = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours."
+    + f"; delta = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours."
 )
-for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it
+for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
 
 cols = st.columns(6)
-cols[0].metric("eps_l_inf", fmt(p["eps_l_inf"]), help="Local DP of everything one respondent sends (removal).")
-cols[1].metric("eps_l_1", fmt(p["eps_l_1"]), help="Local DP of one report fragment (a captured shuffler).")
+cols[0].metric("eps_l_inf", fmt(p.eps_l_inf), help="Local DP of everything one respondent sends (removal).")
+cols[1].metric("eps_l_1", fmt(p.eps_l_1), help="Local DP of one report fragment (a captured shuffler).")
 cols[2].metric(
     "eps_b / eps_f",
-    fmt(p["eps_b"]) + (f" / {fmt(p['eps_f'])}" if p["eps_f"] is not None else ""),
+    fmt(p.eps_b) + (f" / {fmt(p.eps_f)}" if p.eps_f is not None else ""),
     help="Backstop and fragment epsilons (Algorithm 2); without report fragments eps_b is the only one.",
 )
 cols[3].metric(
     "messages / respondent",
     f"{m['expected_messages']:,.2f}",
-    delta=f"{p['bits_per_message']} bits each",
+    delta=f"{p.bits_per_message} bits each",
     delta_color="off",
     delta_arrow="off",
     help="Expected anonymous messages per respondent (one-hot: one per set bit) and the bits of one.",
@@ -75,32 +75,32 @@ cols[4].metric(
     help="Per-bin RMSE after clipping the estimate to [0, input maximum].",
 )
 cols[5].metric("l_inf error", fmt(m["linf"]), help="Largest per-bin error of the clipped estimate.")
-if p["certified"]:
-    guarantee = f"Certified central eps_c = {p['eps_c']:.4g} by {p['citation']}."
+if p.certified:
+    guarantee = f"Certified central eps_c = {p.eps_c:.4g} by {p.amplification.citation}."
 else:
-    low, high = p["eps_c_range"]
+    low, high = p.eps_c_range
     st.warning(
-        f"eps_c is NOT certified for {p['encoding']} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+        f"eps_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
         f"gives no amplification bound for them and runs them at the one-hot eps_l of eps_c = {low:.4g}, placing "
         "the central guarantee only "
         f"between {low:.4g} and eps_l_inf = {high:.4g}. Treated as one 2 eps_l-LDP report per respondent, "
-        f"a generic bound certifies eps_c = {fmt(p['eps_c_whole_report_replacement'])} (replacement)."
+        f"a generic bound certifies eps_c = {fmt(p.eps_c_whole_report.or_inf)} (replacement)."
     )
-    guarantee = f"eps_l calibrated as for one-hot reports by {p['citation']}."
+    guarantee = f"eps_l calibrated as for one-hot reports by {p.amplification.citation}."
 extra = []
-if "hash_range" in p:
-    extra.append(f"hash range g = {p['hash_range']:,}")
-if "fake_reports" in p:
-    users = p["eps_vs_server_and_respondents"]
+if p.hash_range is not None:
+    extra.append(f"hash range g = {p.hash_range:,}")
+if p.fake_reports is not None:
+    users = p.eps_vs_server_and_respondents
     extra.append(
-        f"{p['fake_reports']:,} fake reports; eps vs the server + all other respondents = "
-        + (fmt(users) if users != float("inf") else "inf (too few fakes for the blanket bound)")
-        + f", vs the server + all shufflers = {fmt(p['eps_vs_server_and_shufflers'])}"
+        f"{p.fake_reports:,} fake reports; eps vs the server + all other respondents = "
+        + (fmt(users.value) if users.valid else "inf (too few fakes for the blanket bound)")
+        + f", vs the server + all shufflers = {fmt(p.eps_vs_server_and_shufflers)}"
     )
 analytic = (
-    f"analytic {fmt(p['analytic_rmse_raw'])}"
-    if not p["analytic_rmse_raw_note"]
-    else f"analytic approximation {fmt(p['analytic_rmse_raw'])}: {p['analytic_rmse_raw_note']}"
+    f"analytic {fmt(esa.analytic_rmse_raw)}"
+    if not esa.analytic_rmse_raw_note
+    else f"analytic approximation {fmt(esa.analytic_rmse_raw)}: {esa.analytic_rmse_raw_note}"
 )
 st.caption(
     f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {fmt(m['rmse_raw'])} "
@@ -114,8 +114,8 @@ if show_tight:
         same
         if isinstance(same, str)
         else (
-            f"- **Same reports** (eps_b = {fmt(p['eps_b'])}): they satisfy eps_c = **{same:.3g}**, "
-            f"not {p['eps_c']:.3g}, at delta = {spec.delta:g}."
+            f"- **Same reports** (eps_b = {fmt(p.eps_b)}): they satisfy eps_c = **{same:.3g}**, "
+            f"not {p.eps_c:.3g}, at delta = {spec.delta:g}."
         )
     )
     with st.expander("What the tight accountant buys", expanded=True):
@@ -123,7 +123,7 @@ if show_tight:
             tight.error
             or (
                 f"- **Same eps_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"eps_l_inf = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
+                f"eps_l_inf = **{fmt(tight.plan.eps_l_inf)}** instead of {fmt(p.eps_l_inf)}, "
                 f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} (same seed).\n"
                 + same_reports
             )

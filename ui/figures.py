@@ -55,7 +55,7 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
         )
         rmse.add_trace(
             go.Scatter(
-                x=[c.privacy["eps_c"] for c in ok],
+                x=[c.plan.eps_c if c.plan is not None else c.eps_c for c in ok],
                 y=[c.metrics["rmse_raw"] for c in ok],
                 mode="markers",
                 marker=dict(color=color, symbol="circle-open", size=9),
@@ -67,7 +67,7 @@ def tradeoff_figures(methods, measured, curves, current: float) -> list[go.Figur
         )
         rmse.add_trace(
             go.Scatter(
-                x=[c.privacy["eps_c"] for c in ok],
+                x=[c.plan.eps_c if c.plan is not None else c.eps_c for c in ok],
                 y=[c.metrics["rmse"] for c in ok],
                 mode="markers",
                 marker=dict(color=color, size=7),
