@@ -27,7 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from e2e_support import CHROMIUM_ARGS, chromium_path, slider_input, streamlit_app, wait_idle  # noqa: E402
 
-# the page's output (not its widgets): texts, metrics and tables, image sources and the size of every chart path
+# the page's output (not its widgets): texts, metrics and tables, image sources (their lengths and ends)
+# and the size of every chart path
 SIGNATURE = """() => {
     const main = document.querySelector('[data-testid="stMain"]') || document.body;
     const sel = '[data-testid="stMetric"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"], '

@@ -39,6 +39,10 @@ _API = {
     "Bound": "ldpcore.privacy.bounds",
     "Amplification": "ldpcore.privacy.bounds",
     "get_bound": "ldpcore.privacy.bounds",
+    "BoundName": "ldpcore.privacy.bounds",
+    "Neighbouring": "ldpcore.privacy.guarantee",
+    "Guarantee": "ldpcore.privacy.guarantee",
+    "FrequencyOracle": "ldpcore.oracles.base",
     "ENCODINGS": "ldpcore.oracles",
     "get_encoding": "ldpcore.oracles",
     "ProtocolSpec": "ldpcore.experiment.spec",
@@ -68,6 +72,10 @@ __all__ = [
     "Bound",
     "Amplification",
     "get_bound",
+    "BoundName",
+    "Neighbouring",
+    "Guarantee",
+    "FrequencyOracle",
     "ENCODINGS",
     "get_encoding",
     "ProtocolSpec",
@@ -89,7 +97,9 @@ if TYPE_CHECKING:
     from ldpcore.experiment.run import Result, paper_methods, run, run_central, sweep
     from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
     from ldpcore.oracles import ENCODINGS, get_encoding
-    from ldpcore.privacy.bounds import BOUNDS, Amplification, Bound, get_bound
+    from ldpcore.oracles.base import FrequencyOracle
+    from ldpcore.privacy.bounds import BOUNDS, Amplification, Bound, BoundName, get_bound
+    from ldpcore.privacy.guarantee import Guarantee, Neighbouring
 
 
 def __getattr__(name: str) -> Any:

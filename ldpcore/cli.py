@@ -11,6 +11,7 @@ import dataclasses
 import os
 import sys
 import time
+from typing import Any
 
 from ldpcore.data.loaders import DATASETS, load_dataset, load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
@@ -292,7 +293,7 @@ def cmd_audit(a) -> None:
 def cmd_amplify(a) -> None:
     """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0)."""
     if a.list:
-        print(to_json(list(BOUNDS)) if a.json else "\n".join(BOUNDS))
+        print(to_json([str(name) for name in BOUNDS]) if a.json else "\n".join(BOUNDS))
         return
     require(a.bound is not None, "--bound is required (see --list).")
     require((a.eps0 is None) != (a.eps_c is None), "give exactly one of --eps0 and --eps-c.")
@@ -312,7 +313,7 @@ def cmd_amplify(a) -> None:
 def cmd_oracles(a) -> None:
     """The encodings: name, title, neighbouring notion, accountants (first = default), whether eps_c is
     certified, report fragments, and the parameters (default, range or choices, meaning)."""
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": e.name,
             "title": e.title,

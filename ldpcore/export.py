@@ -46,7 +46,7 @@ def histogram_plot(values: np.ndarray, vmax: float, width: int = 1024, height: i
 def render(hist: Histogram, values: np.ndarray | None = None) -> Image.Image:
     """The original (values=None) or an estimate, on the original's scale."""
     values = hist.counts if values is None else values
-    if hist.is_image:
+    if hist.shape is not None:  # an image
         return to_gray(values, hist.shape, hist.max_count)
     return histogram_plot(values, hist.max_count)
 
@@ -80,7 +80,7 @@ def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
     return "".join(estimate_csv_chunks(hist, estimate))
 
 
-def to_json(record: dict) -> str:
+def to_json(record: object) -> str:
     """JSON with NaN/inf written as null (strict JSON)."""
 
     def clean(x):
@@ -326,7 +326,7 @@ def thumbnail(hist: Histogram, values: np.ndarray | None, width: int) -> Image.I
     resized to width, a histogram as dark bars on white (each column the largest bin it covers, so heavy
     hitters stay visible whatever d is)."""
     values = hist.counts if values is None else values
-    if hist.is_image:
+    if hist.shape is not None:  # an image
         img = to_gray(values, hist.shape, hist.max_count)
         height = max(1, round(img.height * width / img.width))
         return img.resize((width, height), Image.Resampling.BOX).convert("RGB")
@@ -420,10 +420,13 @@ def table_png(cells, hist: Histogram, estimate_of=None, info: TableInfo | None =
 def error_map(hist: Histogram, estimate: np.ndarray) -> Image.Image:
     """Signed error of the clipped estimate: red over, blue under, white exact (scale +-input max);
     made CSV_ROWS_PER_CHUNK pixels at a time, so a 50-megapixel map needs no float copies of the image."""
+    if hist.shape is None:
+        raise InputError(f"{hist.name} is not an image: an error map needs one.")
+    shape = hist.shape
     rgb = np.empty((hist.d, 3), dtype=np.uint8)
     scale = max(hist.max_count, 1)
     for start in range(0, hist.d, CSV_ROWS_PER_CHUNK):
         part = slice(start, start + CSV_ROWS_PER_CHUNK)
         t = np.clip((clip_estimate(estimate[part], hist.max_count) - hist.counts[part]) / scale, -1, 1)
         rgb[part] = np.rint(np.stack([1 - np.maximum(-t, 0), 1 - np.abs(t), 1 - np.maximum(t, 0)], axis=-1) * 255)
-    return Image.fromarray(rgb.reshape(hist.shape + (3,)), mode="RGB")
+    return Image.fromarray(rgb.reshape(shape + (3,)), mode="RGB")

@@ -51,13 +51,13 @@ if esa.error:
     st.stop()
 central = runs.cell(inp, central_method, spec.eps_c, seed)
 alone = teaching.local_cell(inp, esa_method, spec.eps_c, seed)
-p, m = esa.privacy, esa.metrics
+p, m = esa.plan, esa.metrics
 encoding = ENCODINGS[spec.encoding]
 TIGHT = "tight-binary-rr"
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
 if show_tight:
     tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
-    same = runs.certified_eps_c(inp, spec, p["eps_b"], TIGHT)  # what the tight accountant certifies for these reports
+    same = runs.certified_eps_c(inp, spec, p.eps_b, TIGHT)  # what the tight accountant certifies for these reports
 if hist.is_image:  # at display resolution; the downloads below are at the input's
     pngs = (
         runs.original_png(inp),
@@ -70,13 +70,13 @@ unit = error_unit(hist.is_image)
 head.caption(
     f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
-    + f"; δ = {spec.delta:g}; seed {seed}; {p['neighbouring']} neighbours ({encoding.title})."
+    + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
 
 # what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
-fragments = p["tau"] is not None
-one_number = exact(p["eps_l_inf"]) == exact(p["eps_l_1"])
-eps = {k: on_notion(p[k], native, notion) for k in ("eps_l_inf", "eps_l_1", "eps_c")}
+fragments = p.spec.tau is not None
+one_number = exact(p.eps_l_inf) == exact(p.eps_l_1)
+eps = {k: on_notion(getattr(p, k), native, notion) for k in ("eps_l_inf", "eps_l_1", "eps_c")}
 
 
 def _chip(key: str, words: str) -> str:
@@ -95,9 +95,7 @@ def _help(key: str, text: str) -> str:
     return with_exact(text + said, e.eps)
 
 
-backstop = (
-    f" Backstop ε_b = {exact(p['eps_b'])}, fragment ε_f = {exact(p['eps_f'])} (Algorithm 2)." if fragments else ""
-)
+backstop = f" Backstop ε_b = {exact(p.eps_b)}, fragment ε_f = {exact(p.eps_f)} (Algorithm 2)." if fragments else ""
 metrics = [
     (
         eps_label("eps_l_inf"),
@@ -127,7 +125,7 @@ metrics.append(
     (
         "messages per phone",
         short(m["expected_messages"]),
-        f"{p['bits_per_message']:,} bits each",
+        f"{p.bits_per_message:,} bits each",
         with_exact("Expected anonymous messages per respondent (one-hot: one per set bit).", m["expected_messages"]),
     )
 )
@@ -199,37 +197,37 @@ else:
 _draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
-for note in list(hist.notes) + [n for n in p["notes"] if n != encoding.privacy_note]:  # the warning below says it
+for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
 if alone.error is None and alone.privacy["note"]:
     st.caption(f"No-shuffler image: {alone.privacy['note']}.")
 
-if p["certified"]:
-    guarantee = f"Certified central ε_c = {p['eps_c']:.4g} by {p['citation']}."
+if p.certified:
+    guarantee = f"Certified central ε_c = {p.eps_c:.4g} by {p.amplification.citation}."
 else:
-    low, high = p["eps_c_range"]
+    low, high = p.eps_c_range
     st.warning(
-        f"ε_c is NOT certified for {p['encoding']} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+        f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
         f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
         "the central guarantee only "
         f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
-        f"a generic bound certifies ε_c = {short(p['eps_c_whole_report_replacement'])} (replacement)."
+        f"a generic bound certifies ε_c = {short(p.eps_c_whole_report.or_inf)} (replacement)."
     )
-    guarantee = f"ε_l calibrated as for one-hot reports by {p['citation']}."
+    guarantee = f"ε_l calibrated as for one-hot reports by {p.amplification.citation}."
 extra = []
-if "hash_range" in p:
-    extra.append(f"hash range g = {p['hash_range']:,}")
-if "fake_reports" in p:
-    users = p["eps_vs_server_and_respondents"]
+if p.hash_range is not None:
+    extra.append(f"hash range g = {p.hash_range:,}")
+if p.fake_reports is not None:
+    users = p.eps_vs_server_and_respondents
     extra.append(
-        f"{p['fake_reports']:,} fake reports; ε vs the server + all other respondents = "
-        + (short(users) if users != float("inf") else "∞ (too few fakes for the blanket bound)")
-        + f", vs the server + all shufflers = {short(p['eps_vs_server_and_shufflers'])}"
+        f"{p.fake_reports:,} fake reports; ε vs the server + all other respondents = "
+        + (short(users.value) if users.valid else "∞ (too few fakes for the blanket bound)")
+        + f", vs the server + all shufflers = {short(p.eps_vs_server_and_shufflers)}"
     )
 analytic = (
-    f"analytic {short(p['analytic_rmse_raw'])}"
-    if not p["analytic_rmse_raw_note"]
-    else f"analytic approximation {short(p['analytic_rmse_raw'])}: {p['analytic_rmse_raw_note']}"
+    f"analytic {short(esa.analytic_rmse_raw)}"
+    if not esa.analytic_rmse_raw_note
+    else f"analytic approximation {short(esa.analytic_rmse_raw)}: {esa.analytic_rmse_raw_note}"
 )
 st.caption(
     f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {short(m['rmse_raw'])} {unit} "
@@ -243,8 +241,8 @@ if show_tight:
         same
         if isinstance(same, str)
         else (
-            f"- **Same reports** (ε_b = {fmt(p['eps_b'])}): they satisfy ε_c = **{same:.3g}**, "
-            f"not {p['eps_c']:.3g}, at δ = {spec.delta:g}."
+            f"- **Same reports** (ε_b = {fmt(p.eps_b)}): they satisfy ε_c = **{same:.3g}**, "
+            f"not {p.eps_c:.3g}, at δ = {spec.delta:g}."
         )
     )
     with st.expander("What the tight accountant buys", expanded=False):
@@ -252,7 +250,7 @@ if show_tight:
             tight.error
             or (
                 f"- **Same ε_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"ε_l = **{fmt(tight.privacy['eps_l_inf'])}** instead of {fmt(p['eps_l_inf'])}, "
+                f"ε_l = **{fmt(tight.plan.eps_l_inf)}** instead of {fmt(p.eps_l_inf)}, "
                 f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} {unit} (same seed).\n"
                 + same_reports
             )

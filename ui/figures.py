@@ -140,7 +140,7 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
         for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
             rmse.add_trace(
                 go.Scatter(
-                    x=[conv(c.privacy["eps_c"]) for c in ok],
+                    x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
                     y=[c.metrics[key] for c in ok],
                     mode="markers",
                     marker=dict(color=color, symbol=symbol, size=size),

@@ -53,6 +53,7 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,7 +159,8 @@ class _Input:
     def __init__(self, source, name, delimiter, memory_limit, threads):
         self.source, self.delimiter = source, delimiter
         self.memory_limit, self.threads = memory_limit, threads
-        self.bound, self.con = {}, None
+        self.bound: dict = {}
+        self.con: duckdb.DuckDBPyConnection | None = None
         if isinstance(source, (bytes, bytearray)):
             self.name = name or "upload"
         else:
@@ -267,6 +269,8 @@ class _Input:
 
     def _run(self, sql: str, params: dict | None):
         """Run a query on the file; DuckDB's errors become one InputError naming the file."""
+        if self.con is None:
+            raise InputError(f"{self.name} is not open for queries.")
         try:
             return self.con.execute(sql, self.params(sql, params))
         except duckdb.OutOfMemoryException:
@@ -448,8 +452,13 @@ def _domain(domain, cap: int) -> list[str] | None:
     values = [str(v).strip(" ") for v in domain]
     require(0 < len(values) <= cap, f"the domain needs 1 to {cap:,} values (got {len(values):,}).")
     require("" not in values, "the domain cannot hold an empty value.")
-    seen = set()
-    dup = next((v for v in values if v in seen or seen.add(v)), None)
+    seen: set[str] = set()
+    dup = None
+    for v in values:
+        if v in seen:
+            dup = v
+            break
+        seen.add(v)
     require(dup is None, f"the domain lists the value {dup!r} twice.")
     return values
 
@@ -1037,7 +1046,7 @@ class Sample:
     name: str
     description: str
     file: str
-    reader: object
+    reader: Callable[..., tuple[Histogram, IngestReport]]
     options: tuple[tuple[str, object], ...]
 
     def load(self, **options) -> tuple[Histogram, IngestReport]:

@@ -1,8 +1,9 @@
 """Inputs -> a ``Histogram``: images, histogram CSVs, the synthetic heavy-hitter data.
 
-An image is a histogram over its pixels: a pixel of luminance L (0-255) is held by
-round(L * scale) respondents (seeds/000 Sec. VII; the paper's Map uses scale 2.5), so
-n = the sum of the counts and d = width * height.
+An image is a histogram over its pixels: a pixel of luminance L (0-255) is held by round(L * scale)
+respondents (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta, Encode, Shuffle, Analyze
+Privacy Revisited (2020), Sec. VII; the paper's Map uses scale 2.5), so n = the sum of the counts and d =
+width * height.
 
 Limits, each checked before the work it bounds: files up to MAX_FILE_BYTES (read in blocks,
 refused as soon as the limit is passed), images up to MAX_PIXELS (from the header, before
@@ -87,7 +88,7 @@ class Labels(Sequence):
             return self._blob == other._blob and np.array_equal(self._offsets, other._offsets)
         return isinstance(other, Sequence) and list(self) == list(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal to any sequence with its items: not hashable
 
     @classmethod
     def of(cls, names) -> Labels:
@@ -138,8 +139,9 @@ class Histogram:
 
     @property
     def n(self) -> int:
-        """Number of respondents (exact)."""
-        return self._n
+        """Number of respondents (exact), counted once by the constructor."""
+        n: int = self.__dict__["_n"]
+        return n
 
     @property
     def d(self) -> int:
@@ -185,7 +187,7 @@ def _blocks(source, name: str) -> Iterator[bytes]:
             require(not path.is_dir(), f"{path} is a folder, not a file.")
             require(path.is_file(), f"{path} is not a regular file.")
             require(path.stat().st_size <= MAX_FILE_BYTES, too_big)
-            stream = open(path, "rb")
+            stream: contextlib.AbstractContextManager = open(path, "rb")
         except OSError as exc:
             raise InputError(f"cannot read {path} ({exc.strerror or exc}).") from None
     else:
@@ -223,7 +225,7 @@ def read_text(source, allow_empty: bool = False, name: str | None = None) -> tup
 
 
 def load_image(source, scale: float = 1.0, max_side: int | None = None, name: str | None = None) -> Histogram:
-    """Grayscale luminance per pixel = respondents (seeds/000 Sec. VII).
+    """Grayscale luminance per pixel = respondents (Erlingsson et al. 2020 Sec. VII).
 
     scale multiplies luminance before rounding to counts (Map: 2.5). max_side, if given,
     downsamples with box (area) averaging so that mean luminance is preserved.
@@ -240,12 +242,12 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit is lower
         try:
-            img = Image.open(io.BytesIO(data))
+            img: Image.Image = Image.open(io.BytesIO(data))
         except UnidentifiedImageError:
             raise InputError(f"{name} is not an image Pillow can read (PNG, JPEG, GIF, BMP, TIFF, WebP).") from None
         except Image.DecompressionBombError:
             raise InputError(
-                f"{name} has too many pixels: over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels; "
+                f"{name} has too many pixels: over {2 * (Image.MAX_IMAGE_PIXELS or MAX_PIXELS) / 1e6:.0f} megapixels; "
                 f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} pixels): downsample it "
                 "before loading."
             ) from None
@@ -573,7 +575,7 @@ def _check_unique(labels: Labels, hashes: np.ndarray, lines: np.ndarray, name: s
     del ordered
     if same.size == 0:
         return
-    seen = {}
+    seen: dict[str, int] = {}
     for i in np.unique(np.concatenate((order[same], order[same + 1]))).tolist():  # candidates, in row order
         label = labels[i]
         if label in seen:
@@ -591,7 +593,7 @@ def synthetic_heavy_hitters(
     hitter_share: float = 0.4,
     exponent: float = 1.35,
 ) -> Histogram:
-    """Heavy hitters mixed with a power law, like seeds/000 Table III.
+    """Heavy hitters mixed with a power law, like Erlingsson et al. 2020 Table III.
 
     ``hitters`` values share ``hitter_share`` of the reports (weights Zipf(1) over the
     hitters); the other values follow p(x) ~ x^-exponent by rank. Values are numbered by

@@ -1,5 +1,7 @@
-"""Tables of numeric and categorical attributes: the container, the paper's synthetic data
-(seeds/002 Sec. VI-A; spec/numeric.md "Experiments to mirror") and a CSV loader."""
+"""Tables of numeric and categorical attributes: the container, the paper's synthetic data (N. Wang,
+Xiao, Yang, Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing Multidimensional Data with Local
+Differential Privacy (ICDE 2019), Sec. VI-A; docs/systems.md "Numeric and multidimensional data") and a
+CSV loader."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ MAX_COLUMNS = 256
 MAX_CATEGORIES = 1000
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class NumericTable:
     """n respondents' tuples: numeric columns in [-1, 1] and categorical integer codes.
 
@@ -32,21 +34,36 @@ class NumericTable:
     loader did that the user should know (clipping, ranges taken from the data).
     """
 
-    numeric: np.ndarray | None = None
-    categorical: np.ndarray | None = None
-    domains: tuple[int, ...] | None = None
-    ranges: tuple[tuple[float, float], ...] | None = None
-    numeric_names: tuple[str, ...] | None = None
-    categorical_names: tuple[str, ...] | None = None
-    labels: tuple[tuple[str, ...], ...] | None = None
+    numeric: np.ndarray
+    categorical: np.ndarray
+    domains: tuple[int, ...]
+    ranges: tuple[tuple[float, float], ...]
+    numeric_names: tuple[str, ...]
+    categorical_names: tuple[str, ...]
+    labels: tuple[tuple[str, ...], ...]
     name: str = "table"
     notes: tuple[str, ...] = ()
 
-    def __post_init__(self):
-        require(self.numeric is not None or self.categorical is not None, "a table needs at least one column.")
-        n = len(self.numeric if self.numeric is not None else self.categorical)
-        num = unit_values(np.empty((n, 0)) if self.numeric is None else self.numeric, "numeric columns")
-        cat = np.empty((n, 0), dtype=np.int64) if self.categorical is None else np.asarray(self.categorical)
+    def __init__(
+        self,
+        numeric=None,
+        categorical=None,
+        domains=None,
+        ranges=None,
+        numeric_names=None,
+        categorical_names=None,
+        labels=None,
+        name: str = "table",
+        notes: tuple[str, ...] = (),
+    ):
+        if numeric is not None:
+            n = len(numeric)
+        elif categorical is not None:
+            n = len(categorical)
+        else:
+            raise InputError("a table needs at least one column.")
+        num = unit_values(np.empty((n, 0)) if numeric is None else numeric, "numeric columns")
+        cat = np.empty((n, 0), dtype=np.int64) if categorical is None else np.asarray(categorical)
         num, cat = (num[:, None] if num.ndim == 1 else num), (cat[:, None] if cat.ndim == 1 else cat)
         require(
             num.ndim == 2 and cat.ndim == 2 and num.shape[0] == cat.shape[0] >= 1,
@@ -58,29 +75,37 @@ class NumericTable:
         )
         require(np.issubdtype(cat.dtype, np.integer), "categorical columns must hold integer codes.")
         require(bool((cat >= 0).all()), "categorical codes must be >= 0.")
-        domains = tuple(int(m) for m in (cat.max(axis=0) + 1 if self.domains is None else self.domains))
-        require(len(domains) == cat.shape[1], f"need one domain size per categorical column ({cat.shape[1]}).")
+        sizes = tuple(int(m) for m in (cat.max(axis=0) + 1 if domains is None else domains))
+        require(len(sizes) == cat.shape[1], f"need one domain size per categorical column ({cat.shape[1]}).")
         require(
-            all(1 <= m <= MAX_CATEGORIES for m in domains),
-            f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {domains}).",
+            all(1 <= m <= MAX_CATEGORIES for m in sizes),
+            f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {sizes}).",
         )
         require(
-            bool((cat < np.array(domains, dtype=np.int64)).all()), "categorical codes must be below their domain size."
+            bool((cat < np.array(sizes, dtype=np.int64)).all()), "categorical codes must be below their domain size."
         )
+        given = {
+            "ranges": ranges,
+            "numeric_names": numeric_names,
+            "categorical_names": categorical_names,
+            "labels": labels,
+        }
         defaults = {
             "ranges": tuple((-1.0, 1.0) for _ in range(num.shape[1])),
             "numeric_names": tuple(f"x{j + 1}" for j in range(num.shape[1])),
             "categorical_names": tuple(f"c{j + 1}" for j in range(cat.shape[1])),
-            "labels": tuple(tuple(str(v) for v in range(m)) for m in domains),
+            "labels": tuple(tuple(str(v) for v in range(m)) for m in sizes),
         }
         for key, default in defaults.items():
-            value = default if getattr(self, key) is None else tuple(getattr(self, key))
+            value = default if given[key] is None else tuple(given[key])
             require(len(value) == len(default), f"{key} needs {len(default)} entries (got {len(value)}).")
             object.__setattr__(self, key, value)
-        require(all(len(lab) == m for lab, m in zip(self.labels, domains)), "labels need one name per category.")
+        require(all(len(lab) == m for lab, m in zip(self.labels, sizes)), "labels need one name per category.")
         object.__setattr__(self, "numeric", num)
         object.__setattr__(self, "categorical", cat.astype(np.int64, copy=False))
-        object.__setattr__(self, "domains", domains)
+        object.__setattr__(self, "domains", sizes)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "notes", notes)
 
     @property
     def n(self) -> int:
@@ -160,7 +185,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _empty(name: str, line: int, column: str) -> str:
+def _empty(name: str, line: int | None, column: str) -> str:
     return f"{name}, line {line}: column {column!r} is empty; fill in or drop rows with missing values."
 
 

@@ -61,7 +61,8 @@ from ldpcore.oracles.hashing import OLH
 from ldpcore.oracles.onehot import OneHot
 from ldpcore.oracles.unary import UnaryEncoding
 from ldpcore.privacy import tight
-from ldpcore.privacy.bounds import Amplification, Bound, get_bound
+from ldpcore.privacy.bounds import Amplification, Bound, BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 OBSERVERS = ("server", "shuffler", "analyst")
 DEFAULT_TRIALS = 1_000_000
@@ -198,14 +199,14 @@ def _bound(select: _Tally, measure: _Tally, delta: float, confidence: float) -> 
     tried = alpha / thresholds.size
     eps = _eps_of_rates(clopper_pearson_upper(fp, select.t0, tried), clopper_pearson_upper(fn, select.t1, tried), delta)
     threshold = float(thresholds[int(np.argmax(eps))])
-    fp, fn = measure.at(threshold)
-    a_up = float(clopper_pearson_upper(fp, measure.t0, alpha))
-    b_up = float(clopper_pearson_upper(fn, measure.t1, alpha))
+    false_pos, false_neg = measure.at(threshold)
+    a_up = float(clopper_pearson_upper(false_pos, measure.t0, alpha))
+    b_up = float(clopper_pearson_upper(false_neg, measure.t1, alpha))
     return EmpiricalBound(
         float(_eps_of_rates(a_up, b_up, delta)),
         threshold,
-        fp / measure.t0,
-        fn / measure.t1,
+        false_pos / measure.t0,
+        false_neg / measure.t1,
         a_up,
         b_up,
         select.t0 + measure.t0,
@@ -338,7 +339,7 @@ class Attack:
     sees: str
     hypotheses: str
     statistic: str
-    neighbouring: str
+    neighbouring: Neighbouring
     draw: Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray] | _Tally]
     exact: tuple[np.ndarray, np.ndarray] | None = None
     others: str = ""
@@ -411,7 +412,7 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
                 [oracle.p_b, 1 - oracle.p_b],
                 sees=sees,
                 hypotheses=hyp,
-                neighbouring="removal",
+                neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             )
         t = oracle.tau if observer == "server" else 1
         sees = (
@@ -420,11 +421,11 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
             else "one report fragment of the target (the shuffler it was sent to)"
         )
         return _categorical_attack(
-            _fragment_counts(oracle.p_b, oracle.p_f, t, False),
-            _fragment_counts(oracle.p_b, oracle.p_f, t, True),
+            _fragment_counts(oracle.p_b, oracle.fragment_flip, t, False),
+            _fragment_counts(oracle.p_b, oracle.fragment_flip, t, True),
             sees=sees,
             hypotheses=hyp,
-            neighbouring="removal",
+            neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
         )
     sees = (
         "the target's report"
@@ -432,7 +433,7 @@ def _local_attack(plan: Plan, observer: str) -> Attack:
         else "the target's report, linked to the target (a single-message encoding: the shuffler holds it whole)"
     )
     hyp = "H1: the target holds value v; H0: the target holds value v' (replacement)."
-    words = dict(sees=sees, hypotheses=hyp, neighbouring="replacement")
+    words = dict(sees=sees, hypotheses=hyp, neighbouring=Neighbouring.REPLACE_ONE)
     if isinstance(oracle, GRR):  # categories: report v', another value, v
         return _categorical_attack(
             [oracle.p, 1 - oracle.p - oracle.q, oracle.q], [oracle.q, 1 - oracle.p - oracle.q, oracle.p], **words
@@ -453,7 +454,7 @@ ANALYST_ENCODINGS = ("onehot", "grr", "oue", "sue")
 def _worst_c(plan: Plan) -> tuple[int, str]:
     """How many of the others hold the target's value in the tight accountant's worst case at the plan's
     eps_b (its extra["worst_c"], the start of the block found), and the words for it."""
-    amp = _forward(get_bound("tight-binary-rr"), plan.eps_b, plan.n, plan.spec.delta, None)
+    amp = _forward(get_bound(BoundName.TIGHT_BINARY_RR), plan.eps_b, plan.n, plan.spec.delta, None)
     if not amp.valid:
         return (
             0,
@@ -515,9 +516,9 @@ def _analyst_attack(plan: Plan) -> Attack:
                 hypotheses=hyp,
                 others=others,
                 statistic="the 1-reports in bin v (the likelihood ratio increases with it)",
-                neighbouring="removal",
+                neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             )
-        tau, p_f = oracle.tau, oracle.p_f
+        tau, p_f = oracle.tau, oracle.fragment_flip
 
         def draw(rng, size):
             def one(p):
@@ -534,7 +535,7 @@ def _analyst_attack(plan: Plan) -> Attack:
             hypotheses=hyp,
             others=others,
             worst_c=c,
-            neighbouring="removal",
+            neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
             draw=draw,
             statistic=(
                 f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
@@ -554,7 +555,7 @@ def _analyst_attack(plan: Plan) -> Attack:
                 q,
                 sees=sees,
                 hypotheses=hyp,
-                neighbouring="replacement",
+                neighbouring=Neighbouring.REPLACE_ONE,
                 others=f"all {m:,} other respondents hold v'",
                 statistic="the reports of v (the likelihood ratio increases with it)",
             )
@@ -577,7 +578,7 @@ def _analyst_attack(plan: Plan) -> Attack:
         return Attack(
             sees=sees,
             hypotheses=hyp,
-            neighbouring="replacement",
+            neighbouring=Neighbouring.REPLACE_ONE,
             draw=draw,
             others=(
                 f"all {m:,} other respondents hold a third value w: each reports v and v' with "
@@ -603,7 +604,7 @@ def _analyst_attack(plan: Plan) -> Attack:
         return Attack(
             sees=sees,
             hypotheses=hyp,
-            neighbouring="replacement",
+            neighbouring=Neighbouring.REPLACE_ONE,
             draw=draw,
             others=others,
             statistic="the exact log-likelihood ratio of the 1-counts of bins v and v'",
@@ -634,7 +635,7 @@ class Certified:
     title: str
     eps: float | None
     delta: float
-    neighbouring: str
+    neighbouring: Neighbouring
     citation: str
     valid: bool = True
     reason: str = ""
@@ -670,7 +671,7 @@ def certified_bounds(plan: Plan, observer: str, accountants: tuple[str, ...] | N
                 f"{_ESA}, Theorem IV.1" if plan.spec.tau else f"the {encoding.name} randomizer's eps",
             ),
         )
-    k = encoding.channel_k(plan.d, plan.spec.param_dict)
+    k = encoding.channel_k(plan.domain, plan.spec.param_dict)
     out = []
     for name in accountants or encoding.accountants:
         bound = encoding.bound(name, plan.spec.param_dict)
@@ -714,7 +715,7 @@ class ObserverAudit:
     sees: str
     hypotheses: str
     statistic: str
-    neighbouring: str
+    neighbouring: Neighbouring
     others: str
     worst_c: int | None
     bound: EmpiricalBound
@@ -750,7 +751,7 @@ class ObserverAudit:
     def exceeds(self, scale: float = 1.0) -> tuple[Certified, ...]:
         """The certified bounds that the lower bound contradicts: valid ones with scale * eps < eps_lower
         (scale = 1: an unsound accountant; scale < 1 checks that the audit can catch a bound that small)."""
-        return tuple(c for c in self.certified if c.valid and scale * c.eps < self.eps_lower)
+        return tuple(c for c in self.certified if c.valid and c.eps is not None and scale * c.eps < self.eps_lower)
 
     def as_dict(self) -> dict:
         return {
@@ -945,7 +946,8 @@ def _bit_laws(plan: Plan, observer: str) -> tuple[np.ndarray, np.ndarray] | None
         if oracle.tau is None:
             return np.array([1 - oracle.p_b, oracle.p_b]), np.array([oracle.p_b, 1 - oracle.p_b])
         t = oracle.tau if observer == "server" else 1
-        return (_fragment_counts(oracle.p_b, oracle.p_f, t, False), _fragment_counts(oracle.p_b, oracle.p_f, t, True))
+        p_f = oracle.fragment_flip
+        return (_fragment_counts(oracle.p_b, p_f, t, False), _fragment_counts(oracle.p_b, p_f, t, True))
     if isinstance(oracle, UnaryEncoding):
         return np.array([1 - oracle.q, oracle.q]), np.array([1 - oracle.p, oracle.p])
     return None
@@ -964,7 +966,10 @@ def _analyst_laws(plan: Plan) -> tuple[float, float, float, float] | None:
 
 def _count_table(plan: Plan, c: int) -> tuple[int, np.ndarray, np.ndarray]:
     """(first k, reference law, present law) of one bin's aggregate count when c others hold its value."""
-    hi, lo, ref, present = _analyst_laws(plan)
+    laws = _analyst_laws(plan)
+    if laws is None:
+        raise InputError(f"the {plan.spec.encoding} encoding has no per-bin count law for the analyst's audit.")
+    hi, lo, ref, present = laws
     k0, y = _others_pmf(c, plan.n - 1, hi, lo)
     return k0, _with_bit(y, ref), _with_bit(y, present)
 
@@ -990,11 +995,11 @@ def _check_counts(plan: Plan, counts) -> np.ndarray:
     counts = np.asarray(counts)
     require(
         counts.ndim == 1
-        and counts.size == plan.d
+        and counts.size == plan.domain
         and np.issubdtype(counts.dtype, np.integer)
         and bool((counts >= 0).all())
         and int(counts.sum()) > 0,
-        f"counts must be {plan.d:,} whole numbers >= 0 (one per value of the domain), not all 0.",
+        f"counts must be {plan.domain:,} whole numbers >= 0 (one per value of the domain), not all 0.",
     )
     return counts.astype(np.int64)
 
@@ -1012,8 +1017,11 @@ def guessing_risk(plan: Plan, counts, prior_from: str = "the data") -> RiskRepor
     oracle = plan.oracle()
     out = []
     for observer in OBSERVERS:
-        certified = certified_bounds(plan, observer, (plan.spec.accountant,) if observer == "analyst" else None)[0]
-        eps, delta = (certified.eps, certified.delta) if certified.valid else (math.inf, 0.0)
+        accountant = (plan.spec.accountant_name,) if observer == "analyst" else None
+        certified = certified_bounds(plan, observer, accountant)[0]
+        eps, delta = (
+            (certified.eps, certified.delta) if certified.valid and certified.eps is not None else (math.inf, 0.0)
+        )
         at_most = min(1.0, math.exp(min(eps, 700.0)) * baseline + delta)
         by = f"{certified.name}: eps = {eps:.4g}" + (f", delta = {delta:g}" if delta else "")
         p, exact, note = _guess(plan, oracle, observer, counts, w)
@@ -1088,7 +1096,7 @@ class View:
         return None if self.posterior is None else self.guess == self.truth
 
     def as_dict(self, top: int = 5) -> dict:
-        out = {
+        out: dict[str, object] = {
             "observer": self.observer,
             "sees": self.sees,
             "observed": self.summary,
@@ -1154,9 +1162,10 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
     counts = _check_counts(plan, counts)
     w = counts / counts.sum()
     if value is None:
-        value = int(rng.choice(plan.d, p=w))
+        value = int(rng.choice(plan.domain, p=w))
     require(
-        int(value) == value and 0 <= value < plan.d, f"value must be a whole number in [0, {plan.d - 1}] (got {value})."
+        int(value) == value and 0 <= value < plan.domain,
+        f"value must be a whole number in [0, {plan.domain - 1}] (got {value}).",
     )
     value = int(value)
     oracle = plan.oracle()
@@ -1169,8 +1178,11 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
     for observer in ("server", "shuffler"):
         if isinstance(oracle, OneHot) and oracle.tau is None and observer == "shuffler":
             j = int(np.argmax(w))  # the shuffler of the most common value's bin
-            ref, present = _bit_laws(plan, observer)
-            log_l = np.zeros(plan.d)
+            laws = _bit_laws(plan, observer)
+            if laws is None:
+                raise InputError(f"no per-bin law of one-hot reports for the {observer}.")
+            ref, present = laws
+            log_l = np.zeros(plan.domain)
             log_l[j] = math.log(present[int(report[j])] / ref[int(report[j])])
             views.append(
                 View(
@@ -1198,7 +1210,7 @@ def demonstrate(plan: Plan, counts, rng: np.random.Generator, value: int | None 
     others[int(np.argmax(counts))] -= 1
     aggregate = np.asarray(oracle.sample_aggregate(others, rng))
     own = (
-        report.reshape(-1, plan.d).sum(axis=0)
+        report.reshape(-1, plan.domain).sum(axis=0)
         if isinstance(base, (OneHot, UnaryEncoding))
         else np.bincount([int(report)], minlength=aggregate.size)
         if isinstance(base, GRR)
@@ -1230,21 +1242,21 @@ def _report_posterior(plan: Plan, observer: str, seen, log_w: np.ndarray) -> np.
     """Posterior over the values given one report (or fragment): w_v P(report | v), normalised."""
     base = _base(plan.oracle())
     if isinstance(base, GRR):
-        return _normalise(log_w + np.where(np.arange(plan.d) == int(seen), math.log(base.p), math.log(base.q)))
+        return _normalise(log_w + np.where(np.arange(plan.domain) == int(seen), math.log(base.p), math.log(base.q)))
     laws = _bit_laws(plan, observer)
     if laws is not None:
         ref, present = laws
-        j = np.asarray(seen).reshape(-1, plan.d).sum(axis=0)
+        j = np.asarray(seen).reshape(-1, plan.domain).sum(axis=0)
         return _normalise(log_w + np.log(present[j]) - np.log(ref[j]))
-    if plan.d <= 65_536:  # any encoding with an exact likelihood: one evaluation per value
-        log_l = np.array([float(base.report_log_prob(v, seen)) for v in range(plan.d)])
+    if plan.domain <= 65_536:  # any encoding with an exact likelihood: one evaluation per value
+        log_l = np.array([float(base.report_log_prob(v, seen)) for v in range(plan.domain)])
         return _normalise(log_w + log_l)
     return None
 
 
 def _aggregate_log_ratio(plan: Plan, others: np.ndarray, aggregate: np.ndarray) -> np.ndarray:
     """ln L_v(N_v) per value: the aggregate's law with the target at v against the reference, bin by bin."""
-    out = np.zeros(plan.d)
+    out = np.zeros(plan.domain)
     values, group = np.unique(others, return_inverse=True)
     order = np.argsort(group, kind="stable")
     for c, at in zip(values, np.split(order, np.cumsum(np.bincount(group))[:-1])):

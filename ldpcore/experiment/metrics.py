@@ -1,4 +1,4 @@
-"""Error metrics of an estimated histogram against the truth (spec/frequency_oracles.md).
+"""Error metrics of an estimated histogram against the truth (docs/encodings.md).
 
 rmse: after clipping the estimate to [0, input maximum] (the paper's RMSE, and what an
 image shows); rmse_raw: of the unbiased raw estimate (compare with the analytic std);

@@ -16,10 +16,11 @@ import numpy as np
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError, check_seed
 from ldpcore.experiment.metrics import analytic_rmse, error_metrics
-from ldpcore.experiment.spec import NEIGHBOURING, Plan, ProtocolSpec, plan
+from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.limits import check_reference
 from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def method_label(spec: ProtocolSpec) -> str:
 
 
 def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, compare=()) -> list[Method]:
-    """The columns of seeds/000 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
+    """The columns of Erlingsson et al. 2020 Table IV: central Gaussian, attribute fragments, tau = 4/16/256
     (for another encoding: the central baseline and that encoding; taus apply to one-hot only),
     then each encoding named in compare with its default parameters and accountant."""
     encoding = get_encoding(base.encoding)
@@ -142,7 +143,11 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
 
 @dataclass(frozen=True)
 class Cell:
-    """One (method, eps_c) evaluation; error holds the reason where the method is undefined."""
+    """One (method, eps_c) evaluation; error holds the reason where the method is undefined.
+
+    privacy is the record of the privacy numbers (a table row); for a protocol, plan is the typed Plan
+    and analytic_rmse_raw (with analytic_rmse_raw_note) its analytic raw RMSE.
+    """
 
     method: str
     eps_c: float
@@ -151,6 +156,9 @@ class Cell:
     metrics: dict | None = None
     privacy: dict | None = None
     error: str | None = None
+    plan: Plan | None = None
+    analytic_rmse_raw: float | None = None
+    analytic_rmse_raw_note: str = ""
 
 
 def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
@@ -164,13 +172,24 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "sigma": c.sigma,
                 "eps_l_inf": math.inf,
                 "eps_l_1": math.inf,
-                "neighbouring": NEIGHBOURING,
+                "neighbouring": Neighbouring.ADD_OR_REMOVE_ONE,
                 "mechanism": "analytic Gaussian",
             }
             return Cell(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
         r = run(method.at(eps_c), hist, seed)
-        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": r.analytic_std, "analytic_rmse_raw_note": r.analytic_note}
-        return Cell(method.label, eps_c, seed, r.estimate, r.metrics, privacy)
+        std, note = r.analytic_std, r.analytic_note
+        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
+        return Cell(
+            method.label,
+            eps_c,
+            seed,
+            r.estimate,
+            r.metrics,
+            privacy,
+            plan=r.plan,
+            analytic_rmse_raw=std,
+            analytic_rmse_raw_note=note,
+        )
     except InputError as exc:
         return Cell(method.label, eps_c, seed, error=str(exc))
 

@@ -1,24 +1,27 @@
 """A protocol from a plain, serialisable spec: encoding + fragmentation + accountant.
 
-``plan(spec, n, d)`` turns (eps_c or eps_l, delta, tau, rules) into every privacy
-number the paper reports (seeds/000 Tables I, IV, VIII, IX): eps_b and eps_f, the
-local guarantees eps_l_inf and eps_l_1 (Theorem IV.1), the central eps_c certified by
-the accountant, and the expected messages per respondent.
+``plan(spec, n, d)`` turns (eps_c or eps_l, delta, tau, rules) into every privacy number
+the paper reports (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta,
+Encode, Shuffle, Analyze Privacy Revisited, 2020, Tables I, IV, VIII, IX): eps_b and eps_f,
+the local guarantees eps_l_inf and eps_l_1 (Theorem IV.1), the central eps_c certified by
+the accountant, the expected messages per respondent and the encoding's own numbers (hash
+range, MURS adversaries, the fragmented sketch's eps_c range), each a typed field of Plan.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
-from ldpcore.errors import MAX_D, MAX_TAU, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.errors import MAX_D, MAX_TAU, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.oracles import get_encoding
+from ldpcore.oracles.base import FrequencyOracle
 from ldpcore.oracles.limits import too_large
 from ldpcore.oracles.onehot import flip_probability
 from ldpcore.privacy.bounds import Amplification, Bound, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
-
-NEIGHBOURING = "removal"
+from ldpcore.privacy.guarantee import Guarantee, Neighbouring
 
 
 def default_delta(n: int) -> float:
@@ -45,7 +48,7 @@ class ProtocolSpec:
     accountant: str | None = None  # None: the encoding's default (one-hot: cheu19, the paper's)
     encoding: str = "onehot"
     eps_l: float | None = None
-    params: tuple = ()  # the encoding's parameters: a dict or (name, value) pairs; defaults filled in
+    params: Any = ()  # the encoding's parameters: a dict or (name, value) pairs; stored as sorted pairs
 
     def __post_init__(self):
         require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
@@ -59,13 +62,12 @@ class ProtocolSpec:
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
         encoding = get_encoding(self.encoding)
         object.__setattr__(self, "params", tuple(sorted(encoding.check_params(self.params).items())))
-        if self.accountant is None:
-            object.__setattr__(self, "accountant", encoding.accountants[0])
         require(
             self.tau is None or encoding.fragments,
             f"report fragments (tau) apply to the one-hot encoding only, not to {self.encoding}.",
         )
-        name = self.accountant if self.accountant in encoding.accountants else get_bound(self.accountant).name
+        given: str = self.accountant or encoding.accountants[0]
+        name = given if given in encoding.accountants else str(get_bound(given).name)
         require(
             name in encoding.accountants,
             f"the accountant {name} does not hold for the {self.encoding} encoding; choose one of "
@@ -78,9 +80,15 @@ class ProtocolSpec:
         return dict(self.params)
 
     @property
+    def accountant_name(self) -> str:
+        """The accountant's name (the encoding's default filled in by the constructor)."""
+        assert self.accountant is not None  # __post_init__ always sets it
+        return self.accountant
+
+    @property
     def bound(self) -> Bound:
         """The accountant's bound (for MURS one built for its fake reports)."""
-        return get_encoding(self.encoding).bound(self.accountant, self.param_dict)
+        return get_encoding(self.encoding).bound(self.accountant_name, self.param_dict)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "params": self.param_dict}
@@ -88,7 +96,16 @@ class ProtocolSpec:
 
 @dataclass(frozen=True)
 class Plan:
-    """The privacy numbers of a spec at n respondents over d bins (d=None: no messages)."""
+    """The privacy numbers of a spec at n respondents over d bins (d=None: no messages), each a field
+    computed by plan(); as_dict only serialises them.
+
+    The encoding's own numbers (None where they do not apply): hash_range (OLH, SOLH, MURS on SOLH);
+    for MURS with d, the fake reports hidden from the server and a respondent's eps against the server
+    and all other respondents (eps_2, a Guarantee: the blanket bound may certify nothing) and against
+    the server and all shufflers (eps_l) (T. Wang et al. 2019, Theorem 4); for the fragmented sketch (not
+    certified) the ESA paper's range [eps_c, eps_l_inf] and what the numerical clones bound certifies
+    for the whole report, 2 eps_b-LDP under replacement.
+    """
 
     spec: ProtocolSpec
     n: int
@@ -101,35 +118,55 @@ class Plan:
     p_b: float
     p_f: float | None
     notes: tuple[str, ...] = field(default=())
+    certified: bool = True
+    neighbouring: Neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
+    expected_messages: float | None = None
+    bits_per_message: int | None = None
+    hash_range: int | None = None
+    fake_reports: int | None = None
+    eps_vs_server_and_respondents: Guarantee | None = None
+    eps_vs_server_and_shufflers: float | None = None
+    eps_c_range: tuple[float, float] | None = None
+    eps_c_whole_report: Guarantee | None = None
 
     @property
     def eps_c(self) -> float:
         """The central eps_c certified by the accountant (<= the target); for an encoding with
         certified=False (sketches) the one-hot eps_c at the same eps_l, only a lower end."""
+        assert self.amplification.eps_c is not None  # plan() refuses a result that is not valid
         return self.amplification.eps_c
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The certified central eps_c as a Guarantee (the accountant's bound, relation and delta)."""
+        return self.amplification.guarantee
 
     def eps_l_t(self, t: int) -> float:
         """LDP of any t captured fragments (Theorem IV.1)."""
-        if self.spec.tau is None:
+        if self.spec.tau is None or self.eps_f is None:
             return self.eps_b
         return eps_of_t(self.eps_b, self.eps_f, min(t, self.spec.tau))
 
-    def oracle(self):
-        """The encoding's oracle with this plan's parameters (ldpcore.oracles), built once."""
-        require(self.d is not None, "the domain size d is needed for the encoding.")
+    @property
+    def domain(self) -> int:
+        """d, for the uses that need one (InputError where the plan has none)."""
+        if self.d is None:
+            raise InputError("the domain size d is needed for the encoding.")
+        return self.d
+
+    def oracle(self) -> Any:
+        """The encoding's oracle with this plan's parameters (a FrequencyOracle, ldpcore.oracles), built once."""
+        if self.d is None:
+            raise InputError("the domain size d is needed for the encoding.")
         if "_oracle" not in self.__dict__:  # frozen: cache beside the fields
             self.__dict__["_oracle"] = get_encoding(self.spec.encoding).build(self, self.d)
         return self.__dict__["_oracle"]
 
-    @property
-    def expected_messages(self) -> float | None:
-        return None if self.d is None else self.oracle().expected_messages()
-
-    def as_dict(self) -> dict:
-        encoding = get_encoding(self.spec.encoding)
-        out = {
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready record (the CLI's documented fields); nothing is computed."""
+        out: dict[str, Any] = {
             "eps_c": self.eps_c,
-            "certified": encoding.certified,
+            "certified": self.certified,
             "delta": self.spec.delta,
             "n": self.n,
             "d": self.d,
@@ -143,7 +180,7 @@ class Plan:
             "p_f": self.p_f,
             "accountant": self.amplification.bound,
             "citation": self.amplification.citation,
-            "neighbouring": encoding.neighbouring,
+            "neighbouring": self.neighbouring,
             "encoding": self.spec.encoding,
             "params": self.spec.param_dict,
             "target_eps_c": self.spec.eps_c,
@@ -152,8 +189,17 @@ class Plan:
         }
         if self.d is not None:
             out["expected_messages"] = self.expected_messages
-            out["bits_per_message"] = self.oracle().bits_per_message
-        out.update(encoding.details(self))
+            out["bits_per_message"] = self.bits_per_message
+        if self.hash_range is not None:
+            out["hash_range"] = self.hash_range
+        if self.eps_vs_server_and_respondents is not None:
+            out["eps_vs_server_and_respondents"] = self.eps_vs_server_and_respondents.or_inf
+            out["eps_vs_server_and_shufflers"] = self.eps_vs_server_and_shufflers
+            out["fake_reports"] = self.fake_reports
+        if self.eps_c_range is not None:
+            out["eps_c_range"] = list(self.eps_c_range)
+        if self.eps_c_whole_report is not None:
+            out["eps_c_whole_report_replacement"] = self.eps_c_whole_report.or_inf
         return out
 
 
@@ -176,11 +222,12 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     what = encoding.title + ("" if d is None else f" on d={d:,} values")
     if spec.eps_c is not None:
         amp = bound.inverse(spec.eps_c, n, spec.delta, k)
-        require(amp.valid, amp.reason)
+        eps_b = _certified_eps0(amp)
         if amp.note:
             notes.append(amp.note)
-        if amp.eps0 > limit:
+        if eps_b > limit:
             amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
+            eps_b = _certified_eps0(amp)
             notes.append(
                 f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
                 f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
@@ -191,25 +238,57 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
                 f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
             )
     else:
+        assert spec.eps_l is not None  # ProtocolSpec: exactly one of eps_c and eps_l
         require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
         amp = bound.forward(spec.eps_l, n, spec.delta, k)
-        require(amp.valid, amp.reason)
+        eps_b = _certified_eps0(amp)
         if amp.note:
             notes.append(amp.note)
-    eps_b = amp.eps0
     p_b = flip_probability(eps_b)
-    eps_f = p_f = None
+    eps_f: float | None = None
+    p_f: float | None = None
     eps_l_inf = eps_l_1 = eps_b
     if spec.tau is not None:
-        eps_f = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
-        require(eps_f <= limit, too_large(what, eps_f, limit, "eps_f"))
-        p_f = flip_probability(eps_f)
-        eps_l_inf, eps_l_1 = eps_of_t(eps_b, eps_f, spec.tau), eps_of_t(eps_b, eps_f, 1)
-        if spec.eps_f_rule == "paper" and eps_f < 2.5:
+        fragment = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+        require(fragment <= limit, too_large(what, fragment, limit, "eps_f"))
+        eps_f, p_f = fragment, flip_probability(fragment)
+        eps_l_inf, eps_l_1 = eps_of_t(eps_b, fragment, spec.tau), eps_of_t(eps_b, fragment, 1)
+        if spec.eps_f_rule == "paper" and fragment < 2.5:
             notes.append(
-                f"eps_b - ln(tau) = {eps_f:.3g} < 2.5: the paper's printed eps_l_1 departs from "
-                "this rule here (Erlingsson et al., Encode, Shuffle, Analyze Privacy Revisited, 2020, Table IV); "
-                "consider the equal-variance rule."
+                f"eps_b - ln(tau) = {fragment:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+                "this rule here (docs/departures.md); consider the equal-variance rule."
             )
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
-    return Plan(spec, int(n), d, amp, eps_b, eps_f, eps_l_inf, eps_l_1, p_b, p_f, tuple(notes))
+    p = Plan(
+        spec,
+        int(n),
+        d,
+        amp,
+        eps_b,
+        eps_f,
+        eps_l_inf,
+        eps_l_1,
+        p_b,
+        p_f,
+        tuple(notes),
+        certified=encoding.certified,
+        neighbouring=encoding.neighbouring,
+    )
+    oracle: FrequencyOracle | None = None
+    if d is not None:
+        oracle = p.oracle()
+        p = replace(p, expected_messages=oracle.expected_messages(), bits_per_message=oracle.bits_per_message)
+        p.__dict__["_oracle"] = oracle
+    details = encoding.details(p)
+    if details:
+        p = replace(p, **details)
+        if oracle is not None:
+            p.__dict__["_oracle"] = oracle
+    return p
+
+
+def _certified_eps0(amp: Amplification) -> float:
+    """The local eps of a valid result; InputError with the bound's reason where it certifies nothing."""
+    if not amp.valid or amp.eps0 is None:
+        raise InputError(amp.reason)
+    return amp.eps0

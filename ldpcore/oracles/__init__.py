@@ -1,13 +1,14 @@
-"""Encodings (frequency oracles). Each module has one small shared shape: an oracle
-object built from a Plan with sample_aggregate(counts, rng), randomize(values, rng),
-aggregate(reports), estimate(aggregate, n), variance(n), expected_messages() and
-bits_per_message; report_log_prob(value, reports) where an exact audit is possible.
+"""Encodings (frequency oracles): one contract (ldpcore.oracles.base.FrequencyOracle), one
+module per family, one registry (ENCODINGS).
 
-To add an encoding: write its module and register it in ENCODINGS with its parameters
-(Param), the accountants that hold for its shuffled reports and the alphabet k of one
-shuffled channel. The multi-message protocols of seeds/001 are not registered here: they
-have no local eps and are calibrated from eps_c by their own analysis (the Multi-message
-page, ldpcore.systems.multiparty).
+To add an encoding: write its module, a class implementing CalibratedOracle (name, title,
+neighbouring, randomizer family, from_eps(eps, d) and the FrequencyOracle methods), and add
+one line ``single(MyOracle)`` to ENCODINGS (with params=... if it takes parameters). The
+accountants that hold for it follow from its randomizer family and the bounds' own
+declarations (ldpcore.privacy.bounds.accountants_for). The multi-message protocols of Ghazi,
+Golowich, Kumar, Pagh and Velingker (On the power of multiple anonymous messages, 2021) are
+not registered here: they have no local eps and are calibrated from eps_c by their own
+analysis (the Multi-message page, ldpcore.systems.multiparty).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ldpcore.errors import InputError, require
+from ldpcore.oracles.base import CalibratedOracle, FrequencyOracle
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.fake_reports import MURS, murs_bound
 from ldpcore.oracles.hadamard import Hadamard
@@ -24,7 +27,11 @@ from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.onehot import OneHot
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 from ldpcore.oracles.unary import OUE, SUE
-from ldpcore.privacy.bounds import ALIASES, BOUNDS, Bound, get_bound
+from ldpcore.privacy.bounds import ALIASES, BOUNDS, Bound, BoundName, Randomizer, accountants_for, get_bound
+from ldpcore.privacy.guarantee import Guarantee, Neighbouring
+
+# A plan is an ldpcore.experiment.spec.Plan (a layer above: typed Any here)
+Plan = Any
 
 
 @dataclass(frozen=True)
@@ -56,8 +63,9 @@ class Param:
                 f"{self.label} must be one of {', '.join(map(str, self.choices))} (got {value}).",
             )
         else:
+            low, high = self.low or 0, self.high if self.high is not None else math.inf
             require(
-                whole and self.low <= number <= self.high,
+                whole and low <= number <= high,
                 f"{self.label} must be a whole number in [{self.low:,}, {self.high:,}] (got {value}).",
             )
         return int(number)
@@ -77,7 +85,7 @@ SKETCH_ROWS = Param(
     "k",
     "hash functions k",
     1024,
-    "Rows of the sketch; each respondent reports on one row drawn at random (Apple and seeds/000: 1,024).",
+    "Rows of the sketch; each respondent reports on one row drawn at random (Apple and Erlingsson et al. 2020: 1,024).",
     1,
     4096,
 )
@@ -85,7 +93,7 @@ SKETCH_WIDTH = Param(
     "m",
     "sketch width m",
     65_536,
-    "Cells per row (Apple and seeds/000: 65,536).",
+    "Cells per row (Apple and Erlingsson et al. 2020: 65,536).",
     choices=tuple(2**i for i in range(6, 21)),
 )
 SKETCH_CELLS = 2**27  # k m: the aggregate table of one run stays below 1 GB
@@ -109,42 +117,53 @@ MURS_BASE = Param(
     "base",
     "respondents' randomizer",
     "solh",
-    "MURS: SOLH on a hash range (seeds/003's choice) or GRR on the whole domain.",
+    "MURS: SOLH on a hash range (T. Wang et al. 2019's choice) or GRR on the whole domain.",
     choices=("solh", "grr"),
 )
 
 
 @dataclass(frozen=True)
 class Encoding:
-    """A registered encoding: its title for people, how a Plan builds its oracle, its
-    parameters, the amplification bounds that hold for its shuffled channels and the
-    alphabet size k of one channel (what a k-RR bound must be told, None if none).
+    """A registered encoding: its title for people, how a Plan builds its oracle, its randomizer family
+    (the accountants that hold for it follow from it: accountants_for), its parameters and the alphabet
+    size k of one shuffled channel (what a k-RR bound must be told, None if none).
 
-    certified=False: no bound is known for the reports; the plan then uses the one-hot
-    calibration (seeds/000's choice for its fragmented sketch) and eps_c is only the paper's
-    lower end (privacy_note). bound(accountant, params) gives the Bound (MURS: one of its
-    own); details(plan) adds encoding-specific numbers to the record (d may be None);
-    validate(values) checks the parameters together; hidden(values) names the parameters
-    that do not apply to these values (a form need not ask for them); eps_limit(d, params)
-    is the largest local eps the oracle takes (ldpcore.oracles.limits; d=None: the limit at
-    the smallest domain, d = 2, where it depends on d).
+    own_bound: the encoding brings its own bound (MURS: bound(accountant, params) builds it for its
+    fakes), the only accountant offered. certified=False: no bound is known for the reports; the plan
+    then uses the one-hot calibration (the ESA paper's choice for its fragmented sketch) and eps_c is
+    only the paper's lower end (privacy_note). details(plan) computes the encoding-specific Plan fields
+    (hash_range, the MURS adversaries, the sketch's eps_c range; d may be None); validate(values)
+    checks the parameters together; hidden(values) names the parameters that do not apply to these
+    values (a form need not ask for them); eps_limit(d, params) is the largest local eps the oracle
+    takes (ldpcore.oracles.limits; d=None: the limit at the smallest domain, d = 2, where it depends on d).
     """
 
     name: str
     title: str
-    build: Callable  # (plan, d) -> oracle
-    accountants: tuple[str, ...]  # the first is the default
-    channel_k: Callable = lambda d, params: None  # (d, params) -> k or None
-    neighbouring: str = "replacement"
+    build: Callable[[Plan, int], FrequencyOracle]
+    randomizer: Randomizer
+    channel_k: Callable[[int | None, dict], int | None] = lambda d, params: None
+    neighbouring: Neighbouring = Neighbouring.REPLACE_ONE
     fragments: bool = False  # report fragments with a backstop (Algorithm 2) apply
     params: tuple[Param, ...] = ()
     certified: bool = True
     privacy_note: str = ""
-    bound: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
-    details: Callable = lambda plan: {}  # plan -> encoding-specific numbers for the record
+    own_bound: BoundName | None = None
+    bound_fn: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
+    details: Callable[[Plan], dict[str, Any]] = lambda plan: {}
     validate: Callable[[dict], None] = lambda values: None
     hidden: Callable[[dict], set] = lambda values: set()
     eps_limit: Callable[[int | None, dict], float] = lambda d, params: math.inf
+
+    @property
+    def accountants(self) -> tuple[str, ...]:
+        """The bounds that hold for this encoding's shuffled channels; the first is the default."""
+        names = (self.own_bound,) if self.own_bound is not None else accountants_for(self.randomizer)
+        return tuple(str(name) for name in names)
+
+    def bound(self, accountant: str, params: dict) -> Bound:
+        """The Bound of an accountant for these parameters (an encoding's own bound is built for them)."""
+        return self.bound_fn(accountant, params)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -165,6 +184,22 @@ class Encoding:
         return values
 
 
+def single(cls: type[CalibratedOracle], **kw) -> Encoding:
+    """The registry entry of an oracle class calibrated from the plan's local eps alone:
+    cls.from_eps(eps_b, d, **its parameters), with its name, title, neighbouring relation and
+    randomizer family; eps_limit is cls.largest_eps() unless given. Adding an encoding is one
+    module with such a class and one line ``single(MyOracle)`` in ENCODINGS."""
+    kw.setdefault("eps_limit", lambda d, params: cls.largest_eps())  # type: ignore[attr-defined]
+    return Encoding(
+        cls.name,
+        cls.title,
+        lambda plan, d: cls.from_eps(plan.eps_b, d, **plan.spec.param_dict),
+        cls.randomizer,
+        neighbouring=cls.neighbouring,
+        **kw,
+    )
+
+
 def _check_range(values: dict) -> None:
     require(values["g"] != 1, "the hash range g must be 0 or >= 2 (got 1).")
 
@@ -182,40 +217,7 @@ def _check_murs(values: dict) -> None:
     )
 
 
-# One attribute-fragment channel is binary randomized response (k = 2): the bounds
-# for binary RR, for RR-type and for any eps0-LDP randomizer all hold for it.
-BINARY_RR_ACCOUNTANTS = (
-    "cheu19",
-    "esa-thm3.1",
-    "tight-binary-rr",
-    "efmrtt19",
-    "fmt21-closed",
-    "fmt21-numeric",
-    "stronger-clone",
-    "blanket-krr",
-    "blanket-hoeffding",
-    "blanket-bennett",
-)
-
-
-# Any eps0-LDP randomizer: the generic bounds. GRR is also k-RR (k = d) and RR-type.
-GENERIC_ACCOUNTANTS = ("fmt21-numeric", "fmt21-closed", "efmrtt19")
-GRR_ACCOUNTANTS = ("stronger-clone", "blanket-krr", "blanket-bennett", "blanket-hoeffding") + GENERIC_ACCOUNTANTS
 SKETCH = (SKETCH_ROWS, SKETCH_WIDTH)
-
-
-def _single(cls, accountants, **kw) -> Encoding:
-    """An oracle calibrated from the plan's local eps: cls.from_eps(eps_b, d, **its parameters); its
-    eps_limit is cls.largest_eps() unless given."""
-    kw.setdefault("eps_limit", lambda d, params: cls.largest_eps())
-    return Encoding(
-        cls.name,
-        cls.title,
-        lambda plan, d: cls.from_eps(plan.eps_b, d, **plan.spec.param_dict),
-        accountants,
-        neighbouring=cls.neighbouring,
-        **kw,
-    )
 
 
 def _murs_limit(d, params) -> float:
@@ -224,33 +226,43 @@ def _murs_limit(d, params) -> float:
     return GRR.largest_eps(d or 2) if params["base"] == "grr" else OLH.largest_eps(params["g"])
 
 
-def _whole_report(plan) -> dict:
-    """The fragmented sketch at the one-hot calibration: seeds/000's range for eps_c, and what a generic
-    bound certifies for a respondent's whole report, 2 eps_b-LDP under replacement."""
-    generic = get_bound("fmt21-numeric").forward(2 * plan.eps_b, plan.n, plan.spec.delta)
-    return {
-        "eps_c_range": [plan.eps_c, plan.eps_l_inf],
-        "eps_c_whole_report_replacement": generic.eps_c if generic.valid else math.inf,
-    }
+def _whole_report(plan: Plan) -> dict[str, Any]:
+    """The fragmented sketch at the one-hot calibration: the ESA paper's range for eps_c (Erlingsson et
+    al. 2020, Table III), and what a generic bound certifies for a respondent's whole report,
+    2 eps_b-LDP under replacement."""
+    generic = get_bound(BoundName.FMT21_NUMERIC).forward(2 * plan.eps_b, plan.n, plan.spec.delta)
+    return {"eps_c_range": (plan.eps_c, plan.eps_l_inf), "eps_c_whole_report": generic.guarantee}
 
 
-def _bound_range(plan) -> int:
+def _bound_range(plan: Plan) -> int:
     """SOLH's (or MURS-on-SOLH's) hash range: the bound's, which is g when given (solh_hash_range)."""
     return plan.amplification.extra["hash_range"]
 
 
-def _olh_range(plan) -> dict:
+def _olh_range(plan: Plan) -> dict[str, Any]:
     return {} if plan.d is None else {"hash_range": plan.oracle().g}
 
 
-def _murs_details(plan) -> dict:
-    """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)."""
-    out = {} if plan.spec.param_dict["base"] == "grr" else {"hash_range": _bound_range(plan)}
+def _murs_details(plan: Plan) -> dict[str, Any]:
+    """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)
+    (T. Wang et al. 2019, Theorem 4)."""
+    out: dict[str, Any] = {} if plan.spec.param_dict["base"] == "grr" else {"hash_range": _bound_range(plan)}
     if plan.d is not None:
         privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
+        users = (
+            Guarantee(privacy.eps_users, BoundName.MURS, privacy.neighbouring, privacy.delta)
+            if math.isfinite(privacy.eps_users)
+            else Guarantee.invalid(
+                BoundName.MURS,
+                privacy.neighbouring,
+                privacy.delta,
+                f"{privacy.hidden_fakes:,} fake reports are too few for the blanket bound against the server "
+                "and all other respondents.",
+            )
+        )
         out.update(
             {
-                "eps_vs_server_and_respondents": privacy.eps_users,
+                "eps_vs_server_and_respondents": users,
                 "eps_vs_server_and_shufflers": privacy.eps_shufflers,
                 "fake_reports": privacy.hidden_fakes,
             }
@@ -258,7 +270,7 @@ def _murs_details(plan) -> dict:
     return out
 
 
-def _murs(plan, d):
+def _murs(plan: Plan, d: int) -> MURS:
     kw = plan.spec.param_dict
     return MURS.from_eps(plan.eps_b, d, kw["r"], kw["n_r"], g=None if kw["base"] == "grr" else _bound_range(plan))
 
@@ -275,23 +287,20 @@ ENCODINGS: dict[str, Encoding] = {
     e.name: e
     for e in (
         Encoding(
-            "onehot",
-            "One-hot (k-RAPPOR), attribute fragments",
+            OneHot.name,
+            OneHot.title,
             lambda plan, d: OneHot(d=d, p_b=plan.p_b, tau=plan.spec.tau, p_f=plan.p_f),
-            BINARY_RR_ACCOUNTANTS,
+            OneHot.randomizer,
             lambda d, params: 2,
-            neighbouring="removal",
+            neighbouring=OneHot.neighbouring,
             fragments=True,
             eps_limit=lambda d, params: OneHot.largest_eps(),
         ),
-        _single(
-            GRR, GRR_ACCOUNTANTS, channel_k=lambda d, params: d, eps_limit=lambda d, params: GRR.largest_eps(d or 2)
-        ),
-        _single(OUE, GENERIC_ACCOUNTANTS),
-        _single(SUE, GENERIC_ACCOUNTANTS),
-        _single(
+        single(GRR, channel_k=lambda d, params: d, eps_limit=lambda d, params: GRR.largest_eps(d or 2)),
+        single(OUE),
+        single(SUE),
+        single(
             OLH,
-            GENERIC_ACCOUNTANTS,
             params=(HASH_RANGE,),
             validate=_check_range,
             details=_olh_range,
@@ -301,35 +310,35 @@ ENCODINGS: dict[str, Encoding] = {
             SOLH.name,
             SOLH.title,
             lambda plan, d: SOLH.from_eps(plan.eps_b, d, _bound_range(plan)),
-            ("solh",),
+            SOLH.randomizer,
             lambda d, params: params["g"] or None,
             params=(HASH_RANGE,),
             validate=_check_range,
             details=lambda plan: {"hash_range": _bound_range(plan)},
             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
-            privacy_note="SOLH (seeds/003 Theorem 3): the k-RR privacy blanket on the hash range d'; with g = 0 "
-            "the bound picks d' with eps_l (close to the variance-optimal (A+2)/3).",
+            privacy_note="SOLH (T. Wang et al. 2019, Theorem 3): the k-RR privacy blanket on the hash range d'; with "
+            "g = 0 the bound picks d' with eps_l (close to the variance-optimal (A+2)/3).",
         ),
-        _single(Hadamard, GENERIC_ACCOUNTANTS),
+        single(Hadamard),
         Encoding(
             MURS.name,
             MURS.title,
             _murs,
-            ("murs",),
+            MURS.randomizer,
             _murs_alphabet,
             params=(SHUFFLERS, FAKES, MURS_BASE, HASH_RANGE),
             validate=_check_murs,
             hidden=lambda values: {"g"} if values.get("base") == "grr" else set(),
-            privacy_note="MURS (seeds/003 Theorem 4): eps_c is eps_1 against the server, from the blanket of the "
-            "other reports and the fakes; against the server and all other respondents only the "
+            privacy_note="MURS (T. Wang et al. 2019, Theorem 4): eps_c is eps_1 against the server, from the blanket "
+            "of the other reports and the fakes; against the server and all other respondents only the "
             "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
-            bound=lambda accountant, params: murs_bound(params["r"] * params["n_r"]),
+            own_bound=BoundName.MURS,
+            bound_fn=lambda accountant, params: murs_bound(params["r"] * params["n_r"]),
             details=_murs_details,
             eps_limit=_murs_limit,
         ),
-        _single(
+        single(
             FragmentedSketch,
-            BINARY_RR_ACCOUNTANTS,
             channel_k=lambda d, params: 2,
             params=SKETCH,
             validate=_check_cells,
@@ -338,16 +347,18 @@ ENCODINGS: dict[str, Encoding] = {
             details=_whole_report,
         ),
         # one eps_b-LDP report (replacement) per respondent, so the generic bounds certify eps_c: at the Horse's
-        # n and eps_c = 1 fmt21-numeric allows eps_l = 9.76, more than seeds/000's one-hot 8.55 for its sketches
-        _single(CountMeanSketch, GENERIC_ACCOUNTANTS, params=SKETCH, validate=_check_cells),
-        _single(HadamardCountMeanSketch, GENERIC_ACCOUNTANTS, params=SKETCH, validate=_check_cells),
-        _single(CountSketch, GENERIC_ACCOUNTANTS, params=SKETCH + (COMBINE,), validate=_check_cells),
+        # n and eps_c = 1 fmt21-numeric allows eps_l = 9.76, more than the ESA paper's one-hot 8.55 for its sketches
+        single(CountMeanSketch, params=SKETCH, validate=_check_cells),
+        single(HadamardCountMeanSketch, params=SKETCH, validate=_check_cells),
+        single(CountSketch, params=SKETCH + (COMBINE,), validate=_check_cells),
     )
 }
 
 
 # every name an accountant may be given by: the registered bounds, their aliases and the encodings' own (murs)
-ACCOUNTANT_NAMES = tuple(sorted(set(BOUNDS) | set(ALIASES) | {a for e in ENCODINGS.values() for a in e.accountants}))
+ACCOUNTANT_NAMES = tuple(
+    sorted({str(name) for name in BOUNDS} | set(ALIASES) | {str(a) for e in ENCODINGS.values() for a in e.accountants})
+)
 
 
 def get_encoding(name: str) -> Encoding:

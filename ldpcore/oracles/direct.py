@@ -1,10 +1,11 @@
 """Generalized randomized response (GRR, k-RR, direct encoding) and its shuffle calibration.
 
-Wang et al. 2017 (direct encoding), seeds/003 Eq. (1), spec/frequency_oracles.md: a respondent
-holding v reports v w.p. p = e^eps/(e^eps+d-1) and each other value w.p. q = 1/(e^eps+d-1);
-eps-LDP under replacement (p/q = e^eps, tight). The debiased count (N_v - n q)/(p - q)
-has Var = [c_v p(1-p) + (n - c_v) q(1-q)]/(p-q)^2; the helpers for this "supports v"
-form are shared by every single-message oracle of this package.
+Wang et al. 2017 (direct encoding), T. Wang, Ding, Xu, Huang, Hong, Zhou, Li, Jha, Practical and Robust
+Privacy Amplification with Multi-Party Differential Privacy (2019), Eq. (1), docs/encodings.md: a
+respondent holding v reports v w.p. p = e^eps/(e^eps+d-1) and each other value w.p. q = 1/(e^eps+d-1);
+eps-LDP under replacement (p/q = e^eps, tight). The debiased count (N_v - n q)/(p - q) has Var = [c_v
+p(1-p) + (n - c_v) q(1-q)]/(p-q)^2; the helpers for this "supports v" form are shared by every
+single-message oracle of this package.
 
 Exact aggregate (blanket decomposition, Balle et al. 2019): GRR(v) = (1-gamma) delta_v +
 gamma Uniform[d] with 1 - gamma = p - q, so kept_v ~ Bin(c_v, p-q) respondents report
@@ -13,7 +14,7 @@ the truth and the other n - sum(kept) a uniform value: Multinomial(n - sum kept,
 Float64 realises GRR's eps only while 1 - p = (d-1) q stays well above 2^-53 (limits): from_eps
 refuses larger eps, naming GRR.largest_eps(d) (19.38 at d = 4, 18.22 at d = 2).
 
-Shuffled GRR (seeds/003 Theorem 1, Balle et al. Theorem 3.1): eps_c =
+Shuffled GRR (T. Wang et al. 2019 Theorem 1, Balle et al. Theorem 3.1): eps_c =
 sqrt(14 ln(2/delta)(e^eps_l + d - 1)/(n-1)), so e^eps_l = A - d + 1 with
 A = (n-1) eps_c^2/(14 ln(2/delta)); valid for eps_c <= min(1, 14 ln(2/delta)/27).
 """
@@ -22,14 +23,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy import bounds as amplification
-from ldpcore.privacy.bounds import blanket_limit
+from ldpcore.privacy.bounds import Randomizer, blanket_limit
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 def check_domain(d, name: str = "d (domain size)") -> int:
@@ -42,9 +44,24 @@ def check_respondents(n) -> int:
     return check_whole(n, 2, "n (respondents)")
 
 
+class _SupportLaw(Protocol):
+    """What the support analyzer reads: the domain size and the support probabilities p and q."""
+
+    @property
+    def d(self) -> int: ...
+
+    @property
+    def p(self) -> float: ...
+
+    @property
+    def q(self) -> float: ...
+
+    def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray: ...
+
+
 class SupportAnalyzer:
     """The analyzer of the single-message oracles whose report "supports" the true value
-    w.p. p and any other value w.p. q (spec/frequency_oracles.md): one message per respondent,
+    w.p. p and any other value w.p. q (docs/encodings.md): one message per respondent,
     c_hat_v = (N_v - n q)/(p - q) from the support counts N_v, and
     Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
 
@@ -54,11 +71,11 @@ class SupportAnalyzer:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
         return aggregate
 
-    def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
+    def estimate(self: _SupportLaw, aggregate: np.ndarray, n: int) -> np.ndarray:
         support = np.asarray(self.support_counts(aggregate, n), dtype=np.float64)
         return (support - n * self.q) / (self.p - self.q)
 
-    def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
+    def variance(self: _SupportLaw, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
         """Per bin; counts=None gives the c_v = 0 value n q(1-q)/(p-q)^2 (the spec table's) as a scalar."""
         p, q = self.p, self.q
         if counts is None:
@@ -69,7 +86,7 @@ class SupportAnalyzer:
     def expected_messages(self) -> float:
         return 1.0
 
-    def reference_cells(self, n: int) -> int:
+    def reference_cells(self: _SupportLaw, n: int) -> int:
         """Memory of the per-respondent reference (an ideal-hash OLH report holds a d-entry table, a unary
         report d bits); GRR and Hadamard response, whose reports are one index, state their own."""
         return n * self.d
@@ -88,7 +105,8 @@ def blanket_a(eps_c: float, n: int, delta: float) -> float:
 
 
 def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
-    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (amplification.krr_eps0, seeds/003)."""
+    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (amplification.krr_eps0,
+    T. Wang et al. 2019, Theorem 1)."""
     d, eps_c, delta = check_domain(d), check_eps(eps_c), check_delta(delta)
     a = blanket_a(eps_c, n, delta)
     require(
@@ -111,7 +129,8 @@ class GRR(SupportAnalyzer):
 
     name: ClassVar[str] = "grr"
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.K_RR
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
 
     def __post_init__(self):
@@ -140,7 +159,7 @@ class GRR(SupportAnalyzer):
 
     @classmethod
     def from_eps(cls, eps: float, d: int) -> GRR:
-        """p = e^eps/(e^eps + d - 1) (Wang et al. 2017, Eq. (1) of seeds/003)."""
+        """p = e^eps/(e^eps + d - 1) (Wang et al. 2017, Eq. (1) of T. Wang et al. 2019)."""
         eps, d = check_eps(eps, "eps"), check_domain(d)
         cls.check_realised(eps, d, cls.smallest_at(eps, d))
         scale = 1 + (d - 1) * math.exp(-eps)  # (e^eps + d - 1)/e^eps, finite for any eps

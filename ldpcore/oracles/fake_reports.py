@@ -1,5 +1,6 @@
-"""Fake reports from multiple shufflers: MURS (seeds/003 Sec. 5.3, Theorem 4, Lemma 6, Theorem 7;
-spec/frequency_oracles.md "Fake reports", spec/multiparty.md).
+"""Fake reports from multiple shufflers: MURS (T. Wang, Ding, Xu, Huang, Hong, Zhou, Li, Jha, Practical
+and Robust Privacy Amplification with Multi-Party Differential Privacy (2019), Sec. 5.3, Theorem 4, Lemma
+6, Theorem 7; docs/encodings.md "Fake reports", docs/systems.md).
 
 Each of r shufflers adds n_r fake reports: uniformly random INPUTS perturbed by the
 respondents' own oracle (GRR on [d], or OLH/SOLH on a hash range g), so every fake report
@@ -25,7 +26,9 @@ from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.limits import check_reference
-from ldpcore.privacy.bounds import EPS0_MIN, Bound, solh_hash_range
+from ldpcore.privacy import solver
+from ldpcore.privacy.bounds import EPS0_MIN, Bound, BoundName, Randomizer, solh_hash_range
+from ldpcore.privacy.guarantee import Neighbouring
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay
 # this noisy (p < 1 in floating point) and the certified eps_1 is below the target
@@ -72,7 +75,7 @@ def murs_local_eps(eps_1: float, n: int, delta: float, k: int, n_u: int) -> floa
 
 @dataclass(frozen=True)
 class MursPrivacy:
-    """A respondent's eps against each adversary of seeds/003 (replacement, at delta)."""
+    """A respondent's eps against each adversary of T. Wang et al. 2019 (replacement, at delta)."""
 
     eps_server: float  # eps_1
     eps_users: float  # eps_2: server + all other respondents
@@ -81,7 +84,7 @@ class MursPrivacy:
     delta: float
     colluding: int  # shufflers colluding with the server in eps_server and eps_users
     hidden_fakes: int  # (r - colluding) n_r
-    neighbouring: str = "replacement"
+    neighbouring: Neighbouring = Neighbouring.REPLACE_ONE
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,8 @@ class MURS:
 
     name: ClassVar[str] = "murs"
     title: ClassVar[str] = "Multiple shufflers with fake reports (MURS)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.K_RR  # with fakes: accounted by its own bound
     variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
@@ -240,20 +244,18 @@ def murs_bound(fakes: int) -> Bound:
             )
         if k is not None:
             return EPS0_MIN, min(MURS_EPS_MAX, murs_local_eps(cap, n, delta, k, n_u)), ""
-        lo, hi = EPS0_MIN, MURS_EPS_MAX
-        if forward(hi, n, delta, k) > cap:
-            for _ in range(100):  # bisection to the last eps0 below the cap
-                lo, hi = (lo, (lo + hi) / 2) if forward((lo + hi) / 2, n, delta, k) > cap else ((lo + hi) / 2, hi)
-            hi = lo
+        hi = MURS_EPS_MAX
+        if forward(hi, n, delta, k) > cap:  # the last eps0 below the cap, to adjacent floats
+            hi = solver.bisect(lambda e: forward(e, n, delta, k) <= cap, EPS0_MIN, MURS_EPS_MAX)
         return EPS0_MIN, hi, ""
 
     return Bound(
-        "murs",
-        f"MURS, {n_u:,} fake reports (Wang et al. 2020)",
+        BoundName.MURS,
+        f"MURS, {n_u:,} fake reports (T. Wang et al. 2019)",
         "Wang et al., Practical and robust privacy amplification with multi-party differential privacy, "
         "Theorem 4 (eps_1), from Balle et al. 2019 Theorem 3.1",
         "GRR or SOLH reports with fake reports",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         forward,
         region,
         extra_fn=lambda eps0, n, delta, k: {"hash_range": alphabet(eps0, k)},

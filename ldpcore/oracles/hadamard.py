@@ -31,6 +31,8 @@ from scipy.special import expit
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -57,7 +59,8 @@ class Hadamard(SupportAnalyzer):
 
     name: ClassVar[str] = "hadamard"
     title: ClassVar[str] = "Hadamard response"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
         check_domain(self.d)

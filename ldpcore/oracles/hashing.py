@@ -1,12 +1,14 @@
-"""Optimized local hashing (OLH, Wang et al. 2017) and its shuffled form SOLH (seeds/003 Sec. 5.2).
+"""Optimized local hashing (OLH, Wang et al. 2017) and its shuffled form SOLH (T. Wang, Ding, Xu, Huang,
+Hong, Zhou, Li, Jha, Practical and Robust Privacy Amplification with Multi-Party Differential Privacy
+(2019), Sec. 5.2).
 
 A respondent holding v draws a hash function h: [d] -> [g] from a public family, and sends
 (h, y) with y = GRR_g(h(v)): y = h(v) w.p. p = e^eps/(e^eps+g-1), else one of the other
 g-1 buckets uniformly (eps-LDP under replacement, tight). The report supports u when
 h(u) = y; under an ideal random hash a report of another value supports u w.p. q* = 1/g,
-so c_hat_u = (N_u - n/g)/(p - 1/g) (seeds/003 Eq. (3)) and, since the support indicators
+so c_hat_u = (N_u - n/g)/(p - 1/g) (T. Wang et al. 2019 Eq. (3)) and, since the support indicators
 of one report are then independent across u, the aggregate law is exactly
-N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (spec/frequency_oracles.md). OLH: g = round(e^eps)+1,
+N_u ~ Bin(c_u, p) + Bin(n - c_u, 1/g) (docs/encodings.md). OLH: g = round(e^eps)+1,
 Var ~ 4n e^eps/(e^eps-1)^2.
 
 Real-hash mode (prime=P): h(x) = ((a x + b) mod P) mod g with a in [1, P), b in [0, P)
@@ -23,7 +25,7 @@ jointly. The analyzer's real cost is O(n d) hash evaluations.
 Float64 realises OLH's eps while 1 - p = (g-1)/(e^eps+g-1) stays well above 2^-53 (limits):
 always with g = round(e^eps) + 1 (1 - p ~ 1/2), up to GRR.largest_eps(g) for a given g.
 
-SOLH (seeds/003 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
+SOLH (T. Wang et al. 2019 Theorem 3 with the k-RR blanket bound on the hash range d'): at central
 (eps_c, delta) and A = (n-1) eps_c^2/(14 ln(2/delta)), the variance-optimal range is
 d' = (A+2)/3 with e^eps_l = A - d' + 1; the solh bound (ldpcore.privacy.bounds) takes the
 integer d' = ceil((A+2)/3) - 1 (>= 2) and e^eps_l = min(A - d' + 1, 2 d' + 1), which is
@@ -35,14 +37,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 
-from ldpcore.errors import check_eps, require
+from ldpcore.errors import InputError, check_eps, require
 from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, Randomizer, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 MERSENNE_31 = 2**31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
@@ -64,7 +67,8 @@ class OLH(SupportAnalyzer):
 
     name: ClassVar[str] = "olh"
     title: ClassVar[str] = "Optimized local hashing"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
         check_domain(self.d)
@@ -79,7 +83,7 @@ class OLH(SupportAnalyzer):
             )
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> OLH:
+    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> Self:
         """p = e^eps/(e^eps+g-1); g = round(e^eps) + 1 unless given (None or 0; Wang et al. 2017)."""
         eps = check_eps(eps, "eps")
         if not g:
@@ -171,7 +175,7 @@ class OLH(SupportAnalyzer):
         hit = self._table(reports[..., :-1])[..., value] == reports[..., -1]
         return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
 
-    # --- communication (the analyzer: SupportAnalyzer with q, seeds/003 Eq. (3) for q = 1/g) ---
+    # --- communication (the analyzer: SupportAnalyzer with q, T. Wang et al. 2019 Eq. (3) for q = 1/g) ---
     @property
     def bits_per_message(self) -> int:
         """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""
@@ -182,27 +186,29 @@ def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
     """(d', eps_l) of SOLH at central (eps_c, delta): the solh bound's inverse, its hash_range and eps0
     (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
-    amp = get_bound("solh").inverse(eps_c, n, delta)
-    require(
-        amp.valid and amp.eps0 > 0,
-        (
+    amp = get_bound(BoundName.SOLH).inverse(eps_c, n, delta)
+    if not amp.valid or amp.eps0 is None or amp.eps0 <= 0:
+        raise InputError(
             f"SOLH cannot reach eps_c={eps_c:g} with n={int(n):,}, delta={delta:g}: it needs "
             f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > 2; raise eps_c or n."
-        ),
-    )
+        )
     return amp.extra["hash_range"], amp.eps0
 
 
 @dataclass(frozen=True)
 class SOLH(OLH):
-    """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (seeds/003)."""
+    """OLH whose hash range d' and local eps_l are calibrated for the shuffle model (T. Wang et al. 2019)."""
 
     name: ClassVar[str] = "solh"
+    randomizer: ClassVar[Randomizer] = Randomizer.SOLH
     title: ClassVar[str] = "Shuffled optimized local hashing (SOLH)"
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, g: int, prime: int | None = None) -> SOLH:
-        """SOLH at local eps on the hash range g (from solh_parameters or an accountant's hash_range)."""
+    def from_eps(cls, eps: float, d: int, g: int | None = None, prime: int | None = None) -> Self:
+        """SOLH at local eps on the hash range g (from solh_parameters or an accountant's hash_range: SOLH's
+        range is calibrated with its eps, so it must be given)."""
+        if not g:
+            raise InputError("SOLH needs its hash range g (solh_parameters, or the solh bound's hash_range).")
         return super().from_eps(eps, d, g, prime)
 
     @classmethod

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable
 
 from ldpcore.errors import InputError, require
+from ldpcore.privacy import solver
 
 PROBABILITY_RESOLUTION = 2.0**-53
 EPS_RTOL = 1e-9
@@ -42,13 +43,11 @@ def realises(eps: float, smallest: float) -> bool:
 
 def largest_eps(smallest_at: Callable[[float], float]) -> float:
     """The largest eps (rounded down to 4 decimals) that float64 realises, for an oracle whose
-    smallest probability at eps is smallest_at(eps), decreasing in eps (bisection on [1, 800]:
-    every oracle realises eps = 1, and at 800 every e^-eps has underflowed)."""
-    lo, hi = 1.0, 800.0
-    while hi - lo > 1e-7:
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if realises(mid, smallest_at(mid)) else (lo, mid)
-    return math.floor(lo * 1e4) / 1e4
+    smallest probability at eps is smallest_at(eps), decreasing in eps (bisection on [1, 800] to
+    adjacent floats, ldpcore.privacy.solver: every oracle realises eps = 1, and at 800 every
+    e^-eps has underflowed)."""
+    eps = solver.bisect(lambda e: realises(e, smallest_at(e)), 1.0, 800.0)
+    return math.floor(eps * 1e4) / 1e4
 
 
 def too_large(what: str, eps: float, largest: float, name: str = "the local eps") -> str:

@@ -1,13 +1,13 @@
-"""Multi-message shuffled frequency oracles of seeds/001 (Ghazi, Golowich, Kumar, Pagh,
-Velingker, "On the power of multiple anonymous messages"), the single-message reference
+"""Multi-message shuffled frequency oracles of Ghazi, Golowich, Kumar, Pagh, Velingker,
+On the Power of Multiple Anonymous Messages (EUROCRYPT 2021), the single-message reference
 (B-ary randomized response with the Balle et al. privacy blanket) and the error reference
-curves (spec/frequency_oracles.md "Multi-message protocols").
+curves (docs/encodings.md "Multi-message protocols").
 
 Multi-message protocols have local eps = infinity: privacy comes from the crowd alone, by
-the protocol's own analysis (Lemma 4.4 / 4.10 of seeds/001, or the exact accountants
+the protocol's own analysis (Lemma 4.4 / 4.10 of Ghazi et al. 2021, or the exact accountants
 `hadamard_delta` and `count_min_delta` below), not by an amplification bound, so their
 `accountants` are empty.
-Neighbouring datasets differ in one user's value (replacement, seeds/001 Definition 2.2).
+Neighbouring datasets differ in one user's value (replacement, Ghazi et al. 2021 Definition 2.2).
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
-from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.oracles import GRR_ACCOUNTANTS
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
+from ldpcore.privacy import solver
+from ldpcore.privacy.bounds import Randomizer, accountants_for
+from ldpcore.privacy.guarantee import Neighbouring
 
 _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
 
@@ -34,13 +36,13 @@ _TAIL = 1e-18  # binomial_window's tail: probability left outside each summation
 
 
 def paper_tau(n: int) -> int:
-    """tau = ceil(log2 n) (seeds/001 Theorem 4.3), so that a blanket tuple lands in C_j w.p. ~1/n."""
+    """tau = ceil(log2 n) (Ghazi et al. 2021 Theorem 4.3), so that a blanket tuple lands in C_j w.p. ~1/n."""
     check_whole(n, 2, "n")
     return math.ceil(math.log2(n))
 
 
 def paper_rho(eps: float, delta: float) -> int:
-    """rho = ceil(36 ln(1/delta)/eps^2) blanket tuples per user (seeds/001 Lemma 4.4, k = 1)."""
+    """rho = ceil(36 ln(1/delta)/eps^2) blanket tuples per user (Ghazi et al. 2021 Lemma 4.4, k = 1)."""
     return math.ceil(36 * math.log(1 / check_delta(delta)) / check_eps(eps, "eps_c") ** 2)
 
 
@@ -91,20 +93,15 @@ def hadamard_rho_min(eps: float, delta: float, n: int, tau: int | None = None) -
     uniform tuples), so doubling then bisection finds it."""
     check_delta(delta)
     tau = paper_tau(n) if tau is None else tau
-    hi = 1
-    while hadamard_delta(eps, hi, n, tau) > delta:
-        require(hi < 2**40, f"no rho <= 2^40 reaches delta={delta:g} at eps={eps:g}.")
-        hi *= 2
-    lo = hi // 2  # delta(lo) > target, or lo = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if hadamard_delta(eps, mid, n, tau) <= delta else (mid, hi)
-    return hi
+    try:
+        return solver.smallest_int(lambda rho: hadamard_delta(eps, rho, n, tau) <= delta, 1, 2**40)
+    except ArithmeticError:
+        raise InputError(f"no rho <= 2^40 reaches delta={delta:g} at eps={eps:g}.") from None
 
 
 @dataclass(frozen=True)
 class HadamardMultiMessage:
-    """Algorithm 1 of seeds/001 (k = 1). B' = the smallest power of two > d; C_j = {i in [B'] :
+    """Algorithm 1 of Ghazi et al. 2021 (k = 1). B' = the smallest power of two > d; C_j = {i in [B'] :
     popcount((j+1) & i) even}, |C_j| = B'/2 (row j+1 of the Hadamard matrix; row 0 is all ones).
     A user with value j sends one tuple of tau indices uniform on C_j and rho blanket tuples
     uniform on [B']^tau. c_j counts the tuples inside C_j^tau: c_j = x_j + Bin(n(1+rho) - x_j,
@@ -116,11 +113,11 @@ class HadamardMultiMessage:
 
     name: ClassVar[str] = "hadamard-multi"
     title: ClassVar[str] = "Hadamard multi-message (Ghazi et al. Algorithm 1)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     accountants: ClassVar[tuple[str, ...]] = ()
     privacy_note: ClassVar[str] = (
         "Local eps is infinite; eps_c comes from the blanket tuples: Lemma 4.4 of "
-        "seeds/001 with the paper's rho, or the exact accountant hadamard_delta "
+        "Ghazi et al. 2021 with the paper's rho, or the exact accountant hadamard_delta "
         "(about 10x fewer blanket tuples). No amplification bound applies."
     )
 
@@ -229,7 +226,7 @@ class HadamardMultiMessage:
 
 
 def paper_q(eps: float, delta: float, n: int, tau: int) -> float:
-    """q = 90 tau^2 ln(2 tau/delta)/(n eps^2) (seeds/001 Lemma 4.10 with the paper's constants)."""
+    """q = 90 tau^2 ln(2 tau/delta)/(n eps^2) (Ghazi et al. 2021 Lemma 4.10 with the paper's constants)."""
     return 90 * tau**2 * math.log(2 * tau / check_delta(delta)) / (n * check_eps(eps, "eps_c") ** 2)
 
 
@@ -273,7 +270,7 @@ def count_min_delta(eps: float, q: float, n: int, tau: int, discretization: floa
     Swapping a_t and b_t maps (P, Q) onto (Q, P), so both directions have this delta. Each
     cell's mass outside its window (<= 2e-18) is an outcome of infinite loss: the true pair is
     a post-processing of that one (draw from the law outside the window), so the bound survives
-    composition. seeds/001 Lemma 4.10 bounds the same delta through the smoothness of Bin(n, q),
+    composition. Ghazi et al. 2021 Lemma 4.10 bounds the same delta through the smoothness of Bin(n, q),
     at the price of the constant 90 (paper_q).
     """
     check_eps(eps, "eps_c")
@@ -292,16 +289,17 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
     the same delta (reflect the table), so q <= 1/2; there delta falls as q grows (checked by
     brute force, no post-processing argument: Bin(n, q') is not Bin(n, q) plus independent
     noise). From the Gaussian mechanism's q ~ 4 tau ln(1.25/delta)/(n eps^2), bracket by
-    factors of 2, then regula falsi on ln(delta(q)/delta), Illinois variant (~5 evaluations)."""
+    factors of 2, then the conservative solver (brentq on ln(delta(q)/delta) to rtol/4,
+    ldpcore.privacy.solver)."""
     check_eps(eps, "eps_c")
     check_delta(delta)
     n, tau = check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
 
-    def gap(q: float) -> float:  # <= 0: q certifies
-        return math.log(max(count_min_delta(eps, q, n, tau), 1e-300) / delta)
+    def curve(q: float) -> float:
+        return count_min_delta(eps, q, n, tau)
 
     hi = min(0.5, 4 * tau * math.log(1.25 / delta) / (n * eps**2))
-    while (g_hi := gap(hi)) > 0:
+    while curve(hi) > delta:
         require(
             hi < 0.5,
             f"n={n:,} is too small for Count-Min's blanket: even q = 1/2 does not reach "
@@ -309,23 +307,14 @@ def count_min_q_min(eps: float, delta: float, n: int, tau: int, rtol: float = 1e
         )
         hi = min(0.5, 2 * hi)
     lo = hi / 2
-    while (g_lo := gap(lo)) <= 0:
-        lo, hi, g_hi = lo / 2, lo, g_lo
-    side = 0
-    while hi > lo * (1 + rtol):
-        mid = min(max((lo * g_hi - hi * g_lo) / (g_hi - g_lo), lo * (1 + rtol / 4)), hi / (1 + rtol / 4))
-        if (g := gap(mid)) <= 0:
-            hi, g_hi, g_lo = mid, g, g_lo / 2 if side < 0 else g_lo
-            side = -1
-        else:
-            lo, g_lo, g_hi = mid, g, g_hi / 2 if side > 0 else g_hi
-            side = 1
-    return hi
+    while curve(lo) <= delta:
+        lo, hi = lo / 2, lo
+    return solver.boundary(curve, delta, hi, lo, rtol=rtol, coarse=rtol / 4)
 
 
 @dataclass(frozen=True)
 class CountMinMultiMessage:
-    """Algorithm 2 of seeds/001: public hashes h_1..h_tau: [d] -> [width] (paper: width = 2n); a
+    """Algorithm 2 of Ghazi et al. 2021: public hashes h_1..h_tau: [d] -> [width] (paper: width = 2n); a
     user sends (t, h_t(x)) for every t and each of the tau*width cells independently w.p. q as
     blanket noise. Table C[t, l] = true hashed counts + Bin(n, q) per cell (exact). Estimate
     min_t C[t, h_t(j)] - q n, or without "- q n" (one_sided) never below the true count."""
@@ -339,11 +328,11 @@ class CountMinMultiMessage:
 
     name: ClassVar[str] = "count-min-multi"
     title: ClassVar[str] = "Count-Min multi-message (Ghazi et al. Algorithm 2)"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     accountants: ClassVar[tuple[str, ...]] = ()
     privacy_note: ClassVar[str] = (
         "Local eps is infinite; eps_c comes from the Bin(n, q) blanket of every cell: "
-        "seeds/001 Lemma 4.10 with the paper's q = 90 tau^2 ln(2 tau/delta)/(n eps^2), "
+        "Ghazi et al. 2021 Lemma 4.10 with the paper's q = 90 tau^2 ln(2 tau/delta)/(n eps^2), "
         "or the exact accountant count_min_delta (a q hundreds of times smaller at "
         "d = 1e4). No amplification bound applies."
     )
@@ -501,7 +490,7 @@ class BaryRR(GRR):
 
     name: ClassVar[str] = "bary-rr"
     title: ClassVar[str] = "B-ary randomized response, privacy blanket (single message)"
-    accountants: ClassVar[tuple[str, ...]] = GRR_ACCOUNTANTS
+    accountants: ClassVar[tuple[str, ...]] = accountants_for(Randomizer.K_RR)
     privacy_note: ClassVar[str] = "Single message: eps_c from an amplification bound for k-RR at eps_l."
 
     def __post_init__(self):
@@ -511,7 +500,7 @@ class BaryRR(GRR):
         super().__post_init__()
 
     @classmethod
-    def from_eps(cls, eps: float, d: int, n: int, delta: float):
+    def from_eps(cls, eps: float, d: int, n: int, delta: float) -> BaryRR:  # type: ignore[override]  # central eps
         """Central (eps, delta) -> gamma = max{14 d ln(2/delta)/((n-1) eps^2), 27 d/((n-1) eps)}
         (Balle et al. 2019, Theorem 3.1; spec)."""
         eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
@@ -527,17 +516,17 @@ class BaryRR(GRR):
         return self.eps
 
 
-# --- reference curves for plotting error against n (seeds/001) ----------------------------------
+# --- reference curves for plotting error against n (Ghazi et al. 2021) ----------------------------------
 
 
 def single_message_lower_bound(n, d: int) -> np.ndarray:
-    """seeds/001 Theorem 1.1: any single-message shuffled protocol (fixed eps, delta) has error
+    """Ghazi et al. 2021 Theorem 1.1: any single-message shuffled protocol (fixed eps, delta) has error
     Omega~(min(n^(1/4), sqrt(d))); returns min(n^(1/4), sqrt(d)), up to constants and log factors."""
     return np.minimum(np.asarray(n, dtype=np.float64) ** 0.25, math.sqrt(d))
 
 
 def multi_message_upper_bound(n, d: int, eps: float, delta: float) -> np.ndarray:
-    """seeds/001 Theorem 4.3 / Lemma 4.5: Algorithm 1's error is polylog(d) and independent of n,
+    """Ghazi et al. 2021 Theorem 4.3 / Lemma 4.5: Algorithm 1's error is polylog(d) and independent of n,
     sqrt(ln(d) ln(1/delta))/eps up to constants (the Chernoff deviation of Bin(n(1+rho), 2^-tau)
     with 2^-tau ~ 1/n and rho ~ ln(1/delta)/eps^2, over d bins)."""
     value = math.sqrt(math.log(max(d, 2)) * math.log(1 / check_delta(delta))) / check_eps(eps, "eps_c")

@@ -1,10 +1,11 @@
-"""One-hot k-RAPPOR with attribute fragments (seeds/000 Algorithm 1), optionally with
-report fragments and a backstop (Algorithm 2).
+"""One-hot k-RAPPOR with attribute fragments (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar,
+Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Algorithm 1), optionally with report
+fragments and a backstop (Algorithm 2).
 
 Every one-hot bit goes through binary randomized response and to its own shuffler, so
 the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the reference
 report of an absent respondent is the randomized all-zeros vector, one bit away from
-any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (spec/esa.md).
+any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (docs/esa.md).
 
 Float64 realises a flip probability's eps only while it stays well above 2^-53: eps_b and eps_f
 up to OneHot.largest_eps() = 18.22 (ldpcore.oracles.limits); larger ones are refused.
@@ -24,8 +25,10 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ldpcore.errors import check_whole, require
+from ldpcore.errors import InputError, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 def flip_probability(eps: float) -> float:
@@ -71,6 +74,10 @@ class OneHot:
     tau: int | None = None
     p_f: float | None = None
 
+    name: ClassVar[str] = "onehot"
+    title: ClassVar[str] = "One-hot (k-RAPPOR), attribute fragments"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.ADD_OR_REMOVE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.BINARY_RR  # every bit is its own shuffled channel
     variance_note: ClassVar[str] = ""  # the variance is exact
 
     def __post_init__(self):
@@ -81,7 +88,15 @@ class OneHot:
                 self.p_f is not None and 0 < self.p_f < 0.5,
                 f"fragment flip probability must lie in (0, 1/2) (got {self.p_f}).",
             )
-            check_realised("one-hot reports", eps_of_flip(self.p_f), self.p_f, flip_probability, "eps_f")
+            p_f = self.fragment_flip
+            check_realised("one-hot reports", eps_of_flip(p_f), p_f, flip_probability, "eps_f")
+
+    @property
+    def fragment_flip(self) -> float:
+        """p_f, the flip probability of each report fragment (Algorithm 2 only)."""
+        if self.p_f is None:
+            raise InputError("one-hot reports without report fragments have no fragment flip probability.")
+        return self.p_f
 
     @staticmethod
     def largest_eps() -> float:
@@ -96,7 +111,7 @@ class OneHot:
         backstop = _binary_rr(counts, n, self.p_b, rng)
         if self.tau is None:
             return backstop
-        return _binary_rr(self.tau * backstop, self.tau * n, self.p_f, rng)
+        return _binary_rr(self.tau * backstop, self.tau * n, self.fragment_flip, rng)
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
@@ -107,7 +122,7 @@ class OneHot:
         bits ^= rng.random(bits.shape) < self.p_b
         if self.tau is None:
             return bits
-        return bits[None] ^ (rng.random((self.tau,) + bits.shape) < self.p_f)
+        return bits[None] ^ (rng.random((self.tau,) + bits.shape) < self.fragment_flip)
 
     def report_log_prob(self, value: int | None, reports: np.ndarray) -> np.ndarray:
         """Exact log P[R(value) = report] for bool reports shaped like randomize's output
@@ -121,7 +136,7 @@ class OneHot:
             return np.where(reports == truth, lp, lq).sum(axis=-1)
         # per bit: sum over the backstop bit b' of P(b'|b) prod_t P(y_t|b')
         ones = reports.sum(axis=-2)
-        lf, lg = math.log1p(-self.p_f), math.log(self.p_f)
+        lf, lg = math.log1p(-self.fragment_flip), math.log(self.fragment_flip)
         given1 = ones * lf + (self.tau - ones) * lg
         given0 = ones * lg + (self.tau - ones) * lf
         per_bit = np.where(truth, np.logaddexp(lp + given1, lq + given0), np.logaddexp(lq + given1, lp + given0))
@@ -137,7 +152,7 @@ class OneHot:
         """Unbiased counts: debias the fragment layer (mean over tau), then the backstop."""
         x = np.asarray(aggregate, dtype=np.float64)
         if self.tau is not None:
-            x = (x / self.tau - n * self.p_f) / (1 - 2 * self.p_f)
+            x = (x / self.tau - n * self.fragment_flip) / (1 - 2 * self.fragment_flip)
         return (x - n * self.p_b) / (1 - 2 * self.p_b)
 
     def variance(self, n: int, counts: np.ndarray | None = None) -> float:
@@ -146,7 +161,7 @@ class OneHot:
         backstop debiasing."""
         var = n * self.p_b * (1 - self.p_b)
         if self.tau is not None:
-            var += n * self.p_f * (1 - self.p_f) / (self.tau * (1 - 2 * self.p_f) ** 2)
+            var += n * self.fragment_flip * (1 - self.fragment_flip) / (self.tau * (1 - 2 * self.fragment_flip) ** 2)
         return var / (1 - 2 * self.p_b) ** 2
 
     def reference_cells(self, n: int) -> int:
@@ -159,9 +174,9 @@ class OneHot:
         if self.tau is None:
             on, off = 1 - self.p_b, self.p_b
         else:
-            keep_b, keep_f = 1 - self.p_b, 1 - self.p_f
-            on = keep_b * keep_f + self.p_b * self.p_f
-            off = self.p_b * keep_f + keep_b * self.p_f
+            keep_b, keep_f = 1 - self.p_b, 1 - self.fragment_flip
+            on = keep_b * keep_f + self.p_b * self.fragment_flip
+            off = self.p_b * keep_f + keep_b * self.fragment_flip
         return (1 if self.tau is None else self.tau) * (on + (self.d - 1) * off)
 
     @property
@@ -171,7 +186,7 @@ class OneHot:
 
 
 def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.random.Generator) -> np.ndarray:
-    """seeds/000 Table VI: every respondent runs the attribute-fragmented protocol `runs`
+    """Erlingsson et al. 2020 Table VI: every respondent runs the attribute-fragmented protocol `runs`
     times with eps/runs each (basic composition keeps the total at eps); the analyzer
     averages the runs' unbiased estimates. Var = n p(1-p)/((1-2p)^2 runs), p at eps/runs."""
     runs = check_whole(runs, 1, "runs")

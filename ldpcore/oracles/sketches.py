@@ -1,6 +1,7 @@
-"""Sketch-based frequency oracles: Apple's count-mean sketch (CMS) and Hadamard CMS, a
-signed count sketch, and the attribute-fragmented sketch of seeds/000 (Tables I, III, V,
-VII; spec/frequency_oracles.md "Sketches", spec/esa.md "Sketch-based reports").
+"""Sketch-based frequency oracles: Apple's count-mean sketch (CMS) and Hadamard CMS, a signed count
+sketch, and the attribute-fragmented sketch of Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar,
+Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Tables I, III, V, VII; docs/esa.md
+"Sketches").
 
 k seeded hash functions h_j: [d] -> [m] (paper and Apple: k = 1024, m = 65,536). Every
 respondent picks ONE row j uniformly and reports on h_j(x) only:
@@ -39,27 +40,30 @@ it is refused.
 
 Privacy: a CMS, HCMS or count-sketch report is one eps-LDP message (replacement), so the
 generic amplification bounds apply to it (ldpcore.oracles registers them). The fragmented
-sketch sends many messages per respondent; seeds/000 gives no bound for it (PRIVACY_NOTE).
+sketch sends many messages per respondent; Erlingsson et al. 2020 gives no bound for it (PRIVACY_NOTE).
 """
 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 from scipy.linalg import hadamard
 from scipy.special import bdtr, gammaln, log_ndtr, xlogy
 
-from ldpcore.errors import check_eps, check_whole, require
+from ldpcore.errors import InputError, check_eps, check_whole, require
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.oracles.onehot import eps_of_flip, flip_probability
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 PRIVACY_NOTE = (
-    "seeds/000 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
+    "Erlingsson et al. 2020 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
     "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
     "says only 1 <= eps_c <= eps_l_inf at eps_c = 1, i.e. between the one-hot eps_c at the same eps_l "
     "and eps_l_inf itself."
@@ -283,8 +287,8 @@ class _Sketch:
 
     name: ClassVar[str]
     title: ClassVar[str]
-    neighbouring: ClassVar[str]
-    variance_note: ClassVar[str] = ""  # what `variance` is short of exact ("" when exact)
+    neighbouring: ClassVar[Neighbouring]
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP  # one eps-LDP report per respondent
     _signed: ClassVar[bool] = False
     _entries: ClassVar[int] = 1  # report entries that differ between two values: each flips at eps/_entries
 
@@ -324,14 +328,31 @@ class _Sketch:
         """Memory of the per-respondent reference: n reports of m entries, read out over d values."""
         return n * max(self.d, self.m)
 
+    @property
+    def variance_note(self) -> str:
+        """What `variance` is short of exact ("" when exact)."""
+        return ""
+
+    @property
+    def hash_seed(self) -> int:
+        """The seed of the hash functions, once fixed (with_hashes, _hashed)."""
+        if self.seed is None:
+            raise InputError("this sketch draws its hash functions per run (seed=None): give a seed to fix them.")
+        return self.seed
+
     @cached_property
     def hashes(self) -> HashFamily:
-        require(
-            self.seed is not None, "this sketch draws its hash functions per run (seed=None): give a seed to fix them."
-        )
-        return HashFamily(self.k, self.m, self.seed)
+        return HashFamily(self.k, self.m, self.hash_seed)
 
-    def with_hashes(self, seed: int) -> _Sketch:
+    @abstractmethod
+    def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
+        """Exact draw of what the analyzer sees, with this sketch's fixed hash functions."""
+
+    @abstractmethod
+    def _estimate(self, aggregate: SketchReports, n: int) -> np.ndarray:
+        """Counts of all d values, read with this sketch's fixed hash functions."""
+
+    def with_hashes(self, seed: int) -> Self:
         """This sketch with the hash functions of seed (the reports' own; a sketch with fixed hashes takes
         only reports made with them)."""
         require(
@@ -340,7 +361,7 @@ class _Sketch:
         )
         return self if self.seed == seed else replace(self, seed=int(seed))
 
-    def _hashed(self, rng: np.random.Generator) -> _Sketch:
+    def _hashed(self, rng: np.random.Generator) -> Self:
         """This sketch with its fixed hash functions, or with hash functions drawn from rng (seed None)."""
         return self if self.seed is not None else self.with_hashes(int(rng.integers(2**63)))
 
@@ -454,7 +475,7 @@ class CountMeanSketch(_Sketch):
 
     name = "cms"
     title = "Count-mean sketch (Apple CMS)"
-    neighbouring = "replacement"
+    neighbouring = Neighbouring.REPLACE_ONE
     _entries = 2
 
     def _placements(self, counts: np.ndarray, rng: np.random.Generator):
@@ -509,7 +530,7 @@ class CountMeanSketch(_Sketch):
         X.ravel()[occupied] = (
             held - rng.binomial(held, self.flip) + rng.binomial(loads[occupied // self.m] - held, self.flip)
         )
-        return SketchReports(loads, X, self.seed)
+        return SketchReports(loads, X, self.hash_seed)
 
     def randomize(self, values, rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray]:
         """Per-respondent reference: (hash seed, rows (n,), bits (n, m) bool, True for +1)."""
@@ -518,7 +539,7 @@ class CountMeanSketch(_Sketch):
         rows = rng.integers(self.k, size=values.size)
         bits = np.zeros((values.size, self.m), dtype=bool)
         bits[np.arange(values.size), sketch.hashes.cells(values, rows)] = True
-        return sketch.seed, rows, bits ^ (rng.random(bits.shape) < self.flip)
+        return sketch.hash_seed, rows, bits ^ (rng.random(bits.shape) < self.flip)
 
     def aggregate(self, reports) -> SketchReports:
         seed, rows, bits = reports
@@ -562,14 +583,15 @@ class CountMeanSketch(_Sketch):
 
 @dataclass(frozen=True)
 class FragmentedSketch(CountMeanSketch):
-    """The attribute-fragmented sketch of seeds/000: the row's m-bit one-hot as m binary-RR bits,
+    """The attribute-fragmented sketch of Erlingsson et al. 2020: the row's m-bit one-hot as m binary-RR bits,
     each flipped w.p. p = 1/(1+e^eps); only set bits are sent, each as its own message naming
     (row, cell). Removal LDP like one-hot (reference: the randomized all-zeros row). Same aggregate
     law and estimator as CMS with f = p (Tables I, III: #bits = (1-p) + (m-1) p)."""
 
     name = "sketch-fragments"
-    title = "Sketch with attribute fragments (seeds/000)"
-    neighbouring = "removal"
+    title = "Sketch with attribute fragments (Erlingsson et al. 2020)"
+    neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
+    randomizer = Randomizer.BINARY_RR  # every bit of a row: binary RR, as one-hot
     privacy_note = PRIVACY_NOTE
     _entries = 1  # removal: the reference is the randomized all-zeros row
 
@@ -625,7 +647,7 @@ class HadamardCountMeanSketch(_Sketch):
 
     name = "hcms"
     title = "Hadamard count-mean sketch (Apple HCMS)"
-    neighbouring = "replacement"
+    neighbouring = Neighbouring.REPLACE_ONE
 
     def __post_init__(self):
         super().__post_init__()
@@ -681,7 +703,7 @@ class HadamardCountMeanSketch(_Sketch):
             loads += np.bincount(rows, minlength=k)
         else:
             self._add_field(cells, loads, others, None, rng)
-        return SketchReports(loads, cells, self.seed)
+        return SketchReports(loads, cells, self.hash_seed)
 
     def _add_field(
         self, cells: np.ndarray, loads: np.ndarray, total: int, x: int | None, rng: np.random.Generator
@@ -730,7 +752,7 @@ class HadamardCountMeanSketch(_Sketch):
         check_reference(self, np.size(values))
         values, sketch = check_values(values, self.d), self._hashed(rng)
         rows, coefs = rng.integers(self.k, size=values.size), rng.integers(self.m, size=values.size)
-        return sketch.seed, rows, coefs, sketch._plus(values, rows, coefs) ^ (rng.random(values.size) < self.flip)
+        return sketch.hash_seed, rows, coefs, sketch._plus(values, rows, coefs) ^ (rng.random(values.size) < self.flip)
 
     def reference_cells(self, n: int) -> int:
         """Memory of the per-respondent reference: three numbers per report and the k x m table."""
@@ -761,7 +783,8 @@ class HadamardCountMeanSketch(_Sketch):
         """(k, d): s_j(x) (H B[j])[h_j(x)] for every row and value, without transforming whole rows: by
         the Kronecker split, (H B)[b] = sum_{l_hi} H_hi[l_hi, b_hi] (B[l_hi, :] @ H_lo[:, b_lo]), two
         small matrix products per row, O(m d) instead of O(m log m). In float64, exact below 2^53."""
-        low, h_lo, h_hi = (a.astype(np.float64) if i else a for i, a in enumerate(self._kronecker))
+        low, h_lo_int, h_hi_int = self._kronecker
+        h_lo, h_hi = h_lo_int.astype(np.float64), h_hi_int.astype(np.float64)
         b, sign = self._cells_signs(np.arange(self.d)[None, :], np.arange(self.k)[:, None])
         out, step = np.empty((self.k, self.d)), max(1, (1 << 22) // self.m)
         for s in range(0, self.k, step):
@@ -780,7 +803,7 @@ class HadamardCountMeanSketch(_Sketch):
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         gamma2 = (1 - 1 / m) / (k * m) + 1 / m**2
         var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - x - (n - x) * gamma2)
-        return var if counts is None else var + ((x**2).sum() - x**2) / (k * (m - 1))
+        return var if counts is None else var + (np.sum(x**2) - x**2) / (k * (m - 1))
 
     @property
     def bits_per_message(self) -> int:
@@ -843,7 +866,7 @@ class CountSketch(HadamardCountMeanSketch):
         x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
         var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
         if counts is not None:
-            var = var + ((x**2).sum() - x**2) / (k * m)
+            var = var + (np.sum(x**2) - x**2) / (k * m)
         return var
 
     def _median_variance(self, n: int, counts=None):
@@ -931,7 +954,7 @@ def split_budget_rmse(
     m: int = 65_536,
     seed: int | None = None,
 ) -> dict[int, float]:
-    """seeds/000 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
+    """Erlingsson et al. 2020 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
     row drawn independently and at eps/r, so the r reports compose to removal eps. That is the
     sketch of r c_v reports per value, read with n r reports and divided by r. Returns
     {r: RMSE of the raw estimate}. One hash with the whole budget wins: the noise variance

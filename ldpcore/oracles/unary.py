@@ -4,7 +4,7 @@ A respondent holding v sends the one-hot vector of v with bit v reported as 1 w.
 every other bit as 1 w.p. q, all independently, in one d-bit message. Two inputs differ
 in two bits, so the replacement eps is ln(p(1-q)/((1-p)q)) (tight):
   SUE: p = e^(eps/2)/(e^(eps/2)+1), q = 1-p;   OUE: p = 1/2, q = 1/(e^eps+1).
-Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (spec/frequency_oracles.md); the
+Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2 (docs/encodings.md); the
 bits are independent, so the exact aggregate is N_v ~ Bin(c_v, p) + Bin(n - c_v, q).
 Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps = 18.22, SUE
 (whose q is at eps/2) up to 37.91; larger eps are refused.
@@ -13,6 +13,7 @@ Float64 realises the eps while q stays well above 2^-53 (limits): OUE up to eps 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,6 +23,8 @@ from scipy.special import expit
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy.bounds import Randomizer
+from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -34,12 +37,18 @@ class UnaryEncoding(SupportAnalyzer):
 
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
-    neighbouring: ClassVar[str] = "replacement"
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
+    randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
         check_domain(self.d)
         require(0 < self.q < self.p < 1, f"unary encoding needs 0 < q < p < 1 (got p={self.p:g}, q={self.q:g}).")
         check_realised(self.title, self.eps, min(self.q, 1 - self.p), self.smallest_at)
+
+    @staticmethod
+    @abstractmethod
+    def smallest_at(eps: float) -> float:
+        """The smallest probability (or complement) the law depends on at eps (limits): SUE's or OUE's q."""
 
     @classmethod
     def largest_eps(cls) -> float:

@@ -1,4 +1,4 @@
-"""Every amplification bound side by side (spec/amplification.md): the Accountant page's
+"""Every amplification bound side by side (docs/accountants.md): the Accountant page's
 table and curves, and what the tight accountant buys over the paper's for a protocol."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ def evaluate_bound(
     try:
         if eps0 is not None:
             return bound.forward(eps0, n, delta, k)
+        if eps_c is None:
+            raise InputError("give exactly one of eps_c and eps0.")
         return bound.inverse(eps_c, n, delta, k)
     except InputError as exc:
         return Amplification(

@@ -6,7 +6,7 @@ instead of a number outside it), the neighbouring notion, a citation and a parag
 for the UI. The inverse (eps_c -> the largest valid eps0 whose certified eps_c <=
 target) is generic: bracket and bisect, then step to the conservative side; a bound
 with a closed form or a privacy curve brings its own fast inverse. Results are frozen
-``Amplification`` objects, never bare floats. spec/amplification.md lists the bounds;
+``Amplification`` objects, never bare floats. docs/accountants.md lists the bounds;
 the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 """
 
@@ -15,12 +15,55 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
-from ldpcore.privacy import clones, tight
+from ldpcore.privacy import clones, solver, tight
+from ldpcore.privacy.guarantee import Guarantee, Neighbouring
 
 EPS0_MIN, EPS0_MAX = 1e-6, 100.0  # numeric bounds are evaluated for eps0 in [EPS0_MIN, EPS0_MAX]
 CAP_RTOL = 1e-9  # an inverse at the top of the region is capped when it certifies < target (1 - CAP_RTOL)
+
+
+class BoundName(StrEnum):
+    """The name of every amplification bound (the CLI's --accountant/--bound values, the URLs')."""
+
+    CHEU19 = "cheu19"
+    ESA_THM31 = "esa-thm3.1"
+    TIGHT_BINARY_RR = "tight-binary-rr"
+    EFMRTT19 = "efmrtt19"
+    FMT21_CLOSED = "fmt21-closed"
+    FMT21_NUMERIC = "fmt21-numeric"
+    STRONGER_CLONE = "stronger-clone"
+    BLANKET_KRR = "blanket-krr"
+    BLANKET_HOEFFDING = "blanket-hoeffding"
+    BLANKET_BENNETT = "blanket-bennett"
+    SOLH = "solh"
+    MURS = "murs"  # built per protocol for its fake reports (ldpcore.oracles.fake_reports.murs_bound)
+
+
+class Randomizer(StrEnum):
+    """The family of local randomizers a bound holds for, and an encoding's shuffled channel belongs to.
+
+    Binary randomized response is k-RR with k = 2, and k-RR is an eps0-LDP randomizer, so a bound for
+    a wider family holds for the narrower ones (``within``). Local hashing whose range the accountant
+    chooses (SOLH) takes its parameters from its own bound, so only that bound applies to it.
+    """
+
+    BINARY_RR = "binary randomized response"
+    K_RR = "k-ary randomized response"
+    ANY_LDP = "any eps0-LDP randomizer"
+    SOLH = "local hashing on the range the bound chooses"
+
+    @property
+    def within(self) -> tuple[Randomizer, ...]:
+        """This family and every wider one, narrowest first."""
+        return {
+            Randomizer.BINARY_RR: (Randomizer.BINARY_RR, Randomizer.K_RR, Randomizer.ANY_LDP),
+            Randomizer.K_RR: (Randomizer.K_RR, Randomizer.ANY_LDP),
+            Randomizer.ANY_LDP: (Randomizer.ANY_LDP,),
+            Randomizer.SOLH: (Randomizer.SOLH,),
+        }[self]
 
 
 @dataclass(frozen=True)
@@ -40,7 +83,7 @@ class Amplification:
     eps_c: float | None
     n: int
     delta: float
-    neighbouring: str
+    neighbouring: Neighbouring
     citation: str
     valid: bool = True
     reason: str = ""
@@ -51,6 +94,13 @@ class Amplification:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The certified eps_c (or why there is none) as a Guarantee."""
+        if self.eps_c is None:
+            return Guarantee.invalid(self.bound, self.neighbouring, self.delta, self.reason)
+        return Guarantee(self.eps_c, self.bound, self.neighbouring, self.delta)
 
 
 @dataclass(frozen=True)
@@ -70,14 +120,17 @@ class Bound:
     open_top: the region is [lo, hi) (the theorem needs eps0 < hi).
     exact_forward(eps0, n, delta) -> (eps_c, extra) and exact_inverse(eps_c, n, delta, hi) ->
     (eps0, extra), optional: solvers whose answers are already certified (the tight accountant).
+    holds_for: the widest randomizer family the bound holds for as an encoding's accountant (the
+    encodings' accountants are derived from it, accountants_for); rank: its place when offered for
+    a family other than binary RR (tightest first at typical parameters).
     Every result respects the trivial bound eps_c <= eps0 (and says so in note when it is used).
     """
 
-    name: str
+    name: BoundName
     title: str
     citation: str
     applies_to: str
-    neighbouring: str
+    neighbouring: Neighbouring
     forward_fn: Callable[[float, int, float, int | None], float]
     region_fn: Callable[[int, float, int | None], tuple[float, float, str]]
     inverse_fn: Callable[[float, int, float, int | None], float] | None = None
@@ -87,6 +140,8 @@ class Bound:
     exact_forward: Callable[[float, int, float], tuple[float, dict]] | None = None
     exact_inverse: Callable[[float, int, float, float], tuple[float, dict]] | None = None
     explanation: str = ""
+    holds_for: Randomizer = Randomizer.ANY_LDP
+    rank: int = 0
 
     def _result(self, eps0, eps_c, n, delta, k, **kw) -> Amplification:
         if eps_c is not None and self.extra_fn is not None and not kw.get("extra"):
@@ -113,7 +168,7 @@ class Bound:
             )
         if reason:
             return self._result(eps0, None, n, delta, k, valid=False, reason=reason)
-        extra = {}
+        extra: dict = {}
         if self.exact_forward is not None:
             eps_c, extra = self.exact_forward(eps0, n, delta)
         else:
@@ -129,10 +184,11 @@ class Bound:
         if reason:
             return self._result(None, None, n, delta, k, valid=False, reason=reason, target_eps_c=eps_c)
         f = lambda e: self.forward_fn(e, n, delta, k)  # noqa: E731
-        if self.certify_fn is None:
+        certify = self.certify_fn
+        if certify is None:
             ok = lambda e: f(e) <= eps_c  # noqa: E731
         else:
-            ok = lambda e: self.certify_fn(eps_c, e, n, delta, k)  # noqa: E731
+            ok = lambda e: certify(eps_c, e, n, delta, k)  # noqa: E731
         if not ok(lo):
             alone = (
                 f"{self.title} alone cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its "
@@ -148,14 +204,10 @@ class Bound:
             eps0, extra = self.exact_inverse(eps_c, n, delta, hi)
             return self._result(eps0, eps_c, n, delta, k, target_eps_c=eps_c, extra=extra)
         if self.inverse_fn is None:
-            from scipy.optimize import brentq  # imported on first use: it costs about a second
-
-            eps0 = brentq(lambda e: f(e) - eps_c, lo, hi, xtol=1e-13, rtol=1e-15, maxiter=500)
+            eps0 = solver.root(f, eps_c, lo, hi, xtol=1e-13, rtol=1e-15)
         else:
             eps0 = self.inverse_fn(eps_c, n, delta, k)
-        step = math.ulp(eps0)
-        while not ok(eps0):  # land on the conservative side; ok(lo) holds
-            eps0, step = max(lo, eps0 - step), 2 * step
+        eps0 = solver.settle(ok, eps0, lo, single_steps=0)  # land on the conservative side; ok(lo) holds
         if eps0 < eps_c:
             return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
@@ -175,7 +227,7 @@ def _check_k(k, bound: str = "", required: bool = False) -> int | None:
     return check_whole(k, 2, "the domain size k")
 
 
-# --- EFMRTT'19 (seeds/004 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
+# --- EFMRTT'19 (Erlingsson et al. 2019 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
 
 
 def _efmrtt_forward(eps0, n, delta, k):
@@ -194,7 +246,7 @@ def _efmrtt_region(n, delta, k):
     return 0.0, 0.5, ""  # 0 < eps0 < 1/2 (open_top)
 
 
-# --- Cheu et al. (seeds/000 Lemma II.6): binary RR with flip probability lambda/(2n) ---
+# --- Cheu et al. (Erlingsson et al. 2020 Lemma II.6): binary RR with flip probability lambda/(2n) ---
 
 
 def cheu_eps_of_lambda(lam: float, n: int, delta: float) -> float:
@@ -254,7 +306,7 @@ def _thm31_region(n, delta, k):
     return 1.0, hi, ""
 
 
-# --- FMT'21 closed form (spec/amplification.md) ---
+# --- FMT'21 closed form (docs/accountants.md) ---
 
 
 def _fmt_closed_forward(eps0, n, delta, k):
@@ -280,7 +332,7 @@ def _fmt_closed_region(n, delta, k):
 
 
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
-    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (spec/frequency_oracles.md)."""
+    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (docs/encodings.md)."""
     return (n - 1) * eps_c**2 / (14 * math.log(2 / delta))
 
 
@@ -294,8 +346,11 @@ def _krr_forward(eps0, n, delta, k):
     return math.sqrt(14 * math.log(2 / delta) * (math.exp(eps0) + k - 1) / (n - 1))
 
 
-def krr_eps0(eps_c: float, n: int, delta: float, k: int) -> float:
-    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (seeds/003 Theorem 1); A > k is the caller's."""
+def krr_eps0(eps_c: float, n: int, delta: float, k: int | None) -> float:
+    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (T. Wang et al. 2019, Theorem 1); A > k is
+    the caller's, and so is k (the k-RR bound requires it)."""
+    if k is None:
+        raise InputError("the k-RR blanket bound needs the domain size k (--domain).")
     return math.log(blanket_a(eps_c, n, delta) - k + 1)
 
 
@@ -317,7 +372,7 @@ def _blanket_region(n, delta, k, floor_k, what, inverse):
 
 
 def _krr_region(n, delta, k):
-    k = _check_k(k, "blanket-krr", required=True)
+    k = _check_k(k, BoundName.BLANKET_KRR, required=True)
     return _blanket_region(n, delta, k, k, "the k-RR blanket", krr_eps0)
 
 
@@ -325,7 +380,7 @@ def solh_hash_range(x: float, k: int | None) -> int:
     """Hash range d' at e^eps0 = x: k if fixed, else ceil((x-1)/2) >= 2.
 
     At fixed eps_c the variance-optimal range is d' = (A+2)/3 with e^eps0 = A - d' + 1
-    (seeds/003), i.e. d' = (e^eps0 + 1)/2; this rule stays within 1 below it and is
+    (T. Wang et al. 2019), i.e. d' = (e^eps0 + 1)/2; this rule stays within 1 below it and is
     non-decreasing, so the forward is monotone and has an exact inverse.
     """
     return k if k is not None else max(2, math.ceil((x - 1) / 2))
@@ -385,14 +440,14 @@ def _clones_curve(p_clone: Callable[[float], float]):
     return lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0))
 
 
-BOUNDS: dict[str, Bound] = {}
+BOUNDS: dict[BoundName, Bound] = {}
 ALIASES = {
-    "paper": "cheu19",
-    "lemma-ii.6": "cheu19",
-    "thm3.1": "esa-thm3.1",
-    "tight": "tight-binary-rr",
-    "grr-shuffle": "blanket-krr",
-    "clones": "fmt21-numeric",
+    "paper": BoundName.CHEU19,
+    "lemma-ii.6": BoundName.CHEU19,
+    "thm3.1": BoundName.ESA_THM31,
+    "tight": BoundName.TIGHT_BINARY_RR,
+    "grr-shuffle": BoundName.BLANKET_KRR,
+    "clones": BoundName.FMT21_NUMERIC,
 }
 
 
@@ -411,31 +466,35 @@ _FMT23 = (
 
 register(
     Bound(
-        "cheu19",
+        BoundName.CHEU19,
         "Lemma II.6 (Cheu et al.)",
         f"{_ESA}, Lemma II.6, from "
         "Cheu, Smith, Ullman, Zeber, Zhilyaev, Distributed differential privacy via shuffling (EUROCRYPT 2019)",
         "binary randomized response (one attribute-fragment channel)",
-        "removal",
+        Neighbouring.ADD_OR_REMOVE_ONE,
         _cheu_forward,
         _cheu_region,
         inverse_fn=_cheu_inverse,
         explanation="The bound the ESA paper uses for attribute fragments: binary randomized response that "
         "flips each bit with probability lambda/(2n) is (eps_c, delta)-DP once shuffled, for "
         "lambda >= 14 ln(4/delta). The paper's tables are computed with it.",
+        holds_for=Randomizer.BINARY_RR,
+        rank=8,
     )
 )
 register(
     Bound(
-        "esa-thm3.1",
+        BoundName.ESA_THM31,
         "Theorem III.1 closed form",
         f"{_ESA}, Theorem III.1",
         "binary randomized response (one attribute-fragment channel)",
-        "removal",
+        Neighbouring.ADD_OR_REMOVE_ONE,
         _thm31_forward,
         _thm31_region,
         explanation="A simpler closed form of Lemma II.6, eps_c = sqrt(64 e^eps0 ln(4/delta)/n), for eps0 "
         "between 1 and ln n - ln(14 ln(4/delta)); looser than the lemma it comes from.",
+        holds_for=Randomizer.BINARY_RR,
+        rank=9,
     )
 )
 
@@ -464,12 +523,12 @@ def _tight_inverse(eps_c, n, delta, hi):
 
 register(
     Bound(
-        "tight-binary-rr",
+        BoundName.TIGHT_BINARY_RR,
         "exact shuffled binary RR",
         f"{_ESA}; the exact privacy curve of one attribute-fragment channel, in the worst case over the other "
         "respondents' data (this project's tight accountant)",
         "binary randomized response (one attribute-fragment channel)",
-        "removal",
+        Neighbouring.ADD_OR_REMOVE_ONE,
         lambda eps0, n, delta, k: _tight_forward(eps0, n, delta)[0],
         _tight_region,
         certify_fn=lambda eps_c, eps0, n, delta, k: tight.certifies(eps_c, eps0, n, delta),
@@ -481,16 +540,18 @@ register(
         "same eps_c it allows eps_l about 2 nats above Lemma II.6 (Horse: 10.68 instead of 8.55), "
         "i.e. several times lower error. worst_c is how many of the others hold the target's value "
         "in the worst case found (a range where a block of counts was bounded together).",
+        holds_for=Randomizer.BINARY_RR,
+        rank=0,
     )
 )
 register(
     Bound(
-        "efmrtt19",
+        BoundName.EFMRTT19,
         "Theorem 8 (Erlingsson et al. 2019)",
         "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by shuffling: from local to "
         "central differential privacy via anonymity (SODA 2019), Theorem 8",
         "any eps0-LDP randomizers (also adaptive), shuffled before randomizing; eps0 < 1/2",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         _efmrtt_forward,
         _efmrtt_region,
         inverse_fn=_efmrtt_inverse,
@@ -498,56 +559,64 @@ register(
         explanation="The first amplification-by-shuffling theorem: n shuffled reports of eps0-LDP randomizers "
         "are (12 eps0 sqrt(ln(1/delta)/n), delta)-DP. It needs n >= 1000, eps0 < 1/2 and "
         "delta < 1/100, and its constant 12 makes it the loosest bound here.",
+        holds_for=Randomizer.ANY_LDP,
+        rank=7,
     )
 )
 register(
     Bound(
-        "fmt21-closed",
+        BoundName.FMT21_CLOSED,
         "clones closed form (Feldman et al. 2021)",
         f"{_FMT21}, closed-form amplification bound as published (prefactor (e^eps0-1)/(e^eps0+1), region "
         "eps0 <= ln(n/(16 ln(2/delta))))",
         "any eps0-LDP randomizers",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         _fmt_closed_forward,
         _fmt_closed_region,
         explanation="Every other respondent's report is, with probability e^-eps0, a 'clone' of the target's, "
         "so the target hides among about n e^-eps0 clones: eps_c = ln(1 + (e^eps0-1)/(e^eps0+1) "
         "(8 sqrt(e^eps0 ln(4/delta)/n) + 8 e^eps0/n)), for eps0 <= ln(n/(16 ln(2/delta))).",
+        holds_for=Randomizer.ANY_LDP,
+        rank=6,
     )
 )
 register(
     Bound(
-        "fmt21-numeric",
+        BoundName.FMT21_NUMERIC,
         "numerical clones (Feldman et al. 2021)",
         f"{_FMT21}, numerical bound from the clone reduction",
         "any eps0-LDP randomizers",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         **_curve_bound(_clones_curve(lambda e0: math.exp(-e0))),
         explanation="The clone reduction computed exactly instead of bounded in closed form: the shuffled "
         "output is a post-processing of two counts decided by Bin(n-1, e^-eps0) clones, whose "
         "privacy curve is summed numerically. Holds for any eps0-LDP randomizer.",
+        holds_for=Randomizer.ANY_LDP,
+        rank=5,
     )
 )
 register(
     Bound(
-        "stronger-clone",
+        BoundName.STRONGER_CLONE,
         "stronger clone (Feldman et al. 2023)",
         f"{_FMT23}, stronger clone reduction",
         "randomized-response-type randomizers (binary RR, k-RR)",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         **_curve_bound(_clones_curve(lambda e0: 2 / (math.exp(e0) + 1))),
         explanation="For randomized-response-type randomizers each other report is a clone with probability "
         "2/(e^eps0+1) instead of e^-eps0, so more clones hide the target; same numeric curve as "
         "the numerical clones.",
+        holds_for=Randomizer.K_RR,
+        rank=1,
     )
 )
 register(
     Bound(
-        "blanket-krr",
+        BoundName.BLANKET_KRR,
         "k-RR privacy blanket (Balle et al. 2019)",
         f"{_BALLE}, Theorem 3.1 (k-ary randomized response)",
         "k-ary randomized response / generalized RR on k values",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         _krr_forward,
         _krr_region,
         inverse_fn=krr_eps0,
@@ -555,6 +624,8 @@ register(
         "reports form a 'blanket' of binomial noise over every value, giving eps_c = "
         "sqrt(14 ln(2/delta)(e^eps0+k-1)/(n-1)) for eps_c <= 1. Even eps0 = 0 cannot beat "
         "sqrt(14 ln(2/delta) k/(n-1)), so large domains need many respondents.",
+        holds_for=Randomizer.K_RR,
+        rank=2,
     )
 )
 _GENERIC_BLANKET = (
@@ -564,12 +635,12 @@ _GENERIC_BLANKET = (
 
 register(
     Bound(
-        "blanket-hoeffding",
+        BoundName.BLANKET_HOEFFDING,
         "privacy blanket, Hoeffding (Balle et al. 2019; generic variant: this project)",
         f"{_BALLE}, amplification bound with Hoeffding's inequality (with k: k-ary randomized response); "
         f"{_GENERIC_BLANKET}",
         "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         **_curve_bound(lambda *a: clones.blanket_hoeffding_delta(*a), uses_k=True),
         explanation="The privacy blanket bound evaluated numerically: the blanket of the other reports has "
         "mass gamma (k/(e^eps0+k-1) for k-RR, e^-eps0 for any randomizer) and Hoeffding's "
@@ -577,31 +648,35 @@ register(
         "k-RR bound; without k the constants of the privacy-amplification variable are this "
         "project's own derivation for any eps0-LDP randomizer (valid, looser than Balle et al.'s "
         "generic code by up to 41%).",
+        holds_for=Randomizer.K_RR,
+        rank=4,
     )
 )
 register(
     Bound(
-        "blanket-bennett",
+        BoundName.BLANKET_BENNETT,
         "privacy blanket, Bennett (Balle et al. 2019; generic variant: this project)",
         f"{_BALLE}, amplification bound with Bennett's inequality (with k: k-ary randomized response); "
         f"{_GENERIC_BLANKET}",
         "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         **_curve_bound(lambda *a: clones.blanket_bennett_delta(*a), uses_k=True),
         explanation="The same privacy blanket bound with Bennett's inequality, which also uses the variance "
         "of the privacy-amplification variable and is usually tighter than Hoeffding's. Without k "
         "the range and variance bounds are this project's derivation (valid, looser than Balle et "
         "al.'s generic code by up to 50%).",
+        holds_for=Randomizer.K_RR,
+        rank=3,
     )
 )
 register(
     Bound(
-        "solh",
+        BoundName.SOLH,
         "shuffled local hashing",
         "Wang et al., Practical and robust privacy amplification with multi-party differential privacy (2019), "
         f"Theorem 3 (SOLH), from {_BALLE}, Theorem 3.1",
         "optimized local hashing: GRR on a hash range d' (k fixes d', else the bound chooses it)",
-        "replacement",
+        Neighbouring.REPLACE_ONE,
         _solh_forward,
         _solh_region,
         inverse_fn=_solh_inverse,
@@ -610,8 +685,20 @@ register(
         "bound applies with d' in place of the domain: the variance no longer grows with the "
         "domain. Without a fixed range the bound picks d' close to the variance-optimal "
         "(A+2)/3, A = (n-1) eps_c^2/(14 ln(2/delta)), and reports it as hash_range.",
+        holds_for=Randomizer.SOLH,
+        rank=0,
     )
 )
+
+
+def accountants_for(family: Randomizer) -> tuple[BoundName, ...]:
+    """The registered bounds that hold for a randomizer of this family (Bound.holds_for): for binary RR,
+    the ESA paper's channel, in the order the paper and docs/accountants.md present them (its Lemma II.6
+    first); for the other families tightest first (Bound.rank)."""
+    names = [b.name for b in BOUNDS.values() if b.holds_for in family.within]
+    if family is not Randomizer.BINARY_RR:
+        names.sort(key=lambda name: BOUNDS[name].rank)
+    return tuple(names)
 
 
 def get_bound(name: str) -> Bound:
@@ -619,4 +706,4 @@ def get_bound(name: str) -> Bound:
     key = ALIASES.get(name, name)
     if key not in BOUNDS:
         raise InputError(f"unknown accountant {name!r}; choose one of {', '.join(sorted(BOUNDS))}.")
-    return BOUNDS[key]
+    return BOUNDS[BoundName(key)]

@@ -2,7 +2,7 @@
 
 Each function is an upper bound on delta(eps) (at most 1) for n shuffled reports
 (replacement neighbours), non-increasing in eps, non-decreasing in eps0, 0 at eps >= eps0;
-ldpcore.privacy.tight turns it into eps0 -> eps_c and back (spec/amplification.md).
+ldpcore.privacy.tight turns it into eps0 -> eps_c and back (docs/accountants.md).
 
 - Numerical clones (Feldman, McMillan, Talwar, Hiding among the clones, FOCS 2021): the
   shuffled output is a post-processing of a pair of counts decided by C ~ Bin(n-1, p_c)
@@ -51,7 +51,7 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
-    """delta(eps) of the clone reduction with C ~ Bin(n-1, p_clone) (spec/amplification.md).
+    """delta(eps) of the clone reduction with C ~ Bin(n-1, p_clone) (docs/accountants.md).
 
     Given C = c and A ~ Bin(c, 1/2), P_c = A + Bern(alpha) vs Q_c = A + Bern(1-alpha),
     alpha = e^eps0/(e^eps0+1). Exactly, D_{e^eps}(P_c || Q_c) = kappa g(c) with

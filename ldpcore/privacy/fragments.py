@@ -1,7 +1,8 @@
-"""Report fragments with a backstop (seeds/000 Algorithm 2, Theorem IV.1).
+"""Report fragments with a backstop (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta,
+Encode, Shuffle, Analyze Privacy Revisited (2020), Algorithm 2, Theorem IV.1).
 
 The backstop R_b (eps_b) randomizes each bit once; each of tau fragments re-randomizes
-the backstop bit with fresh eps_f randomness. spec/esa.md gives the parameter rules.
+the backstop bit with fresh eps_f randomness. docs/esa.md gives the parameter rules.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def eps_of_t(eps_b: float, eps_f: float, t: int) -> float:
 
 
 def equal_variance_eps_f(eps_b: float, tau: int) -> float:
-    """Solve e^eps_f/(e^eps_f-1)^2 = tau e^eps_b/(e^eps_b+1)^2 for eps_f (spec/esa.md).
+    """Solve e^eps_f/(e^eps_f-1)^2 = tau e^eps_b/(e^eps_b+1)^2 for eps_f (docs/esa.md).
 
     The fragment layer's variance (averaged over tau) then equals the backstop's.
     """
@@ -53,6 +54,7 @@ def choose_eps_f(eps_b: float, tau: int, rule: str = "paper", eps_f: float | Non
     if rule == "equal-variance":
         return equal_variance_eps_f(eps_b, tau)
     if rule == "manual":
-        require(eps_f is not None, "the manual rule needs a value for eps_f.")
+        if eps_f is None:
+            raise InputError("the manual rule needs a value for eps_f.")
         return check_eps(eps_f, "eps_f")
     raise InputError(f"unknown eps_f rule {rule!r}; choose one of {', '.join(EPS_F_RULES)}.")

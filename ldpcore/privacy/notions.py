@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ldpcore.privacy.guarantee import Neighbouring
+
 NOTIONS = ("replacement", "native")
-REMOVAL, REPLACEMENT = "removal", "replacement"
+REMOVAL, REPLACEMENT = Neighbouring.ADD_OR_REMOVE_ONE, Neighbouring.REPLACE_ONE
 CONVERSION = "replacement from removal: the two changed bins composed, (2 eps, 2 delta)"
 
 
@@ -30,10 +32,10 @@ class OnNotion:
 
     eps: float
     delta: float | None
-    neighbouring: str
+    neighbouring: Neighbouring
     native_eps: float
     native_delta: float | None
-    native_neighbouring: str
+    native_neighbouring: Neighbouring
     conversion: str
 
     @property
@@ -41,19 +43,22 @@ class OnNotion:
         return bool(self.conversion)
 
 
-def on_notion(eps: float, neighbouring: str, notion: str = REPLACEMENT, delta: float | None = None) -> OnNotion:
+def on_notion(
+    eps: float, neighbouring: Neighbouring | str, notion: str = "replacement", delta: float | None = None
+) -> OnNotion:
     """eps (and delta) of a guarantee under `neighbouring` ("removal" or "replacement") restated in `notion`
     ("replacement", or "native": unchanged)."""
     if neighbouring not in (REMOVAL, REPLACEMENT):
         raise ValueError(f"neighbouring must be removal or replacement (got {neighbouring!r})")
     if notion not in NOTIONS:
         raise ValueError(f"notion must be one of {', '.join(NOTIONS)} (got {notion!r})")
+    neighbouring = Neighbouring(neighbouring)
     if notion == "native" or neighbouring == REPLACEMENT:
         return OnNotion(eps, delta, neighbouring, eps, delta, neighbouring, "")
     return OnNotion(2 * eps, None if delta is None else 2 * delta, REPLACEMENT, eps, delta, neighbouring, CONVERSION)
 
 
-def replacement_eps(eps: float, neighbouring: str) -> float:
+def replacement_eps(eps: float, neighbouring: Neighbouring | str) -> float:
     """eps under replacement of a guarantee stated under `neighbouring` (removal: 2 eps)."""
     return on_notion(eps, neighbouring).eps
 

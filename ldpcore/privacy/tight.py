@@ -17,8 +17,8 @@ block. Branch and bound over blocks covers every c <= C and c >= m-C exactly or 
 LOSS of the crowd; the docs give the argument for the middle. Every value is an upper
 bound: pmf errors, rounding, the mass outside each window and A's truncation are added.
 
-``removal_inverse``/``removal_forward`` solve on the worst-case curve; ``smallest_eps``
-and ``largest_eps0`` are the solvers the other privacy-curve bounds share.
+``removal_inverse``/``removal_forward`` solve on the worst-case curve (ldpcore.privacy.solver);
+``smallest_eps`` and ``largest_eps0`` are the inversions the other privacy-curve bounds share.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import expit
 from scipy.stats import binom
+
+from ldpcore.privacy import solver
 
 U = 2.0**-52  # float64 relative spacing
 ETA_PMF = 1e-12  # charged relative error of one scipy binomial pmf (tests measure <= 1e-14 up to n = 1e9)
@@ -47,59 +48,11 @@ LEAVES_PER_ROUND = 4  # blocks above delta added to the cheap curve per round of
 WINDOW_SD = 10.0  # binomial windows of the other bounds: mean +- WINDOW_SD (sd + 1)
 
 
-# --- solvers shared by every bound given as a privacy curve delta(eps; eps0, n) ---
-
-
-def _bisect(ok: Callable[[float], bool], good: float, bad: float, rtol: float) -> float:
-    """Shrink [good, bad] (ok(good), not ok(bad)) to rtol, or to adjacent floats; return good."""
-    while True:
-        mid = good + (bad - good) / 2
-        if mid in (good, bad) or abs(bad - good) <= rtol * abs(good):
-            return good
-        if ok(mid):
-            good = mid
-        else:
-            bad = mid
-
-
-def _boundary(curve: Callable[[float], float], delta: float, good: float, bad: float, rtol: float) -> float:
-    """The point between good and bad where the monotone curve crosses delta, on the side curve <= delta.
-
-    brentq on log(curve/delta) gives a warm start; steps doubling from it bracket the
-    crossing tightly, and bisection finishes.
-    """
-    ok = lambda x: curve(x) <= delta  # noqa: E731
-    x = brentq(
-        lambda t: math.log(max(curve(t), 1e-300) / delta),
-        min(good, bad),
-        max(good, bad),
-        xtol=1e-15,
-        rtol=1e-15,
-        maxiter=200,
-    )
-    step = math.copysign(1e-13 * abs(x) + math.ulp(x), bad - good)
-    if ok(x):
-        good = x
-        while (bad - (y := good + step)) * step > 0:
-            if not ok(y):
-                bad = y
-                break
-            good, step = y, 2 * step
-    else:
-        bad = x
-        while ((y := bad - step) - good) * step > 0:
-            if ok(y):
-                good = y
-                break
-            bad, step = y, 2 * step
-    return _bisect(ok, good, bad, rtol)
-
-
 def smallest_eps(curve: Callable[[float], float], eps0: float, delta: float) -> float:
     """The smallest eps (to the float) with curve(eps) <= delta; curve(eps0) = 0 for an eps0-LDP randomizer."""
     if curve(0.0) <= delta:
         return 0.0
-    return _boundary(curve, delta, eps0, 0.0, 0.0)
+    return solver.boundary(curve, delta, eps0, 0.0)
 
 
 def largest_eps0(
@@ -110,7 +63,7 @@ def largest_eps0(
     The curve is non-decreasing in eps0 and 0 at eps0 <= eps_c; the caller has checked it
     exceeds delta at hi. Relative precision rtol, never above the crossing.
     """
-    return _boundary(curve_of_eps0, delta, eps_c, hi, rtol)
+    return solver.boundary(curve_of_eps0, delta, eps_c, hi, rtol)
 
 
 def binomial_range(m: int, p: float) -> tuple[int, int]:
@@ -349,47 +302,6 @@ def _leaf_curve(leaves: list[WorstCase]) -> Callable[[float, float], float]:
     return lambda eps, eps0: float(np.maximum(*directed(eps, eps0, crowd, ones)).max())
 
 
-def _solve(curve: Callable[[float], float], delta: float, x: float, lo: float, hi: float, ok_up: bool) -> float:
-    """Where the monotone curve crosses delta near x in [lo, hi], to adjacent floats, on the side curve <= delta.
-
-    ok_up: the curve is below delta above the crossing (eps_c), else below it (eps0). Steps
-    growing fourfold from x bracket the crossing, brentq on log(curve/delta) finds it to SOLVE_RTOL,
-    and bisection settles it to adjacent floats on the certified side (so forward(inverse(eps_c))
-    <= eps_c holds exactly).
-    """
-    ok = lambda y: curve(y) <= delta  # noqa: E731
-    ok_end, bad_end = (hi, lo) if ok_up else (lo, hi)
-    good = bad = None
-    step = max(1e-13, 1e-6 * abs(x))
-    y = x
-    while good is None or bad is None:
-        if ok(y):
-            good = y
-            if bad is None and y == bad_end:
-                return y
-        else:
-            bad = y
-            if good is None and y == ok_end:
-                raise ArithmeticError("no certified point in the search range")  # pragma: no cover
-        if good is None or bad is None:
-            target = ok_end if good is None else bad_end
-            y = target if abs(target - y) <= step else y + math.copysign(step, target - y)
-            step *= 4
-    tol = 0.5 * SOLVE_RTOL * max(abs(good), abs(bad))
-    if abs(bad - good) > tol:  # brentq's root, then one step of tol to its other side
-        y = brentq(lambda t: math.log(max(curve(t), 1e-300) / delta), min(good, bad), max(good, bad), xtol=tol)
-        toward_bad = math.copysign(tol, bad - good)
-        if ok(y):
-            good = y
-            if not ok(z := y + toward_bad):
-                bad = z
-        else:
-            bad = y
-            if ok(z := y - toward_bad):
-                good = z
-    return _bisect(ok, good, bad, 0.0)
-
-
 def removal_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
     """(smallest certified eps_c, the worst case there): eps0 -> eps_c on the worst-case curve."""
     start = smallest_eps(lambda e: _delta_others_zero(e, eps0, _proxy_n(n)), eps0, delta)
@@ -416,7 +328,8 @@ def _worst_case_solve(
     leaves = [WorstCase(0.0, 0, n - 1)]
     known = {(0, n - 1)}
     nudge = 0.0
-    x = _solve(lambda y: point(y, _leaf_curve(leaves)), delta, x, lo, hi, ok_up)  # the proxy's answer, made exact
+    # the proxy's answer, made exact
+    x = solver.solve_near(lambda y: point(y, _leaf_curve(leaves)), delta, x, lo, hi, ok_up, SOLVE_RTOL)
     for _ in range(32):
         found = certify_at(x)
         if found[0].delta <= delta:
@@ -429,7 +342,7 @@ def _worst_case_solve(
         leaves += new
         known |= {(leaf.ones, leaf.crowd) for leaf in new}
         curve = _leaf_curve(leaves)
-        x = _solve(lambda y: point(y, curve), delta, x, lo, hi, ok_up)
+        x = solver.solve_near(lambda y: point(y, curve), delta, x, lo, hi, ok_up, SOLVE_RTOL)
     raise ArithmeticError("the worst-case search did not settle")  # pragma: no cover
 
 

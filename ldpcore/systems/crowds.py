@@ -1,4 +1,5 @@
-"""Crowd IDs (seeds/000 Section V): randomized report deletion and the cost of partitions.
+"""Crowd IDs (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta, Encode, Shuffle, Analyze
+Privacy Revisited (2020), Section V): randomized report deletion and the cost of partitions.
 
 Algorithm 3 (randomized report deletion), per crowd i with n_i reports:
   n_hat_i = max{floor(n_i + Laplace(2/eps_cr) - (2/eps_cr) ln(2/delta_cr)), 0};
@@ -251,7 +252,7 @@ def data_derived_ids(values: int, m: int, rng: np.random.Generator) -> np.ndarra
 
 
 def crowd_id_split(counts, crowd_of, eps_l: float, eps_hat, m: int | None = None) -> SplitComparison:
-    """The data-derived crowd-ID budget split of seeds/000 Section V, per value.
+    """The data-derived crowd-ID budget split of Erlingsson et al. 2020 Section V, per value.
 
     counts[v]: respondents holding value v (within one natural crowd); crowd_of[v] in
     0..m-1: the data-derived crowd ID h(v). (a) whole: one-hot report at eps_l, every

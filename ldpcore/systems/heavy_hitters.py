@@ -1,5 +1,6 @@
-"""Heavy hitters: one-hot attribute fragments vs the fragmented count-mean sketch
-(seeds/000 Table I and Section VII; spec/esa.md "Sketch-based reports").
+"""Heavy hitters: one-hot attribute fragments vs the fragmented count-mean sketch (Erlingsson, Feldman,
+Mironov, Raghunathan, Song, Talwar, Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Table I
+and Section VII; docs/esa.md "Sketches").
 
 Both protocols run at the SAME local eps_l: the one that Lemma II.6 (cheu19, one binary
 channel per bin, k = 2) gives the one-hot attribute fragments for the target (eps_c, delta).
@@ -20,6 +21,7 @@ from ldpcore.errors import require
 from ldpcore.experiment.metrics import error_metrics
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
+from ldpcore.privacy.bounds import BoundName
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class MethodResult:
 
 @dataclass(frozen=True)
 class HeavyHitterComparison:
-    """compare()'s result (seeds/000 Table I, in kind)."""
+    """compare()'s result (Erlingsson et al. 2020 Table I, in kind)."""
 
     eps_c: float
     delta: float
@@ -84,7 +86,7 @@ def compare(
     sketch_m: int = 65536,
     hash_seed: int = 0,
 ) -> HeavyHitterComparison:
-    """seeds/000 Table I in kind: one-hot attribute fragments vs the fragmented count-mean sketch
+    """Erlingsson et al. 2020 Table I in kind: one-hot attribute fragments vs the fragmented count-mean sketch
     (Apple's k = 1,024 hash functions of width m = 65,536 by default), both at the eps_l that
     cheu19 (Lemma II.6, channel k = 2) gives one-hot fragments for (eps_c, delta); the sketch's
     eps_c at that eps_l is unknown (its note). hist: a Histogram or an array of d counts.
@@ -94,7 +96,7 @@ def compare(
     ks = tuple(int(k) for k in ks)
     require(n >= 1, "the histogram holds no reports.")
     require(all(1 <= k <= d for k in ks), f"every k must lie in [1, d={d}] (got {ks}).")
-    onehot_plan = plan(ProtocolSpec(eps_c=eps_c, delta=delta, accountant="cheu19"), n, d)
+    onehot_plan = plan(ProtocolSpec(eps_c=eps_c, delta=delta, accountant=BoundName.CHEU19), n, d)
     eps_l = onehot_plan.eps_b
 
     start = time.perf_counter()

@@ -1,6 +1,6 @@
 """Tracking a boolean state that changes at most k times over d periods: the tree protocol
-of seeds/004 Section 3 (Erlingsson et al., Amplification by shuffling, SODA'19,
-Algorithms 1-2) with the corrections of spec/longitudinal.md.
+of Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019), Section 3
+Algorithms 1-2) with the corrections of docs/systems.md.
 
 Each respondent reports on one of its changes only (the i*-th, i* ~ U{1..k}) and on one
 level h* ~ U{1..L} of a binary tree over the d periods (L = log2(d) + 1, leaves h = 1):
@@ -26,7 +26,8 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 
 MODES = ("paper", "tight")
 
@@ -145,7 +146,7 @@ def synthetic_trajectories(
 
 
 class Client:
-    """One respondent running Algorithm 1 (A_client) of seeds/004 with node parameter a."""
+    """One respondent running Algorithm 1 (A_client) of Erlingsson et al. 2019 with node parameter a."""
 
     def __init__(self, protocol: TreeProtocol, rng: np.random.Generator):
         self._rng, self._keep = rng, protocol.keep_probability
@@ -180,7 +181,7 @@ class ShuffledCentral:
     a: float
     batch_n: int
     bound: str
-    neighbouring: str
+    neighbouring: Neighbouring
     valid: bool
     reason: str = ""
 
@@ -256,7 +257,7 @@ class TreeProtocol:
         """Every report (h, t, u) of n clients run period by period (a loop: for small n)."""
         self._times(traj)  # validates d and k
         x = np.diff(traj.states().astype(np.int8), axis=1, prepend=0)
-        out = []
+        out: list[tuple[int, int, int]] = []
         for row in x:
             client = Client(self, rng)
             out.extend(r for t in range(1, self.d + 1) if (r := client.update(t, int(row[t - 1]))))
@@ -306,7 +307,7 @@ class TreeProtocol:
 
         The cover has one node per set bit of t: bit h-1 set means node
         [h, (t >> (h-1))]. The seed text scales by log2(d) instead of L = log2(d) + 1,
-        which biases the estimate by the factor log2(d)/L (spec/longitudinal.md): each
+        which biases the estimate by the factor log2(d)/L (docs/systems.md): each
         respondent reports on one of L levels, so only 1/L of them reach any node.
         """
         t = np.arange(1, self.d + 1)
@@ -361,11 +362,11 @@ class TreeProtocol:
         """d messages, for a respondent at the leaf level."""
         return self.d
 
-    def shuffled_eps(self, n: int, delta: float, bound: str = "fmt21-closed") -> ShuffledCentral:
+    def shuffled_eps(self, n: int, delta: float, bound: str = BoundName.FMT21_CLOSED) -> ShuffledCentral:
         """Central eps when each (t, h) batch is shuffled separately.
 
         A neighbouring dataset changes at most 2 batches of about n/L a-LDP reports
-        (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (spec/longitudinal.md).
+        (batch_n = n // L), so eps_c <= 2 eps_amp(a, n // L, delta/2) (docs/systems.md).
         bound: a name in ldpcore.privacy.bounds (default "fmt21-closed", Feldman et al. 2021).
         """
         n, delta, chosen = check_whole(n, 1, "n (respondents)"), check_delta(delta), get_bound(bound)
@@ -383,7 +384,7 @@ class TreeProtocol:
             )
         amp = chosen.forward(self.a, batch, delta / 2)
         return ShuffledCentral(
-            2 * amp.eps_c if amp.valid else None,
+            2 * amp.eps_c if amp.eps_c is not None else None,
             delta,
             self.a,
             batch,

@@ -1,10 +1,12 @@
-"""Single vs multiple anonymous messages (seeds/001) and who can see what (seeds/003,
-spec/multiparty.md): the numbers behind the Multi-message page.
-"""
+"""Single vs multiple anonymous messages (Ghazi, Golowich, Kumar, Pagh, Velingker, On the Power of
+Multiple Anonymous Messages (EUROCRYPT 2021)) and who can see what (T. Wang, Ding, Xu, Huang, Hong, Zhou,
+Li, Jha, Practical and Robust Privacy Amplification with Multi-Party Differential Privacy (2019),
+docs/systems.md): the numbers behind the Multi-message page."""
 
 from __future__ import annotations
 
 import math
+from typing import NoReturn
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from ldpcore.oracles.multimessage import (
     single_message_lower_bound,
 )
 from ldpcore.oracles.onehot import OneHot, flip_probability
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
 
 DATA_SHAPES = ("peaked", "uniform")
 
@@ -54,11 +56,12 @@ def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
 
 def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
     """The oracles compared at (eps_c, delta): each raises InputError where n is too small."""
-    tight = get_bound("tight-binary-rr").inverse(eps, n, delta, 2)
+    tight = get_bound(BoundName.TIGHT_BINARY_RR).inverse(eps, n, delta, 2)
+    eps_b = tight.eps0 if tight.valid else None
     return {
         "B-ary RR (single message)": lambda: BaryRR.from_eps(eps, d, n, delta),
         "one-hot, attribute fragments (tight accountant)": lambda: (
-            OneHot(d=d, p_b=flip_probability(tight.eps0)) if tight.valid else _invalid(tight.reason)
+            OneHot(d=d, p_b=flip_probability(eps_b)) if eps_b is not None else _invalid(tight.reason)
         ),
         "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
         "Hadamard multi-message (paper rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
@@ -67,7 +70,7 @@ def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
     }
 
 
-def _invalid(reason: str):
+def _invalid(reason: str) -> NoReturn:
     raise InputError(reason)
 
 
@@ -75,10 +78,10 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     """Per protocol and n: the root mean variance of the count estimates (analytic, exact
     for the unbiased ones; the Count-Min minimum's RMSE from its exact moments), messages per
     respondent and bits per message; NaN where a protocol cannot reach (eps, delta) at n.
-    Also the seeds/001 reference curves (up to constants)."""
+    Also the Ghazi et al. 2021 reference curves (up to constants)."""
     eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
     d = check_whole(d, 2, "the domain size d")
-    out = {}
+    out: dict[str, dict] = {}
     for n in (int(x) for x in n_grid):
         counts = synthetic_counts(n, d, shape)
         for name, make in _protocols(eps, delta, d, n).items():
@@ -108,17 +111,17 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
 def threat_table(
     n: int, d: int, delta: float, eps_l: float, shufflers: int, fakes_per_shuffler: int, colluding: int = 0
 ) -> list[dict]:
-    """The eps a respondent keeps against each adversary of seeds/003 (spec/multiparty.md), for
+    """The eps a respondent keeps against each adversary of T. Wang et al. 2019 (docs/systems.md), for
     GRR reports at local eps_l (replacement); inf where the adversary learns the report.
     colluding: shufflers colluding with the server (MURS: their fakes are known). inf also where a
     blanket closed form would exceed its limit min(1, 14 ln(2/delta)/27): it certifies nothing there."""
     eps_l, delta = check_eps(eps_l, "eps_l"), check_delta(delta)
     shufflers, colluding = check_whole(shufflers, 1, "shufflers"), check_whole(colluding, 0, "colluding shufflers")
     require(colluding < shufflers, f"colluding shufflers must lie in [0, {shufflers - 1}] (got {colluding}).")
-    blanket = get_bound("blanket-krr").forward(eps_l, n, delta, d)
-    shuffle_only = blanket.eps_c if blanket.valid else math.inf
+    blanket = get_bound(BoundName.BLANKET_KRR).forward(eps_l, n, delta, d)
+    shuffle_only = blanket.guarantee.or_inf
     murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
-    rows = [
+    rows: list[dict] = [
         {
             "protocol": "shuffle only (GRR)",
             "vs server": shuffle_only,
@@ -142,9 +145,12 @@ def threat_table(
         },
     ]
     peos = "PEOS (SOLH, oblivious shuffle, joint fakes)"
+    d_prime: int | None = None
+    eps_solh = math.nan
+    why = f"no shuffle-only guarantee to calibrate SOLH to ({blanket.reason})"
     try:
-        d_prime, eps_solh = solh_parameters(shuffle_only, n, delta) if math.isfinite(shuffle_only) else (None, None)
-        why = "" if d_prime is not None else f"no shuffle-only guarantee to calibrate SOLH to ({blanket.reason})"
+        if math.isfinite(shuffle_only):
+            d_prime, eps_solh = solh_parameters(shuffle_only, n, delta)
     except InputError as exc:
         d_prime, why = None, str(exc)
     if d_prime is None:  # the row stays, with why PEOS does not apply here

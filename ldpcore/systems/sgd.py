@@ -1,21 +1,23 @@
-"""Locally private SGD with shuffled reports (seeds/000 Sec. VI, Algorithms 4-5; seeds/002 Sec. V;
-spec/esa.md "LDP-SGD", spec/numeric.md "LDP SGD").
+"""Locally private SGD with shuffled reports (Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar,
+Thakurta, Encode, Shuffle, Analyze Privacy Revisited, 2020, Sec. VI, Algorithms 4-5; N. Wang, Xiao, Yang,
+Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing Multidimensional Data with Local Differential Privacy,
+ICDE 2019, Sec. V; docs/systems.md "LDP-SGD").
 
 Two ways for a respondent to report a gradient, both eps_l-LDP (replacement) per report:
 
-* ``"sphere"`` -- seeds/000 Algorithm 4 (Duchi, Jordan, Wainwright's l2 mechanism): clip the
+* ``"sphere"`` -- Erlingsson et al. 2020 Algorithm 4 (Duchi, Jordan, Wainwright's l2 mechanism): clip the
   gradient to L2 norm L, round it to +-L x/||x||, send sgn(<z, v>) v for a uniform unit vector v,
   the sign flipped w.p. 1/(1 + e^eps). One sign bit plus a 128-bit PRG seed for v (129 bits).
   The server (Algorithm 5) rescales the mean of the unit vectors into an unbiased gradient.
-* ``"pm"``, ``"hm"`` -- seeds/002 Sec. V: the gradient clipped elementwise to [-1, 1] and sent
-  through Algorithm 4 of seeds/002 (k sampled coordinates through PM or HM at eps/k, scaled by
+* ``"pm"``, ``"hm"`` -- N. Wang et al. 2019, Sec. V: the gradient clipped elementwise to [-1, 1] and sent
+  through Algorithm 4 of N. Wang et al. 2019 (k sampled coordinates through PM or HM at eps/k, scaled by
   p/k); baselines ``"duchi"`` (Duchi et al.'s p-dimensional mechanism at eps, the competitor of
-  seeds/002 Sec. VI-B), ``"duchi-1d"`` and ``"laplace"`` (every coordinate at eps/p).
+  N. Wang et al. 2019 Sec. VI-B), ``"duchi-1d"`` and ``"laplace"`` (every coordinate at eps/p).
 * ``"none"`` / ``"none-elementwise"`` -- the same loop with the L2- / elementwise-clipped
   gradients averaged exactly (non-private baselines; ``nonprivate_config`` picks the one that
   matches a config's mechanism, ``train_nonprivate`` trains it).
 
-Training (``train``): disjoint batches, every respondent in ONE iteration per epoch (seeds/002
+Training (``train``): disjoint batches, every respondent in ONE iteration per epoch (N. Wang et al. 2019
 Sec. V), learning rate lr/sqrt(t), the server adds the lambda theta of the L2 term (lambda =
 1e-4) and optionally projects onto an L2 ball (Proj_C of Algorithm 5).
 
@@ -42,8 +44,8 @@ epochs (basic composition). The paper's "report fragmenting" trick (tau reports 
 respondent to simulate larger batches) is not implemented: it is a simulation device whose
 accounting the paper itself treats as that of a larger batch.
 
-Data. The paper's data sets (MNIST, Fashion-MNIST, CIFAR-10 in seeds/000; IPUMS census in
-seeds/002) are not available offline, so their numbers are not reproduced here:
+Data. The paper's data sets (MNIST, Fashion-MNIST, CIFAR-10 in Erlingsson et al. 2020; IPUMS census in
+N. Wang et al. 2019) are not available offline, so their numbers are not reproduced here:
 ``make_classification`` draws seeded synthetic Gaussian-mixture data with a known linear rule
 (two classes for logistic regression / linear SVM / least squares, K classes for softmax).
 """
@@ -55,11 +57,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import expit, gammaln, logsumexp, ndtr
 
-from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.privacy.bounds import Bound, get_bound
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
+from ldpcore.privacy import solver
+from ldpcore.privacy.bounds import Amplification, Bound, BoundName, get_bound
+from ldpcore.privacy.guarantee import Neighbouring
 from ldpcore.systems.numeric.mechanisms import duchi_randomize, duchi_variance, laplace_randomize, laplace_variance
 from ldpcore.systems.numeric.multidim import (
     algorithm4_randomize,
@@ -74,7 +77,7 @@ SPHERE = "sphere"
 ELEMENTWISE_MECHANISMS = ("pm", "hm", "duchi", "duchi-1d", "laplace")
 GRADIENT_MECHANISMS = (SPHERE,) + ELEMENTWISE_MECHANISMS
 NONPRIVATE = "none"  # exact mean of L2-clipped gradients (the baseline of "sphere")
-NONPRIVATE_ELEMENTWISE = "none-elementwise"  # exact mean of [-1, 1]-clipped gradients (baseline of seeds/002)
+NONPRIVATE_ELEMENTWISE = "none-elementwise"  # exact mean of [-1, 1]-clipped gradients (baseline of N. Wang et al. 2019)
 NONPRIVATE_MECHANISMS = (NONPRIVATE, NONPRIVATE_ELEMENTWISE)
 # how each gradient mechanism reports, in a sentence (the LDP-SGD page shows it under its choice)
 MECHANISM_HELP = {
@@ -96,9 +99,9 @@ EXPLANATION = (
     "privacy*, ICDE 2019, Section V). Synthetic data: the papers' "
     "MNIST, CIFAR and census data are not available offline."
 )
-REPORT_BITS_SPHERE = 129  # 1 sign bit + a 128-bit PRG seed for v (seeds/000 Sec. VI)
-DEFAULT_BOUND = "fmt21-numeric"  # holds for any eps0-LDP randomizer (replacement)
-LAMBDA = 1e-4  # seeds/002 Sec. VI-B
+REPORT_BITS_SPHERE = 129  # 1 sign bit + a 128-bit PRG seed for v (Erlingsson et al. 2020 Sec. VI)
+DEFAULT_BOUND = BoundName.FMT21_NUMERIC  # holds for any eps0-LDP randomizer (replacement)
+LAMBDA = 1e-4  # N. Wang et al. 2019 Sec. VI-B
 
 
 def _check_rng(rng) -> np.random.Generator:
@@ -271,7 +274,7 @@ def _softmax_predict(z):
 
 @dataclass(frozen=True)
 class Loss:
-    """A per-example loss l(theta; x, y) (seeds/002 Sec. V), on the scores s = scores(theta, X, k):
+    """A per-example loss l(theta; x, y) (N. Wang et al. 2019 Sec. V), on the scores s = scores(theta, X, k):
     value(s, y) (n,), grad(s, X, y) (n, n_params), predict(s) the labels. theta is flat (p*K
     for softmax, column k = class k)."""
 
@@ -337,19 +340,19 @@ def _check_loss_data(loss: Loss, data: Dataset) -> None:
 
 
 def clip_l2(grads, bound: float) -> np.ndarray:
-    """Each row times min(1, bound/||row||_2) (seeds/000 Algorithm 4, step 1)."""
+    """Each row times min(1, bound/||row||_2) (Erlingsson et al. 2020 Algorithm 4, step 1)."""
     g, bound = _grads(grads), check_eps(bound, "clip (L2 norm L)")
     norms = np.linalg.norm(g, axis=1)
     return g * np.minimum(1.0, bound / np.maximum(norms, 1e-300))[:, None]
 
 
 def clip_elementwise(grads, bound: float = 1.0) -> np.ndarray:
-    """Every entry clipped to [-bound, bound] (seeds/002 Sec. V uses bound = 1)."""
+    """Every entry clipped to [-bound, bound] (N. Wang et al. 2019 Sec. V uses bound = 1)."""
     g, bound = _grads(grads), check_eps(bound, "clip (elementwise bound)")
     return np.clip(g, -bound, bound)
 
 
-# --- seeds/000 Algorithms 4 and 5: the sphere (l2) mechanism -----------------------------
+# --- Erlingsson et al. 2020 Algorithms 4 and 5: the sphere (l2) mechanism -----------------------------
 
 
 def sphere_scale(p: int, eps: float, L: float = 1.0, printed: bool = False) -> float:
@@ -359,7 +362,7 @@ def sphere_scale(p: int, eps: float, L: float = 1.0, printed: bool = False) -> f
     E|v_1| = Gamma(p/2)/(sqrt(pi) Gamma((p+1)/2)), and the sign flip multiplies by
     tanh(eps/2), so the unbiased constant is L/(c_p tanh(eps/2)) =
     L sqrt(pi)/2 * p Gamma((p-1)/2+1)/Gamma(p/2+1) * (e^eps+1)/(e^eps-1).
-    Seeds/000 Algorithm 5 (and spec/esa.md, which copies it) prints this constant WITHOUT the
+    Erlingsson et al. 2020, Algorithm 5, prints this constant WITHOUT the
     factor p that Duchi et al. [17] have; the printed constant (printed=True) gives E[g] =
     gradient/p, i.e. the same direction at a p-times smaller learning rate. We use the unbiased
     one; tests/test_sgd.py checks E[g] = clipped gradient.
@@ -388,7 +391,7 @@ def _unit_vectors(gauss: np.ndarray) -> np.ndarray:
 
 
 def sphere_randomize(grads, eps: float, L: float, rng: np.random.Generator) -> np.ndarray:
-    """seeds/000 Algorithm 4 for each row (vectorised): (n, p) unit vectors z_hat = +-v."""
+    """Erlingsson et al. 2020 Algorithm 4 for each row (vectorised): (n, p) unit vectors z_hat = +-v."""
     g, eps, rng = _grads(grads), check_eps(eps, "eps"), _check_rng(rng)
     x = clip_l2(g, L)
     v = _unit_vectors(rng.standard_normal(x.shape))
@@ -396,7 +399,7 @@ def sphere_randomize(grads, eps: float, L: float, rng: np.random.Generator) -> n
 
 
 def sphere_estimate(reports, eps: float, L: float = 1.0, printed: bool = False) -> np.ndarray:
-    """seeds/000 Algorithm 5, step 5: scale * mean(z_hat) (unbiased unless printed=True)."""
+    """Erlingsson et al. 2020 Algorithm 5, step 5: scale * mean(z_hat) (unbiased unless printed=True)."""
     r = _grads(reports)
     return sphere_scale(r.shape[1], eps, L, printed) * r.mean(axis=0)
 
@@ -415,7 +418,7 @@ def sphere_direction(seed: int, p: int) -> np.ndarray:
 
 
 def sphere_encode(grads, eps: float, L: float, rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
-    """The communication-efficient client (seeds/000 Sec. VI, "Reducing communication cost
+    """The communication-efficient client (Erlingsson et al. 2020 Sec. VI, "Reducing communication cost
     using PRGs"), one respondent at a time (reference path for tests and audits): each draws a
     128-bit seed s, v = Samp(PRG(s)), and sends (sign bit, s): 129 bits. Returns (bits in {0, 1}
     with 1 = +, seeds)."""
@@ -438,7 +441,7 @@ def sphere_decode(bits, seeds, p: int) -> np.ndarray:
     return np.stack([(1.0 if b else -1.0) * sphere_direction(s, p) for b, s in zip(bits, seeds)])
 
 
-# --- seeds/002 Sec. V: elementwise clipping, Algorithm 4 (PM / HM) and baselines ----------
+# --- N. Wang et al. 2019 Sec. V: elementwise clipping, Algorithm 4 (PM / HM) and baselines ----------
 
 
 def _check_mechanism(mechanism: str, allowed: tuple[str, ...] = ELEMENTWISE_MECHANISMS) -> None:
@@ -446,7 +449,7 @@ def _check_mechanism(mechanism: str, allowed: tuple[str, ...] = ELEMENTWISE_MECH
 
 
 def elementwise_randomize(grads, eps: float, rng: np.random.Generator, mechanism: str = "pm") -> np.ndarray:
-    """Clip each entry to [-1, 1], then one eps-LDP report per row: "pm"/"hm" = seeds/002
+    """Clip each entry to [-1, 1], then one eps-LDP report per row: "pm"/"hm" = N. Wang et al. 2019
     Algorithm 4 (k coordinates at eps/k, scaled by p/k); "duchi" = Duchi et al.'s p-dim
     mechanism at eps; "duchi-1d" / "laplace" = every coordinate at eps/p."""
     _check_mechanism(mechanism)
@@ -480,7 +483,7 @@ def private_mean_gradient(
 ) -> np.ndarray:
     """The server's unbiased estimate of the mean clipped gradient of one batch.
 
-    "sphere": L2 clip to ``clip`` + seeds/000 Algorithms 4-5; elementwise mechanisms: entries
+    "sphere": L2 clip to ``clip`` + Erlingsson et al. 2020 Algorithms 4-5; elementwise mechanisms: entries
     clipped to [-1, 1] (``clip`` unused) + the mean of the reports; "none" / "none-elementwise":
     the exact mean of the L2- / elementwise-clipped gradients (non-private baselines)."""
     g = _grads(grads)
@@ -488,6 +491,8 @@ def private_mean_gradient(
         return clip_l2(g, clip).mean(axis=0)
     if mechanism == NONPRIVATE_ELEMENTWISE:
         return clip_elementwise(g, 1.0).mean(axis=0)
+    if eps is None:
+        raise InputError(f"eps (local eps per report) is required for mechanism {mechanism!r}.")
     if mechanism == SPHERE:
         return sphere_estimate(sphere_randomize(g, eps, clip, rng), eps, clip)
     return elementwise_randomize(g, eps, rng, mechanism).mean(axis=0)
@@ -508,7 +513,7 @@ def min_batch_size(p: int, eps: float, mechanism: str, clip: float = 1.0) -> int
     """The smallest batch whose averaged gradient has noise (std of its L2 norm, worst case over
     gradients) no larger than the largest clipped gradient (L for "sphere", sqrt(p) for the
     elementwise mechanisms): below it even a batch of perfectly aligned gradients is mostly
-    noise. For PM/HM it grows like p log p/eps^2 as in seeds/002 Sec. V (groups of
+    noise. For PM/HM it grows like p log p/eps^2 as in N. Wang et al. 2019 Sec. V (groups of
     Omega(p log p/eps^2)); for the sphere mechanism like (pi p/2) coth^2(eps/2)."""
     p, eps = check_whole(p, 1, "p (gradient dimension)"), check_eps(eps, "eps")
     _check_mechanism(mechanism, GRADIENT_MECHANISMS)
@@ -520,7 +525,7 @@ def sample_size_warning(
     n: int, p: int, eps: float, mechanism: str, batch_size: int | None = None, clip: float = 1.0
 ) -> str:
     """A sentence for the user when n (or the batch) is too small for LDP learning to mean
-    anything (spec/numeric.md), else "". p is the gradient dimension (p*K for softmax)."""
+    anything (docs/systems.md), else "". p is the gradient dimension (p*K for softmax)."""
     if mechanism in NONPRIVATE_MECHANISMS:
         return ""
     n = check_whole(n, 1, "n (respondents)")
@@ -529,7 +534,7 @@ def sample_size_warning(
         return (
             f"n={n:,} respondents are too few for LDP learning at eps={eps:g} with {mechanism} in {p} "
             f"dimensions: even one batch of all of them leaves more noise in the averaged gradient than "
-            f"any gradient can carry; it needs n >= {need:,} (seeds/002: groups of Omega(p log p/eps^2)), "
+            f"any gradient can carry; it needs n >= {need:,} (N. Wang et al. 2019: groups of Omega(p log p/eps^2)), "
             "so expect accuracy near chance."
         )
     if batch_size is not None and batch_size < need:
@@ -541,7 +546,7 @@ def sample_size_warning(
     return ""
 
 
-# --- composition (seeds/000 Theorem II.7) -----------------------------------------------
+# --- composition (Erlingsson et al. 2020 Theorem II.7) -----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -567,7 +572,7 @@ def basic_composition(eps: float, delta: float, k: int) -> Composition:
 
 
 def advanced_composition(eps: float, delta: float, k: int, delta_prime: float) -> Composition:
-    """Theorem II.7 (Bun and Steinke, Corollary 8.11, as stated in seeds/000):
+    """Theorem II.7 (Bun and Steinke, Corollary 8.11, as stated in Erlingsson et al. 2020):
     (k eps^2/2 + sqrt(k) eps sqrt(2 ln(sqrt(k pi/2) eps/delta')), delta' + k delta).
     Undefined (valid False) when sqrt(k pi/2) eps <= delta' (the logarithm is not positive);
     basic composition is then far smaller anyway."""
@@ -593,15 +598,20 @@ def advanced_composition(eps: float, delta: float, k: int, delta_prime: float) -
 
 
 def _advanced_inverse(target: float, k: int, delta_prime: float) -> float:
-    """The eps_step at which Theorem II.7 gives exactly ``target`` (it increases in eps_step)."""
+    """The largest eps_step at which Theorem II.7 gives at most ``target`` (it increases in eps_step), to a
+    relative 1e-13 on the conservative side (ldpcore.privacy.solver)."""
     lo = delta_prime / math.sqrt(k * math.pi / 2) * (1 + 1e-9)
-    f = lambda e: advanced_composition(e, 0.0, k, delta_prime).eps - target  # noqa: E731
-    if f(lo) >= 0:
+
+    def composed(eps_step: float) -> float:  # Theorem II.7 is defined from lo on
+        composition = advanced_composition(eps_step, 0.0, k, delta_prime)
+        return composition.eps if composition.eps is not None else math.inf
+
+    if composed(lo) >= target:
         return 0.0
     hi = max(target, lo * 2)
-    while f(hi) < 0:
+    while composed(hi) <= target:
         hi *= 2
-    return brentq(f, lo, hi, xtol=1e-15, rtol=1e-13, maxiter=500)
+    return solver.boundary(composed, target, lo, hi, rtol=1e-13, log=False)
 
 
 # --- accounting for a training run -------------------------------------------------------
@@ -626,11 +636,11 @@ class SGDAccounting:
     epochs: int
     batch_size: int
     bound: str
-    neighbouring: str
+    neighbouring: Neighbouring
     delta: float
     delta_epoch: float
     delta_prime: float
-    per_epoch: object
+    per_epoch: Amplification
     basic: Composition | None
     advanced: Composition | None
     eps_c: float | None
@@ -657,9 +667,10 @@ class SGDAccounting:
         """(e, basic eps_c, advanced eps_c) after e = 1..epochs epochs: the per-epoch guarantee
         composed e times (deltas e delta_epoch and delta' + e delta_epoch; advanced is NaN where
         Theorem II.7 is undefined). Requires a valid accounting."""
-        require(self.valid, f"no central guarantee to compose: {self.reason}")
-        e = np.arange(1, self.epochs + 1)
         step, d = self.per_epoch.eps_c, self.delta_epoch
+        if not self.valid or step is None:
+            raise InputError(f"no central guarantee to compose: {self.reason}")
+        e = np.arange(1, self.epochs + 1)
         advanced = [advanced_composition(step, d, int(k), self.delta_prime) for k in e]
         return e, e * step, np.array([a.eps if a.valid else np.nan for a in advanced])
 
@@ -670,7 +681,7 @@ class SGDAccounting:
             f"eps_l = {self.eps_l:.4g} per report and per epoch, {self.eps_l_total:.4g} over "
             f"{self.epochs} epoch(s) (basic composition, {self.neighbouring})"
         )
-        if not self.valid:
+        if not self.valid or self.basic is None:
             return f"{local}; no central guarantee: {self.reason}"
         parts = [f"basic {self.basic.eps:.4g}"]
         if self.advanced is not None and self.advanced.valid:
@@ -709,17 +720,18 @@ def _setting(batch_size, epochs, delta, bound: str, delta_split) -> tuple[Bound,
     )
 
 
-def _accounting(eps_l: float, amp, setting: dict, **extra) -> SGDAccounting:
+def _accounting(eps_l: float, amp: Amplification, setting: dict, **extra) -> SGDAccounting:
     """The SGDAccounting of eps_l per report with per-epoch amplification amp, composed over the epochs."""
     epochs, delta_epoch = setting["epochs"], setting["delta_epoch"]
     common = dict(setting, eps_l=eps_l, eps_l_total=epochs * eps_l, per_epoch=amp, **extra)
-    if not amp.valid:
+    step = amp.eps_c
+    if not amp.valid or step is None:
         return SGDAccounting(
             **common, basic=None, advanced=None, eps_c=None, delta_c=None, rule="", valid=False, reason=amp.reason
         )
-    basic = basic_composition(amp.eps_c, delta_epoch, epochs)
-    adv = advanced_composition(amp.eps_c, delta_epoch, epochs, setting["delta_prime"])
-    best = adv if adv.valid and adv.eps < basic.eps else basic
+    basic = basic_composition(step, delta_epoch, epochs)
+    adv = advanced_composition(step, delta_epoch, epochs, setting["delta_prime"])
+    best = adv if adv.eps is not None and basic.eps is not None and adv.eps < basic.eps else basic
     return SGDAccounting(
         **common,
         basic=basic,
@@ -755,11 +767,15 @@ def sgd_eps_l_for(
     # the largest per-epoch eps either rule maps to <= eps_c, a hair lower against rounding
     per_epoch = max(eps_c / epochs, _advanced_inverse(eps_c, epochs, setting["delta_prime"])) * (1 - 1e-12)
     amp = b.inverse(per_epoch, batch_size, delta_epoch)
-    if not amp.valid:
+    eps0 = amp.eps0
+    if not amp.valid or eps0 is None:
         return _accounting(math.nan, amp, setting, target_eps_c=eps_c)
-    certified = amp if amp.note else b.forward(amp.eps0, batch_size, delta_epoch)  # trivial: eps0 = eps_c itself
-    result = _accounting(amp.eps0, certified, setting, target_eps_c=eps_c, capped=amp.capped)
-    require(result.valid and result.eps_c <= eps_c, f"could not certify eps_c={eps_c:g} (accountant rounding).")
+    certified = amp if amp.note else b.forward(eps0, batch_size, delta_epoch)  # trivial: eps0 = eps_c itself
+    result = _accounting(eps0, certified, setting, target_eps_c=eps_c, capped=amp.capped)
+    require(
+        result.valid and result.eps_c is not None and result.eps_c <= eps_c,
+        f"could not certify eps_c={eps_c:g} (accountant rounding).",
+    )
     return result
 
 
@@ -794,7 +810,7 @@ def calibrate(config: SGDConfig, n: int, eps_c: float) -> tuple[SGDConfig, SGDAc
 class SGDConfig:
     """A serialisable training spec.
 
-    mechanism: "sphere" (seeds/000), "pm", "hm", "duchi", "duchi-1d", "laplace" (seeds/002),
+    mechanism: "sphere" (Erlingsson et al. 2020), "pm", "hm", "duchi", "duchi-1d", "laplace" (N. Wang et al. 2019),
     "none" or "none-elementwise" (non-private baselines). eps: eps_l per report (= per epoch). batch_size: respondents
     per iteration (disjoint batches; None = all n, i.e. Algorithm 5's full batch). lr: the step
     is lr/sqrt(t) at iteration t (global count). lam: the server's L2 term lambda theta.
@@ -821,7 +837,8 @@ class SGDConfig:
         require(self.mechanism in allowed, f"unknown mechanism {self.mechanism!r}; choose one of {', '.join(allowed)}.")
         private = self.mechanism not in NONPRIVATE_MECHANISMS
         if private:
-            require(self.eps is not None, f"eps (local eps per report) is required for mechanism {self.mechanism!r}.")
+            if self.eps is None:
+                raise InputError(f"eps (local eps per report) is required for mechanism {self.mechanism!r}.")
             check_eps(self.eps, "eps")
         get_loss(self.loss)
         check_whole(self.epochs, 1, "epochs")
@@ -943,7 +960,7 @@ def train(
 
     accounting = None
     warning = ""
-    if private:
+    if private and config.eps is not None:  # a private config has its eps (SGDConfig)
         accounting = sgd_accounting(config.eps, size, config.epochs, config.delta, config.bound, config.delta_split)
         warning = sample_size_warning(n, d, config.eps, config.mechanism, size, config.clip)
     return TrainResult(
@@ -964,7 +981,7 @@ def train(
 def nonprivate_config(config: SGDConfig) -> SGDConfig:
     """The non-private baseline of config: the same loop (batches, schedule, clipping, lam,
     projection) with "none" (L2 clipping) for "sphere", "none-elementwise" ([-1, 1] clipping)
-    for seeds/002's mechanisms; eps None and the accounting fields at their defaults, so that
+    for N. Wang et al. 2019's mechanisms; eps None and the accounting fields at their defaults, so that
     configs differing only in privacy share one baseline."""
     elementwise = config.mechanism in ELEMENTWISE_MECHANISMS + (NONPRIVATE_ELEMENTWISE,)
     return replace(

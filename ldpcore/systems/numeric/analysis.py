@@ -1,7 +1,7 @@
-"""The analyzer's side for numeric data: mean estimates, their expected MSE, which mechanism
-to use for given data, whole tables of numeric and categorical attributes under each
-mechanism, and the central eps of shuffled reports (seeds/002 Secs. III-IV, VI;
-spec/numeric.md)."""
+"""The analyzer's side for numeric data: mean estimates, their expected MSE, which mechanism to use for
+given data, whole tables of numeric and categorical attributes under each mechanism, and the central eps
+of shuffled reports (N. Wang, Xiao, Yang, Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing
+Multidimensional Data with Local Differential Privacy (ICDE 2019), Secs. III-IV, VI; docs/systems.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from ldpcore.data.numeric_table import NumericTable
 from ldpcore.data.scaling import from_unit, unit_values
 from ldpcore.errors import check_eps, check_whole, require
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import BoundName, get_bound
 from ldpcore.systems.numeric.mechanisms import MECHANISMS, get_mechanism
 from ldpcore.systems.numeric.multidim import (
     algorithm4_k,
@@ -62,7 +62,7 @@ class Recommendation:
 def recommend(eps: float, values=None, *, mean_square: float | None = None, n: int | None = None) -> Recommendation:
     """Rank Laplace, Duchi, PM and HM for the values of one attribute (in [-1, 1]) or for
     their mean square alone: every per-report variance is affine in t^2, so the average
-    variance over the data is the variance at t^2 = E[t^2] (spec/numeric.md). n defaults
+    variance over the data is the variance at t^2 = E[t^2] (docs/systems.md). n defaults
     to the number of values, else 1."""
     eps = check_eps(eps, "eps")
     require((values is None) != (mean_square is None), "give the values or their mean square, not both.")
@@ -70,14 +70,16 @@ def recommend(eps: float, values=None, *, mean_square: float | None = None, n: i
         t = unit_values(values)
         require(t.ndim == 1 and t.size >= 1, "values must be a non-empty 1-D array (one attribute).")
         mean_square, n = float(np.mean(t**2)), t.size if n is None else n
-    mean_square = float(mean_square)
+    else:
+        assert mean_square is not None  # the require above: exactly one of the two is given
+        mean_square = float(mean_square)
     require(0 <= mean_square <= 1, f"the mean square of values in [-1, 1] lies in [0, 1] (got {mean_square:g}).")
     n = check_whole(1 if n is None else n, 1, "n (respondents)")
     mse = {name: float(m.variance(np.sqrt(mean_square), eps)) / n for name, m in MECHANISMS.items()}
-    return Recommendation(eps, mean_square, n, mse, min(mse, key=mse.get))
+    return Recommendation(eps, mean_square, n, mse, min(mse, key=lambda name: mse[name]))
 
 
-def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = "fmt21-closed"):
+def shuffled_eps_c(eps: float, n: int, delta: float, bound: str = BoundName.FMT21_CLOSED):
     """Central (eps_c, delta) of n shuffled reports, each from an eps-LDP randomizer (any
     mechanism here; Algorithm 4's whole tuple is eps-LDP). bound: a name for
     ldpcore.privacy.bounds.get_bound that holds for any eps0-LDP randomizer, by default
@@ -104,7 +106,7 @@ TABLE_MECHANISMS = {
     "and scaled by d/k (categorical: OUE at eps/k)",
     "alg4-hm": "Algorithm 4 with the Hybrid Mechanism",
     "duchi-md": "Duchi et al.'s d-dimensional mechanism (Algorithm 3) on the numeric attributes at eps d_num/d, "
-    "categorical attributes through OUE at eps/d (seeds/002 Sec. VI's budget split)",
+    "categorical attributes through OUE at eps/d (N. Wang et al. 2019 Sec. VI's budget split)",
 }
 MAX_SIMULATED_CELLS = 5_000_000  # respondents x values per respondent drawn at once (synthetic data, reports)
 
@@ -290,7 +292,8 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
     """Rank every table mechanism on this data (the data enter only through each attribute's
     E[t^2] and the category frequencies). The 1-D rows are recommend(eps/d, ...) per attribute."""
     eps = check_eps(eps, "eps")
-    numeric = categorical = None
+    numeric: dict[str, float] | None = None
+    categorical: dict[str, float] | None = None
     if table.d_numeric:
         numeric = {m: float(np.mean(_numeric_mse(table.mean_square, table.n, table, m, eps))) for m in TABLE_MECHANISMS}
     if table.frequencies:
@@ -300,4 +303,6 @@ def compare_mechanisms(table: NumericTable, eps: float) -> MechanismComparison:
             for m in TABLE_MECHANISMS
         }
     ranking = numeric if numeric is not None else categorical
-    return MechanismComparison(eps, numeric, categorical, min(ranking, key=ranking.get))
+    require(ranking is not None, "the table has no columns to rank the mechanisms on.")
+    scores: dict[str, float] = ranking or {}
+    return MechanismComparison(eps, numeric, categorical, min(scores, key=lambda name: scores[name]))

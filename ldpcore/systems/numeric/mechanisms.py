@@ -1,4 +1,6 @@
-"""One numeric value t in [-1, 1] per respondent (seeds/002 Sec. III; spec/numeric.md).
+"""One numeric value t in [-1, 1] per respondent (N. Wang, Xiao, Yang, Zhao, Hui, Shin, Shin, Yu,
+Collecting and Analyzing Multidimensional Data with Local Differential Privacy (ICDE 2019), Sec. III;
+docs/systems.md).
 
 Laplace, Duchi et al.'s Algorithm 1, the Piecewise Mechanism (PM, Algorithm 2) and the
 Hybrid Mechanism (HM, Sec. III-C). All are unbiased, so the mean estimate is the plain
@@ -110,7 +112,7 @@ def pm_interval(t, eps) -> tuple:
 
 
 def pm_density(x, t, eps):
-    """The output density at x given t (Eq. 5; seeds/002 Fig. 2): p on [l, r], p/e^eps on
+    """The output density at x given t (Eq. 5; N. Wang et al. 2019 Fig. 2): p on [l, r], p/e^eps on
     the rest of [-C, C], 0 outside."""
     x, eps = np.asarray(x, dtype=np.float64), eps_array(eps)
     c, p = pm_constants(eps)
@@ -192,7 +194,7 @@ def hm_worst_variance(eps):
 
 @dataclass(frozen=True)
 class Mechanism:
-    """A one-dimensional mechanism by name (the rows of spec/numeric.md's table)."""
+    """A one-dimensional mechanism by name (the rows of docs/systems.md's table)."""
 
     name: str
     title: str

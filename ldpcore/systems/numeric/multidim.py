@@ -1,4 +1,6 @@
-"""d attributes per respondent (seeds/002 Sec. IV; spec/numeric.md "d attributes").
+"""d attributes per respondent (N. Wang, Xiao, Yang, Zhao, Hui, Shin, Shin, Yu, Collecting and Analyzing
+Multidimensional Data with Local Differential Privacy (ICDE 2019), Sec. IV; docs/systems.md "Numeric and
+multidimensional data").
 
 Duchi et al.'s d-dimensional mechanism (Algorithm 3), the paper's Algorithm 4 (k sampled
 attributes through PM or HM at eps/k, scaled by d/k, the rest reported as 0) and its
@@ -51,7 +53,7 @@ def _random_subsets(sizes: np.ndarray, d: int, rng: np.random.Generator) -> np.n
 # is only ln(1 + e^eps)-LDP. ties="half" (the default) gives ties the weight 1/2 instead,
 # between 1 - pi and pi, which makes every ratio at most e^eps; ties carry no signal
 # (their sum of s_j is 0), so the estimate stays unbiased, now with C_d = 2^(d-1)/binom(d-1,
-# floor((d-1)/2)) for every d, below Eq. 9's for even d. ties="both" is seeds/002 as printed.
+# floor((d-1)/2)) for every d, below Eq. 9's for even d. ties="both" is N. Wang et al. 2019 as printed.
 
 DUCHI_TIES = {"half": 0.5, "both": 1.0}
 DUCHI_TIES_NOTE = (
@@ -134,7 +136,7 @@ def algorithm4_variance(t, eps: float, d: int, mechanism: str = "pm"):
 
 
 def algorithm4_worst_variance(eps: float, d: int, mechanism: str = "pm") -> float:
-    """The larger of the variance at t = 0 and |t| = 1 (it is affine in t^2); seeds/002 Fig. 3
+    """The larger of the variance at t = 0 and |t| = 1 (it is affine in t^2); N. Wang et al. 2019 Fig. 3
     divides it by Duchi's B^2."""
     return float(max(algorithm4_variance(0.0, eps, d, mechanism), algorithm4_variance(1.0, eps, d, mechanism)))
 
@@ -150,7 +152,7 @@ def oue_probabilities(eps):
 
 def oue_frequency_variance(f, eps: float, n: int, d: int = 1, k: int = 1):
     """Var of one frequency estimate when k of d attributes are sent, each through OUE at eps/k:
-    (1/n)[(d/k) 4e^(eps/k)/(e^(eps/k) - 1)^2 + (2d/k - 1) f] (spec/numeric.md). d = k = 1 is
+    (1/n)[(d/k) 4e^(eps/k)/(e^(eps/k) - 1)^2 + (2d/k - 1) f] (docs/systems.md). d = k = 1 is
     plain OUE; k = d splits the budget over every attribute."""
     f = np.asarray(f, dtype=np.float64)
     require(bool(np.all((f >= 0) & (f <= 1))), "frequencies must lie in [0, 1].")
