@@ -38,4 +38,4 @@ def cells_on_notion(cells, notion: str = "replacement") -> list:
 
 def neighbourings(cells) -> list[str]:
     """The notions the defined cells are stated in, natively."""
-    return sorted({(c.privacy or {}).get("neighbouring") for c in cells if c.error is None and c.privacy})
+    return sorted({str(c.privacy["neighbouring"]) for c in cells if c.error is None and c.privacy})
