@@ -68,7 +68,7 @@ cols[0].metric(
 )
 cols[1].metric(
     "eps_c (batches shuffled)",
-    f"{central.eps_c:.3g}" if central.valid else "—",
+    f"{central.eps_c:.3g}" if central.valid else "not certified",
     help=f"Each (period, level) batch shuffled on its own: a neighbouring data set changes at most 2 "
     f"batches of about n/L = {central.batch_n:,} a-LDP reports, so eps_c <= 2 eps_amp(a, n/L, "
     f"delta/2) by {central.bound} ({central.neighbouring} neighbours) at delta = {delta:.0e}.",

@@ -26,7 +26,7 @@ head = st.container()  # the data's caption, filled once the spec is known
 control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
 spec, seed = protocol_sidebar(inp.delta, eps_c_container=control)
 shown = st.container()  # the three reconstructions (or the histogram view)
-*costs, switch = st.columns(4)  # messages, RMSE, largest error, and the notion of the epsilons
+*costs, switch = st.columns([1, 1, 1, 1.4])  # messages, RMSE, largest error, and the notion of the epsilons
 native = ENCODINGS[spec.encoding].neighbouring
 notion = (
     "replacement"

@@ -19,8 +19,10 @@ COLORS = qualitative.Plotly
 # one colour per method on every page: the central baseline gray, then the one-hot columns and every encoding
 # in a fixed order through a 24-colour palette (a method keeps its colour whatever else is drawn)
 CENTRAL_COLOR = "#555555"
-_GRAYS = {"#7F7F7F", "#7f7f7f", "#B3B3B3", "#222A2A", "#555555"}
-_PALETTE = [c for c in qualitative.Plotly + qualitative.D3 + qualitative.Dark2 if c not in _GRAYS]
+# blue, red, green, orange first (attribute fragments, tau = 4, 16, 256: the paper's columns), then the rest of
+# D3 without its gray, then Plotly's and Dark2's
+_FIRST = ["#1F77B4", "#D62728", "#2CA02C", "#FF7F0E", "#9467BD", "#17BECF", "#E377C2", "#8C564B", "#BCBD22"]
+_PALETTE = _FIRST + [c for c in qualitative.Plotly + qualitative.Dark2 if c.upper() not in _FIRST and c != "#666666"]
 _TAUS = (4, 16, 256, 1, 2, 8, 32, 64, 128, 1024)  # the paper's columns first: the most distinct colours
 _ORDER = ["Attribute fragments"] + [f"Report fragments, tau={t}" for t in _TAUS]
 _ORDER += [method_label(ProtocolSpec(eps_c=1.0, delta=1e-6, encoding=name)) for name in ENCODINGS if name != "onehot"]

@@ -88,6 +88,7 @@ def or_reason(x: float | None, reason: str, digits: int = 4) -> str:
     """A table cell: the number, or the word "not defined" with its reason; infinity said in words."""
     if is_missing(x):
         return f"not defined: {reason}" if reason else "not defined"
-    if math.isinf(float(x)):
+    x = float(x)
+    if math.isinf(x):
         return INF_WORDS
-    return f"{float(x):.{digits}g}"
+    return f"{x:,.0f}" if abs(x) >= 10**digits else f"{x:.{digits}g}"
