@@ -83,7 +83,7 @@ for label, (measured, analytic) in errors:
     )
 next(cols).metric(
     "eps_c (shuffled)",
-    f"{central.eps_c:.3g}" if central.valid else "—",
+    f"{central.eps_c:.3g}" if central.valid else "not certified",
     help=f"Central eps at delta = {delta:.0e} when the n reports are shuffled: {central.citation} "
     f"({central.neighbouring} neighbours).",
 )

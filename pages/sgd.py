@@ -110,13 +110,13 @@ cols[0].metric(
 )
 cols[1].metric(
     "eps_c per epoch",
-    f"{acc.per_epoch.eps_c:.3g}" if acc.valid else "—",
+    f"{acc.per_epoch.eps_c:.3g}" if acc.valid else "not certified",
     help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({acc.bound}, "
     f"delta {acc.delta_epoch:.1e}); the disjoint batches of one epoch compose in parallel.",
 )
 cols[2].metric(
     "eps_c (certified)",
-    f"{acc.eps_c:.3g}" if acc.valid else "—",
+    f"{acc.eps_c:.3g}" if acc.valid else "not certified",
     delta=f"at delta {acc.delta_c:.1e}" if acc.valid else None,
     delta_color="off",
     delta_arrow="off",
