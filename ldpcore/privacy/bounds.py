@@ -12,6 +12,7 @@ the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,7 +124,11 @@ class Bound:
         return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
-        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial)."""
+        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
+        Memoised (the results are frozen): encodings that share a bound share its inverse."""
+        return _inverse_memo(self, eps_c, n, delta, k)
+
+    def _inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
         eps_c, n, delta = check_eps(eps_c), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region(n, delta, k)
         if reason:
@@ -159,6 +164,11 @@ class Bound:
         if eps0 < eps_c:
             return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
+
+
+@functools.lru_cache(maxsize=4096)
+def _inverse_memo(bound: Bound, eps_c, n, delta, k) -> Amplification:
+    return bound._inverse(eps_c, n, delta, k)
 
 
 TRIVIAL = (
