@@ -17,6 +17,7 @@ _started = False
 # (file, title, Material icon) of every page, in the navigation's order; the first is the default
 PAGES = (
     ("pages/home.py", "Home", "home"),
+    ("pages/plan.py", "Plan", "checklist"),
     ("pages/reconstruct.py", "Reconstruct", "image"),
     ("pages/tradeoffs.py", "Trade-offs", "show_chart"),
     ("pages/report_table.py", "Report table", "table"),

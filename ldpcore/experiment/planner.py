@@ -768,3 +768,20 @@ def confidence_intervals(oracle, n: int, estimate: np.ndarray, level_z: float = 
     se = standard_errors(oracle, n, estimate)
     estimate = np.asarray(estimate, dtype=np.float64)
     return estimate - level_z * se, estimate + level_z * se
+
+
+def error_curve(
+    counts,
+    encoding: str,
+    accountant: str,
+    eps_cs,
+    delta: float,
+    kind: str = "rmse",
+    notion: str = "replacement",
+    params: tuple = (),
+) -> list[float | None]:
+    """A row's predicted error at every eps_c of eps_cs (None where its accountant certifies nothing there)."""
+    counts = _check(counts, None, delta, notion)
+    params = tuple(sorted(get_encoding(encoding).check_params(dict(params)).items()))
+    value = _metric_at_eps(encoding, accountant, params, counts, delta, notion, kind, _groups(counts))
+    return [None if not math.isfinite(v := value(float(e))) else v for e in eps_cs]
