@@ -28,13 +28,25 @@ inp = data_sidebar()
 hist = inp.hist
 with st.sidebar:
     st.header("Plan")
+    # options are short names: a bound widget writes the displayed option into the URL
     solve = st.radio(
-        "Question", list(SOLVES), format_func=SOLVES.get, key="plan_solve", bind="query-params", horizontal=False
+        "Solve for",
+        list(SOLVES),
+        captions=list(SOLVES.values()),
+        key="plan_solve",
+        bind="query-params",
+        horizontal=True,
     )
     eps_c = None if solve == "eps_c" else eps_c_slider()
     target = None
     if solve != "error":
-        kind = st.selectbox("Target error", list(KINDS), format_func=KINDS.get, key="target_kind", bind="query-params")
+        kind = st.selectbox(
+            "Target error",
+            list(KINDS),
+            key="target_kind",
+            bind="query-params",
+            help="; ".join(f"{k}: {v}" for k, v in KINDS.items()),
+        )
         value = st.number_input(
             "Target value",
             min_value=1e-6,
