@@ -100,11 +100,19 @@ st.caption(
     f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; eps_c "
     f"in the {table.notion} notion" + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "") + "."
 )
+dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
+max_side = int(max_side) if max_side.isdigit() else 0
+records = plan_view.rows(table, dataset, max_side)
 rec = table.recommended
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
 else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
+    st.markdown(
+        f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
+        f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
+        "(every row's links are in the table)."
+    )
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     cols[1].metric(
@@ -135,8 +143,7 @@ else:
     if solve == "n":
         st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
 
-dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
-records = plan_view.rows(table, dataset, int(max_side) if max_side.isdigit() else 0)
+
 st.dataframe(
     records,
     hide_index=True,
