@@ -20,6 +20,7 @@ or a variance. The cost is independent of n (the analytic variance is O(d), the 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -29,9 +30,23 @@ from scipy.special import erfc
 from ldpcore.errors import MAX_D, MAX_N, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, get_encoding
+from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.central import analytic_gaussian_sigma
 
 NOTIONS = ("replacement", "native")
+
+
+def _shared(fn):
+    """Run fn with the bounds' inverses shared between the encodings that use the same bound."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with shared_inverses():
+            return fn(*args, **kwargs)
+
+    return call
+
+
 TARGETS = ("rmse", "relative_rmse", "linf")
 TARGET_WORDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "l_inf"}
 EPS_C_MAX = 10.0  # the inverse searches eps_c in [EPS_C_MIN, EPS_C_MAX]
@@ -490,6 +505,7 @@ def _local_cache(counts, notion, eps_c):
     return get
 
 
+@_shared
 def plan_table(
     counts,
     eps_c: float,
@@ -530,9 +546,9 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
     """The smallest x in [lo, hi] with value_at(x) <= target, for value_at non-increasing in x (inf where x is
     not valid, i.e. not meeting); (x, value) on the meeting side, or None if hi does not meet it.
 
-    Interpolation in (log x, log value), each estimate followed by a probe just across it, so a smooth
-    curve is bracketed to SOLVE_RTOL (whole numbers: adjacent integers) in a few evaluations; a
-    geometric bisection step whenever interpolation does not halve the bracket."""
+    From a guess the bracket grows outwards (factors 2, 4, 16, ...); then the Illinois variant of regula falsi
+    in (log x, log value) narrows it to SOLVE_RTOL (whole numbers: adjacent integers), bisecting where a
+    value is infinite."""
     memo: dict = {}
 
     def f(x):
@@ -548,36 +564,59 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
             return int(min(max(round(x), bad + 1), good - 1))
         return min(max(x, bad * (1 + SOLVE_RTOL / 4)), good / (1 + SOLVE_RTOL / 4))
 
-    if not f(hi) <= target:
-        return None
-    if f(lo) <= target:
-        return lo, f(lo)
-    good, bad = hi, lo
-    if guess is not None and lo < guess < hi:
-        x = snap(guess, good, bad)
-        good, bad = (x, bad) if f(x) <= target else (good, x)
-    interpolate = True
+    if guess is not None and lo < guess < hi:  # bracket outwards from the guess, by factors 2, 4, 16, ...
+        x, step = (int(round(guess)) if whole else guess), 2.0
+        if f(x) <= target:
+            good = x
+            while True:
+                y = max(lo, int(x / step) if whole else x / step)
+                if not f(y) <= target:
+                    bad = y
+                    break
+                if y == lo:
+                    return lo, f(lo)
+                good, x, step = y, y, step * step
+        else:
+            bad = x
+            while True:
+                y = min(hi, int(math.ceil(x * step)) if whole else x * step)
+                if f(y) <= target:
+                    good = y
+                    break
+                if y == hi:
+                    return None
+                bad, x, step = y, y, step * step
+    else:
+        if not f(hi) <= target:
+            return None
+        if f(lo) <= target:
+            return lo, f(lo)
+        good, bad = hi, lo
+
+    # the Illinois variant of regula falsi on g(u) = ln f(e^u) - ln target: superlinear, and both ends move
+    def g(x):
+        v = f(x)
+        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(target) if v > 0 else -math.inf)
+
+    gg, gb, side = g(good), g(bad), 0
     while not done(good, bad):
-        width = math.log(good / bad)
-        fg, fb = f(good), f(bad)
-        if interpolate and math.isfinite(fb) and fb > 0 and fg > 0 and fb != fg:
-            t = (math.log(fb) - math.log(target)) / (math.log(fb) - math.log(fg))
-            x = bad * math.exp(min(max(t, 0.02), 0.98) * width)
+        if math.isfinite(gb) and math.isfinite(gg) and gb != gg:
+            t = gb / (gb - gg)
+            x = bad * (good / bad) ** t
         else:
             x = math.sqrt(good * bad)
         x = snap(x, good, bad)
-        if f(x) <= target:
-            good = x
-            probe = snap(x / (1 + SOLVE_RTOL / 2) if not whole else x - 1, good, bad)
+        gx = g(x)
+        if gx <= 0:
+            good, gg = x, gx
+            if side == -1:
+                gb /= 2
+            side = -1
         else:
-            bad = x
-            probe = snap(x * (1 + SOLVE_RTOL / 2) if not whole else x + 1, good, bad)
-        if not done(good, bad) and bad < probe < good:
-            if f(probe) <= target:
-                good = probe
-            else:
-                bad = probe
-        interpolate = math.log(good / bad) < width / 2 or not interpolate
+            bad, gb = x, gx
+            if side == 1:
+                gg /= 2
+            side = 1
     return good, f(good)
 
 
@@ -665,6 +704,7 @@ def _finish(rows, target: Target, why_prefix: str, found_flags) -> list[PlanRow]
     return out
 
 
+@_shared
 def solve_eps_c(
     counts,
     target: Target,
@@ -699,6 +739,7 @@ def solve_eps_c(
     return PlanTable(tuple(rows), n, d, delta, notion, None, None, "", best, reason, constraints, target, "eps_c", name)
 
 
+@_shared
 def solve_n(
     counts,
     eps_c: float,
@@ -770,6 +811,7 @@ def confidence_intervals(oracle, n: int, estimate: np.ndarray, level_z: float = 
     return estimate - level_z * se, estimate + level_z * se
 
 
+@_shared
 def error_curve(
     counts,
     encoding: str,
