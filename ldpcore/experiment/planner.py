@@ -30,6 +30,8 @@ from scipy.special import erfc
 from ldpcore.errors import MAX_D, MAX_N, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, get_encoding
+from ldpcore.oracles.direct import SupportAnalyzer
+from ldpcore.oracles.onehot import OneHot
 from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.central import analytic_gaussian_sigma
 
@@ -313,15 +315,26 @@ def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
     return 2 * p.eps_c
 
 
-def _spread(variances: np.ndarray, groups: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
-    """(root mean variance, expected max |error|) from per-bin variances; groups: (one bin per distinct
-    count, how many bins hold it): the variance is a function of the bin's count, so the l_inf integral
-    runs over distinct counts only."""
-    var = np.broadcast_to(np.asarray(variances, dtype=np.float64), groups[2].shape)
-    rmse = math.sqrt(float(np.mean(var)))
-    sd = np.sqrt(np.maximum(var[groups[0]], 0.0))
+def _variances(oracle, n: int, groups) -> np.ndarray:
+    """Each distinct count's per-bin variance. The variance of GRR, the unary encodings, local hashing,
+    Hadamard response, MURS and one-hot is a function of the bin's own count (and n), so it is evaluated on
+    the distinct counts only (cost independent of d); a sketch's also depends on the sum of squared counts
+    (collisions), so it is evaluated on every bin and read at one bin per distinct count."""
+    first, _, counts = groups
+    if isinstance(getattr(oracle, "oracle", oracle), SupportAnalyzer | OneHot):
+        values = counts[first]
+        return np.broadcast_to(np.asarray(oracle.variance(n, values), dtype=np.float64), values.shape)
+    return np.broadcast_to(np.asarray(oracle.variance(n, counts), dtype=np.float64), counts.shape)[first]
+
+
+def _spread(var: np.ndarray, groups) -> tuple[float, float]:
+    """(root mean variance, expected max |error|) from each distinct count's variance (_variances) and how
+    many bins hold it: the l_inf integral runs over distinct counts only."""
+    mult = groups[1]
+    rmse = math.sqrt(float(np.dot(var, mult)) / float(mult.sum()))
+    sd = np.sqrt(np.maximum(var, 0.0))
     keep = sd > 0
-    sd, mult = sd[keep], groups[1][keep]
+    sd, mult = sd[keep], mult[keep]
     if sd.size == 0:
         return rmse, 0.0
     # quantise the standard deviations upwards on a log grid (<= 0.2% each): few distinct values to integrate
@@ -338,13 +351,26 @@ def _spread(variances: np.ndarray, groups: tuple[np.ndarray, np.ndarray]) -> tup
     return rmse, linf
 
 
+def _rmse(var: np.ndarray, groups) -> float:
+    return math.sqrt(float(np.dot(var, groups[1])) / float(groups[1].sum()))
+
+
 def _groups(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first bin of each distinct count, bins per distinct count, the counts) for _spread."""
+    """(a bin of each distinct count, bins per distinct count, the counts) for _variances and _spread."""
+    top = int(counts.max())
+    if top <= 4 * counts.size + 1_000_000:  # small counts (images): O(d) with bincount, any bin per count
+        mult = np.bincount(counts)
+        some = np.empty(top + 1, dtype=np.int64)
+        some[counts] = np.arange(counts.size)
+        held = np.flatnonzero(mult)
+        return some[held], mult[held].astype(np.float64), counts
     _, first, mult = np.unique(counts, return_index=True, return_counts=True)
     return first, mult.astype(np.float64), counts
 
 
-def _local_only(encoding: str, params: tuple, eps: float, n: int, counts: np.ndarray) -> tuple[float | None, str]:
+def _local_only(
+    encoding: str, params: tuple, eps: float, n: int, counts: np.ndarray, groups=None
+) -> tuple[float | None, str]:
     """RMSE of the encoding as plain LDP at local eps (no shuffler). SOLH and MURS have no hash range without
     their shuffle bound: OLH at g = round(e^eps) + 1 (MURS on GRR: GRR) stands in; one-hot's eps is its
     removal eps_b."""
@@ -359,7 +385,8 @@ def _local_only(encoding: str, params: tuple, eps: float, n: int, counts: np.nda
         oracle = _oracle_at_eps_l(name, params, eps, n, counts.size)
     except InputError as exc:
         return None, str(exc)
-    return math.sqrt(float(np.mean(oracle.variance(n, counts)))), note
+    groups = groups or _groups(counts)
+    return _rmse(_variances(oracle, n, groups), groups), note
 
 
 def _row_numbers(
@@ -397,7 +424,8 @@ def evaluate_row(
             encoding, accountant, params, counts, n, eps_c, delta, notion
         )
         oracle = p.oracle()
-        rmse, linf = _spread(oracle.variance(n, counts), groups or _groups(counts))
+        groups = groups or _groups(counts)
+        rmse, linf = _spread(_variances(oracle, n, groups), groups)
     except InputError as exc:
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     replacement = 2 * p.eps_b if e.neighbouring == "removal" else p.eps_b
@@ -411,7 +439,7 @@ def evaluate_row(
         reasons.append(f"outside the constraints: {broken}")
     if local_only is None:
         local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-        local_only = _local_only(encoding, params, local_eps, n, counts)
+        local_only = _local_only(encoding, params, local_eps, n, counts, groups)
     return PlanRow(
         **base,
         certified=e.certified,
@@ -491,7 +519,7 @@ def _recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
     )
 
 
-def _local_cache(counts, notion, eps_c):
+def _local_cache(counts, notion, eps_c, groups):
     cache = {}
 
     def get(encoding, params):
@@ -499,7 +527,7 @@ def _local_cache(counts, notion, eps_c):
         if key not in cache:
             e = get_encoding(encoding)
             local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-            cache[key] = _local_only(encoding, params, local_eps, int(counts.sum()), counts)
+            cache[key] = _local_only(encoding, params, local_eps, int(counts.sum()), counts, groups)
         return cache[key]
 
     return get
@@ -519,7 +547,7 @@ def plan_table(
     """Every (encoding, accountant) at eps_c on these counts; params: {encoding: {parameter: value}}."""
     counts = _check(counts, eps_c, delta, notion)
     groups = _groups(counts)
-    local = _local_cache(counts, notion, eps_c)
+    local = _local_cache(counts, notion, eps_c, groups)
     rows = []
     for enc, acc in _rows_wanted(encodings):
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
@@ -623,7 +651,7 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
 def _error_of(var, counts, groups, kind: str) -> float:
     if kind == "linf":
         return _spread(var, groups)[1]
-    rmse = math.sqrt(float(np.mean(var)))
+    rmse = _rmse(var, groups)
     return rmse if kind == "rmse" else rmse * counts.size / counts.sum()
 
 
@@ -636,7 +664,7 @@ def _metric_at_eps(enc, acc, ps, counts, delta, notion, kind, groups):
             p, *_ = _row_numbers(enc, acc, ps, counts, int(counts.sum()), eps, delta, notion)
             if p.amplification.capped:
                 return math.inf
-            return _error_of(p.oracle().variance(int(counts.sum()), counts), counts, groups, kind)
+            return _error_of(_variances(p.oracle(), int(counts.sum()), groups), counts, groups, kind)
         except InputError:
             return math.inf
 
@@ -659,7 +687,7 @@ def _smallest_eps_l(enc: str, ps: tuple, counts, kind: str, target: float, group
 
     def value(eps_l):
         try:
-            return _error_of(_oracle_at_eps_l(enc, ps, eps_l, n, d).variance(n, counts), counts, groups, kind)
+            return _error_of(_variances(_oracle_at_eps_l(enc, ps, eps_l, n, d), n, groups), counts, groups, kind)
         except InputError:
             return math.inf
 
