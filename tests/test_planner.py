@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ldpcore.data.loaders import load_csv, load_dataset
+from ldpcore.data.loaders import Histogram, load_csv, load_dataset
 from ldpcore.errors import InputError
 from ldpcore.experiment.metrics import analytic_rmse
 from ldpcore.experiment.planner import (
@@ -250,26 +250,26 @@ def test_inverse_eps_c_meets_the_target_and_is_minimal(kind, value):
 
 @pytest.mark.slow
 def test_inverse_n_meets_the_target_and_is_minimal():
-    """Smallest n at eps_c = 1 for a relative RMSE of 0.5 on the Zipf shape; at 0.95 x n it is not met."""
+    """Smallest n at eps_c = 1 for a relative RMSE of 0.5 on the Zipf shape: met at n, not at 0.95 x n (10 seeds;
+    noise: two standard errors of the mean, one-sided)."""
     counts = scaled_counts(Shape("zipf", 1.1).weights(2_000), 1_000_000)
-    target = Target("relative_rmse", 0.5)
-    table = solve_n(counts, 1.0, target, 1e-7, encodings=["onehot", "grr", "oue"])
+    table = solve_n(counts, 1.0, Target("relative_rmse", 0.5), 1e-7, encodings=["onehot", "grr", "oue"])
+    checked = 0
     for row in table.rows:
         if row.reason.startswith("not reachable"):
             continue
-        at = scaled_counts(counts / counts.sum(), row.n)
-        from ldpcore.data.loaders import Histogram
-
-        hist = Histogram(at, "zipf")
-        sims = _simulated(row, hist, range(5)) * hist.d / hist.n
-        noise = 3 * sims.std(ddof=1) / math.sqrt(len(sims))
-        assert sims.mean() <= 0.5 * 1.01 + noise, (row.encoding, row.accountant, sims.mean())
-        small_n = int(0.95 * row.n)
-        smaller = Histogram(scaled_counts(counts / counts.sum(), small_n), "zipf")
+        hist = Histogram(scaled_counts(counts / counts.sum(), row.n), "zipf")
+        sims = _simulated(row, hist) * hist.d / hist.n
+        noise = 2 * sims.std(ddof=1) / math.sqrt(len(sims))
+        assert sims.mean() <= 0.5 + noise, (row.encoding, row.accountant, sims.mean())
+        smaller = Histogram(scaled_counts(counts / counts.sum(), int(0.95 * row.n)), "zipf")
         below = plan_table(smaller.counts, 1.0, 1e-7, encodings=[row.encoding])
         below_row = next(r for r in below.rows if r.accountant == row.accountant)
-        sims = _simulated(below_row, smaller, range(5)) * smaller.d / smaller.n
-        assert sims.mean() > 0.5 + noise, (row.encoding, row.accountant, sims.mean())
+        assert below_row.relative_rmse > 0.5
+        sims = _simulated(below_row, smaller) * smaller.d / smaller.n
+        assert sims.mean() > 0.5 + 2 * sims.std(ddof=1) / math.sqrt(len(sims)), (row.encoding, row.accountant)
+        checked += 1
+    assert checked >= 10
 
 
 def test_inverse_is_monotone_and_marks_what_it_cannot_reach():
@@ -294,8 +294,6 @@ def test_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
     """Plug-in 95% intervals over 8 seeds x 2,000 bins: the covered fraction is 0.95 within a binomial tolerance
     (4 standard deviations of 16,000 Bernoulli(0.95) draws: 0.0069)."""
     counts = scaled_counts(Shape("zipf", 1.1).weights(2_000), 1_000_000)
-    from ldpcore.data.loaders import Histogram
-
     hist = Histogram(counts, "zipf")
     row = next(r for r in plan_table(counts, 1.0, 1e-7, encodings=[encoding]).rows if not r.error)
     covered = []
