@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from scipy.special import erfc
@@ -93,7 +94,8 @@ class Shape:
             require(not value, f"uniform takes no parameter (got {text!r}).")
             return cls("uniform")
         require(
-            kind in ("zipf", "geometric") and value, f"shape must be uniform, zipf:S or geometric:R (got {text!r})."
+            kind in ("zipf", "geometric") and bool(value),
+            f"shape must be uniform, zipf:S or geometric:R (got {text!r}).",
         )
         try:
             number = float(value)
@@ -105,12 +107,13 @@ class Shape:
         """The shape's probabilities over d values, largest first."""
         d = check_whole(d, 2, "the domain size d", MAX_D)
         i = np.arange(1, d + 1, dtype=np.float64)
+        parameter = float(self.parameter) if self.parameter is not None else 0.0  # set for zipf and geometric
         if self.kind == "uniform":
             w = np.ones(d)
         elif self.kind == "zipf":
-            w = i ** -float(self.parameter)
+            w = i**-parameter
         else:
-            w = float(self.parameter) ** (i - 1)
+            w = parameter ** (i - 1)
         return w / w.sum()
 
     def __str__(self) -> str:
@@ -417,7 +420,9 @@ def evaluate_row(
     params = tuple(sorted(e.check_params(dict(params)).items()))
     n, d = int(counts.sum()), int(counts.size)
     title = e.bound(accountant, dict(params)).title
-    base = dict(encoding=encoding, title=e.title, accountant=accountant, accountant_title=title, n=n, d=d)
+    base: dict[str, Any] = dict(
+        encoding=encoding, title=e.title, accountant=accountant, accountant_title=title, n=n, d=d
+    )
     base.update(delta=delta, notion=notion, params=params)
     try:
         p, eps_c_cert, neighbouring, native_delta, conversion = _row_numbers(
@@ -709,7 +714,7 @@ def _row_eps_c_search(enc, acc, ps, counts, target: Target, delta, notion, group
             amp = bound.forward(eps_l_star, int(counts.sum()), native_delta, e.channel_k(counts.size, dict(ps)))
         except InputError:
             amp = None
-        if amp is not None and amp.valid:
+        if amp is not None and amp.valid and amp.eps_c is not None:
             x = amp.eps_c * (2 if (notion == "replacement" and e.neighbouring == "removal") else 1)
             if EPS_C_MIN <= x <= EPS_C_MAX:
                 for _ in range(8):  # minimal: a smaller eps_c certifies only a smaller eps_l than eps_l_star
