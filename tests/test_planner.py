@@ -211,15 +211,18 @@ def _simulated(row, hist, seeds=SEEDS) -> np.ndarray:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["horse", "heavy-hitters", "zipf-csv"])
 def test_predicted_rmse_is_within_5_percent_of_simulation_and_the_recommendation_is_the_best(name, zipf_csv):
-    """Every row: predicted raw RMSE within 5% of the mean simulated rmse_raw over 10 seeds. The recommended
+    """Every row: predicted raw RMSE within 5% of the mean simulated rmse_raw over the seeds. The recommended
     encoding has the lowest simulated error among certified rows, wherever the gap exceeds the noise."""
     hist, delta = _inputs(zipf_csv)[name]
     table = plan_table(hist.counts, 1.0, delta, params=SMALL_SKETCH)
+    # 10 seeds; on the heavy-hitter data 3: one run there averages 1.78 million bins, so the relative standard
+    # error of a run's RMSE is about 1/sqrt(2 d) = 0.05%, and 10 seeds of its 49 rows cost 8 CPU minutes
+    seeds = range(3) if name == "heavy-hitters" else SEEDS
     means = {}
     for row in table.rows:
         if row.error:
             continue
-        sims = _simulated(row, hist)
+        sims = _simulated(row, hist, seeds)
         means[(row.encoding, row.accountant)] = (sims.mean(), sims.std(ddof=1) / math.sqrt(len(sims)))
         assert abs(row.rmse / sims.mean() - 1) < 0.05, (row.encoding, row.accountant, row.rmse, sims.mean())
     rec = table.recommended
