@@ -347,6 +347,100 @@ def cmd_oracles(a) -> None:
             )
 
 
+def cmd_plan(a) -> None:
+    """Every encoding x accountant side by side (ldpcore.experiment.planner), forward at eps_c or solving for
+    the smallest eps_c or n that meets a target error."""
+    from ldpcore.experiment import planner
+    from ldpcore.experiment.spec import default_delta
+
+    sources = [a.dataset is not None, a.input is not None, a.n is not None or a.d is not None]
+    require(sum(sources) == 1, "give exactly one of --dataset, --input and --n with --d.")
+    if a.dataset is not None:
+        hist = load_dataset(a.dataset)
+        counts, name, delta = hist.counts, hist.name, DATASETS[a.dataset].delta
+    elif a.input is not None:
+        hist = load_path(a.input)
+        counts, name, delta = hist.counts, hist.name, default_delta(hist.n)
+    else:
+        require(a.n is not None and a.d is not None, "--n and --d go together.")
+        shape = planner.Shape.parse(a.shape)
+        counts, name = planner.scaled_counts(shape.weights(a.d), a.n), f"{shape} (n={a.n:,}, d={a.d:,})"
+        delta = default_delta(a.n)
+    delta = a.delta if a.delta is not None else delta
+    targets = [
+        (k, v)
+        for k, v in (("rmse", a.target_rmse), ("relative_rmse", a.target_relative_rmse), ("linf", a.target_linf))
+        if v is not None
+    ]
+    require(len(targets) <= 1, "give at most one of --target-rmse, --target-relative-rmse and --target-linf.")
+    target = planner.Target(*targets[0]) if targets else None
+    solve = a.solve or ("eps_c" if target is not None and a.eps_c is None else ("n" if target is not None else None))
+    kw = dict(
+        notion=a.notion,
+        encodings=[e.strip() for e in a.encodings.split(",") if e.strip()] if a.encodings else None,
+        constraints=planner.Constraints(a.max_messages, a.max_bits),
+        name=name,
+    )
+    if solve is None:
+        require(a.eps_c is not None, "give --eps-c (or a target error to solve for eps_c).")
+        table = planner.plan_table(counts, a.eps_c, delta, **kw)
+    elif solve == "eps_c":
+        require(target is not None, "--solve eps_c needs a target (--target-rmse, ...).")
+        require(a.eps_c is None, "--solve eps_c finds eps_c: do not give --eps-c.")
+        table = planner.solve_eps_c(counts, target, delta, **kw)
+    else:
+        require(
+            target is not None and a.eps_c is not None, "--solve n needs --eps-c and a target (--target-rmse, ...)."
+        )
+        table = planner.solve_n(counts, a.eps_c, target, delta, **kw)
+    record = table.as_dict()
+    if a.json:
+        print(to_json(record))
+        return
+    print(f"{name}: n = {table.n:,}, d = {table.d:,}, delta = {delta:g}, eps_c in the {table.notion} notion")
+    head = ("encoding", "accountant", "eps_c", "eps_l", "eps_l_repl", "messages", "bits/resp", "rmse", "n", "note")
+    print("  ".join(f"{h:>12}" for h in head))
+    for r in table.rows:
+        cells = (
+            r.encoding,
+            r.accountant,
+            r.eps_c,
+            r.eps_l,
+            r.eps_l_replacement,
+            r.messages,
+            r.bits_per_respondent,
+            r.rmse,
+            r.n,
+            "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
+        )
+        print("  ".join(f"{c:>12.4g}" if isinstance(c, float) else f"{'' if c is None else c!s:>12}" for c in cells))
+    if table.central_rmse is not None:
+        print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
+    print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")
+
+
+def _plan_parser(sub) -> None:
+    q = sub.add_parser("plan", help="every encoding and accountant side by side, forward or solving for eps_c or n")
+    src = q.add_mutually_exclusive_group()
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
+    src.add_argument("--input", help="image or histogram CSV")
+    q.add_argument("--n", type=RESPONDENTS, help="respondents (without data: with --d and --shape)")
+    q.add_argument("--d", type=_checked(check_whole, 2, "the domain size d"), help="domain size (without data)")
+    q.add_argument("--shape", default="uniform", help="uniform, zipf:S or geometric:R (without data)")
+    q.add_argument("--eps-c", type=float, help="central epsilon (nats), in the --notion notion")
+    q.add_argument("--target-rmse", type=float, help="target raw RMSE per bin")
+    q.add_argument("--target-relative-rmse", type=float, help="target RMSE / mean count")
+    q.add_argument("--target-linf", type=float, help="target expected l_inf error")
+    q.add_argument("--solve", choices=("eps_c", "n"), help="what to solve for (default: eps_c with a target)")
+    q.add_argument("--delta", type=float, help="central delta (default: the dataset's, else about 1/(10 n))")
+    q.add_argument("--notion", choices=("replacement", "native"), default="replacement", help="notion of eps_c")
+    q.add_argument("--encodings", help="comma-separated encodings (default: all)")
+    q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
+    q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.set_defaults(func=cmd_plan)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -415,6 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_oracles)
+    _plan_parser(sub)
     return parser
 
 

@@ -26,10 +26,18 @@ RULE_HELP = (
 
 
 def eps_c_slider(label: str = "Central epsilon eps_c (log scale)", key: str = "eps_c", container=st) -> float:
-    """The central epsilon on a log grid 0.001..10, bound to ?<key>=."""
+    """The central epsilon on a log grid 0.001..10, bound to ?<key>=; a URL's value off the grid (a Plan row's
+    link) joins the options, so the link opens that exact eps_c."""
+    options = EPS_GRID
+    try:
+        linked = float(st.query_params.get(key, ""))
+        if 0.001 <= linked <= 10 and linked not in options:
+            options = sorted([*EPS_GRID, linked])
+    except ValueError:
+        pass
     return float(
         container.select_slider(
-            label, options=EPS_GRID, value=1.0, key=key, bind="query-params", format_func=lambda e: f"{e:g}"
+            label, options=options, value=1.0, key=key, bind="query-params", format_func=lambda e: f"{e:g}"
         )
     )
 

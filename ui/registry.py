@@ -46,6 +46,7 @@ PAGES = (
     PageEntry("pages/reconstruct.py", "Reconstruct", "image", "Explore"),
     PageEntry("pages/tradeoffs.py", "Trade-offs", "show_chart", "Explore"),
     PageEntry("pages/report_table.py", "Report table", "table", "Explore"),
+    PageEntry("pages/plan.py", "Plan", "checklist", "Plan"),
     PageEntry("pages/accountant.py", "Accountant", "calculate", "Privacy accounting"),
     PageEntry("pages/adversary.py", "Adversary", "visibility", "Privacy accounting"),
     PageEntry("pages/multimessage.py", "Multi-message", "forum", "Other systems"),

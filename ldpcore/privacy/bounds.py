@@ -12,7 +12,9 @@ the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -178,7 +180,17 @@ class Bound:
         return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
-        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial)."""
+        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
+        Inside shared_inverses() the results (frozen) are memoised: encodings that share a bound share it."""
+        memo = getattr(_SHARED, "memo", None)
+        if memo is None:
+            return self._inverse(eps_c, n, delta, k)
+        key = (self, eps_c, n, delta, k)
+        if key not in memo:
+            memo[key] = self._inverse(eps_c, n, delta, k)
+        return memo[key]
+
+    def _inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
         eps_c, n, delta = check_eps(eps_c), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region(n, delta, k)
         if reason:
@@ -211,6 +223,23 @@ class Bound:
         if eps0 < eps_c:
             return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
+
+
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def shared_inverses():
+    """Within this block (in this thread) Bound.inverse remembers its results: a caller evaluating many
+    encodings that share bounds (the planner) computes each inverse once. Outside it nothing is kept."""
+    outer = getattr(_SHARED, "memo", None)
+    if outer is None:
+        _SHARED.memo = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _SHARED.memo = None
 
 
 TRIVIAL = (

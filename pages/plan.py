@@ -1,0 +1,181 @@
+"""Plan: every encoding with every accountant side by side on the chosen data, analytically; forward at an
+eps_c, or solving for the smallest eps_c or number of respondents that meets a target error."""
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.errors import InputError
+from ldpcore.export import fmt, to_json
+from ldpcore.oracles import ENCODINGS
+from ui import page_config, plan_view
+from ui.inputs import data_sidebar
+from ui.protocol import eps_c_slider
+
+page_config()  # also when this page is a fresh server's first deep link
+
+SOLVES = {"error": "error at eps_c", "eps_c": "smallest eps_c for a target", "n": "smallest n for a target"}
+KINDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "expected l_inf"}
+
+st.title("Plan")
+st.caption(
+    "Every encoding with every accountant that holds for it, on your data, from the analytic variance of each "
+    "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
+    "messages of how many bits it sends, and the error to expect. Follow a row's link to simulate it."
+)
+inp = data_sidebar()
+hist = inp.hist
+with st.sidebar:
+    st.header("Plan")
+    # options are short names: a bound widget writes the displayed option into the URL
+    solve = st.radio(
+        "Solve for",
+        list(SOLVES),
+        captions=list(SOLVES.values()),
+        key="plan_solve",
+        bind="query-params",
+        horizontal=True,
+    )
+    eps_c = None if solve == "eps_c" else eps_c_slider()
+    target = None
+    if solve != "error":
+        kind = st.selectbox(
+            "Target error",
+            list(KINDS),
+            key="target_kind",
+            bind="query-params",
+            help="; ".join(f"{k}: {v}" for k, v in KINDS.items()),
+        )
+        value = st.number_input(
+            "Target value",
+            min_value=1e-6,
+            max_value=1e12,
+            value=20.0 if kind != "relative_rmse" else 0.5,
+            key="target",
+            bind="query-params",
+            format="%g",
+        )
+        target = (kind, float(value))
+    delta_text = st.text_input(
+        "Central delta",
+        key="delta",
+        bind="query-params",
+        placeholder=f"{inp.delta:g} (default for this data)",
+        help="Leave empty for the paper's delta of the bundled dataset (uploads: about 1/(10 n)).",
+    )
+    notion = st.radio(
+        "eps_c neighbouring notion",
+        ["replacement", "native"],
+        key="plan_notion",
+        bind="query-params",
+        horizontal=True,
+        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's removal "
+        "accounting is converted, each row says how); native: each encoding's own notion.",
+    )
+    encodings = st.multiselect("Encodings (empty: all)", list(ENCODINGS), key="plan_encodings", bind="query-params")
+    max_messages = st.number_input(
+        "At most messages per respondent (0: no limit)",
+        min_value=0.0,
+        value=0.0,
+        key="max_messages",
+        bind="query-params",
+    )
+    max_bits = st.number_input(
+        "At most bits per respondent (0: no limit)", min_value=0.0, value=0.0, key="max_bits", bind="query-params"
+    )
+
+try:
+    text = delta_text.strip()
+    try:
+        delta = float(text) if text else inp.delta
+    except ValueError:
+        raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
+    table = plan_view.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
+except InputError as exc:
+    st.error(str(exc))
+    st.stop()
+
+st.caption(
+    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; eps_c "
+    f"in the {table.notion} notion" + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "") + "."
+)
+dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
+max_side = int(max_side) if max_side.isdigit() else 0
+records = plan_view.rows(table, dataset, max_side)
+rec = table.recommended
+if rec is None:
+    st.warning(f"No recommendation: {table.reason}")
+else:
+    st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
+    st.markdown(
+        f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
+        f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
+        "(every row's links are in the table)."
+    )
+    cols = st.columns(6)
+    cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
+    cols[1].metric(
+        f"eps_l ({table.notion if table.notion == 'replacement' else rec.local_neighbouring})",
+        fmt(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
+        delta=f"native: {fmt(rec.eps_l)} ({rec.local_neighbouring})",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[2].metric("messages / respondent", f"{rec.messages:,.2f}", help=f"{rec.bits_per_message} bits each.")
+    cols[3].metric("bits / respondent", f"{rec.bits_per_respondent:,.0f}")
+    cols[4].metric(
+        "RMSE",
+        fmt(rec.rmse),
+        delta=f"95% CI +-{fmt(rec.ci95)}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "
+        "bin of that variance." + (f" {rec.rmse_note}" if rec.rmse_note else ""),
+    )
+    cols[5].metric(
+        "without shuffler",
+        fmt(rec.rmse_local_only),
+        help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys.",
+    )
+    if table.central_rmse is not None:
+        st.caption(f"Central Gaussian baseline at the same (eps_c, delta), no LDP: RMSE {fmt(table.central_rmse)}.")
+    if solve == "n":
+        st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
+
+
+st.dataframe(
+    records,
+    hide_index=True,
+    width="stretch",
+    key="plan_table",
+    column_config={
+        "simulate": st.column_config.LinkColumn(
+            "simulate", display_text="Reconstruct", help="Open this row on Reconstruct"
+        ),
+        "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
+        "certified": st.column_config.CheckboxColumn("certified"),
+        "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
+    },
+)
+st.download_button("Table (CSV)", partial(plan_view.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
+st.download_button(
+    "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
+)
+st.plotly_chart(plan_view.pareto_figure(table), width="stretch")
+
+curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
+if curves.open:  # drawn only while open: each point solves the accountants afresh
+    kind = target[0] if target else "rmse"
+    top = [r for r in table.rows if r.ranked][:4]
+    eps_cs = tuple(float(f"{x:.3g}") for x in np.geomspace(0.05, 10, 14))
+    lines = {f"{r.encoding} / {r.accountant}": plan_view.curve(inp, r, eps_cs, kind) for r in top}
+    current = eps_c if eps_c is not None else (rec.eps_c if rec else None)
+    curves.plotly_chart(
+        plan_view.curves_figure(lines, eps_cs, kind, target[1] if target else None, current), width="stretch"
+    )
+st.caption(
+    "Predicted RMSE is exact for the unbiased estimators (the count sketch's median readout: an approximation); "
+    f"l_inf is the {plan_view.planner.LINF_NOTE}. Links open the row with the accountant's own eps_c and delta "
+    "(the same eps_l); an upload is not carried by a link."
+)

@@ -1,0 +1,60 @@
+"""End-to-end: the Plan page in a real headless Chromium (Playwright), on conftest's shared server. Default
+renders offline and without error; moving eps_c changes the table and the URL; a target RMSE in the URL gives
+eps_c per row; the recommended row's link opens Reconstruct with that configuration and the same eps_l; the
+URL reproduces the view."""
+
+import pytest
+from e2e_support import OUTPUT, assert_no_error, metric_value, needs_browser, open_page, slider_input, wait_idle
+
+pytestmark = [pytest.mark.browser, needs_browser()]
+
+
+def _recommendation(page) -> str:
+    return page.locator('[data-testid="stAlertContentSuccess"]').first.inner_text()
+
+
+def test_plan_page_end_to_end(app_url, page):
+    outside = []
+    page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else outside.append(r.url))
+    open_page(page, f"{app_url}/plan", metrics=6)
+    assert_no_error(page)
+    assert outside == []
+    assert "Recommended: onehot with tight-binary-rr" in _recommendation(page)
+    assert metric_value(page, "RMSE") == "11.22"
+    page.screenshot(path=str(OUTPUT / "plan-default.png"), full_page=True)
+
+    # moving eps_c changes the table (the recommendation's numbers) and the URL
+    slider_input(page, "eps_c").focus()
+    page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
+    page.wait_for_url("**eps_c=0.891**", timeout=60_000)
+    wait_idle(page)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+                 .some(v => v.innerText.trim() === "0.891")""",
+        timeout=60_000,
+    )
+    after = metric_value(page, "RMSE")
+    assert after != "11.22" and float(after) > 11.22
+    assert_no_error(page)
+    # the URL reproduces the view
+    url = page.url
+    open_page(page, url, metrics=6)
+    assert metric_value(page, "RMSE") == after
+
+    # a target RMSE gives eps_c per row (the recommendation names the smallest)
+    open_page(page, f"{app_url}/plan?plan_solve=eps_c&target_kind=rmse&target=20", metrics=6)
+    assert_no_error(page)
+    assert "lowest eps_c meeting raw RMSE per bin" in _recommendation(page)  # "<=" shows as a sign
+    eps_c = float(metric_value(page, "eps_c"))
+    assert 0.3 < eps_c < 1
+    page.screenshot(path=str(OUTPUT / "plan-target.png"), full_page=True)
+
+    # the recommended row's link opens Reconstruct with that configuration and the same eps_l
+    native = page.locator('[data-testid="stMetric"]').filter(has_text="eps_l").locator('[data-testid="stMetricDelta"]')
+    native_eps_l = native.first.inner_text().split("native: ")[1].split(" ")[0]
+    href = page.get_by_role("link", name="Simulate it on Reconstruct").get_attribute("href")
+    assert href.startswith("/reconstruct?") and "encoding=" in href and "accountant=" in href
+    open_page(page, f"{app_url}{href}", metrics=6)
+    assert_no_error(page)
+    assert metric_value(page, "eps_l_inf") == native_eps_l
+    page.screenshot(path=str(OUTPUT / "plan-link-reconstruct.png"), full_page=True)

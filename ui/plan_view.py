@@ -1,0 +1,203 @@
+"""The Plan page's cached planner calls, table rows, row links and figures. No privacy logic: every number
+is an attribute of ldpcore's PlanTable / PlanRow."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from urllib.parse import urlencode
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from ldpcore.data.loaders import Histogram
+from ldpcore.experiment import planner
+from ui.cache import cached
+
+COLORS = qualitative.Plotly
+UNITS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE", "linf": "expected l_inf error"}
+
+
+@cached("results", spinner="Planning...")
+def _table(
+    input_key: str,
+    _hist: Histogram,
+    solve: str,
+    eps_c: float,
+    target: tuple | None,
+    delta: float,
+    notion: str,
+    encodings: tuple,
+    max_messages: float | None,
+    max_bits: float | None,
+) -> planner.PlanTable:
+    kw = dict(
+        notion=notion,
+        encodings=list(encodings) or None,
+        constraints=planner.Constraints(max_messages, max_bits),
+        name=_hist.name,
+    )
+    if solve == "eps_c":
+        return planner.solve_eps_c(_hist.counts, planner.Target(*target), delta, **kw)
+    if solve == "n":
+        return planner.solve_n(_hist.counts, eps_c, planner.Target(*target), delta, **kw)
+    return planner.plan_table(_hist.counts, eps_c, delta, **kw)
+
+
+def table(inp, solve: str, eps_c: float, target, delta, notion, encodings, max_messages, max_bits):
+    """The planner's table for the page's settings, cached on the input's key and the settings."""
+    return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
+
+
+@cached("results", spinner="Drawing the error curves...")
+def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion):
+    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params)
+
+
+def curve(inp, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
+    return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
+
+
+def _up(x: float) -> str:
+    """x rounded up to 6 significant digits as the URL writes it ({:g}): the link's eps_c certifies at least the
+    row's eps_l."""
+    text = f"{x:g}"
+    if float(text) < x:
+        digits = 5 - math.floor(math.log10(abs(x)))
+        text = f"{math.ceil(x * 10**digits) / 10**digits:g}"
+    return text
+
+
+def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
+    """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
+    accountant at the accountant's own eps_c and delta, so the same eps_l."""
+    if row.spec is None:
+        return None
+    spec = row.spec
+    query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
+    query["eps_c"] = _up(spec.eps_c)
+    query["delta"] = repr(spec.delta)
+    if max_side:
+        query["max_side"] = str(max_side)
+    for name, value in spec.params:
+        query[name] = str(value)
+    return f"/{page}?{urlencode(query)}"
+
+
+def _num(x, digits: int = 4):
+    return None if x is None else float(f"{x:.{digits}g}")
+
+
+def rows(table: planner.PlanTable, dataset: str, max_side: int) -> list[dict]:
+    """One dict per row for st.dataframe (numbers, not strings, so the columns sort)."""
+    out = []
+    for rank, r in enumerate(table.rows, 1):
+        out.append(
+            {
+                "rank": rank if r.ranked else None,
+                "encoding": r.encoding,
+                "accountant": r.accountant,
+                "certified": r.certified and not r.error,
+                "eps_c": _num(r.eps_c),
+                "n": r.n,
+                f"eps_l ({table.notion})": _num(r.eps_l_replacement if table.notion == "replacement" else r.eps_l),
+                "eps_l (native)": _num(r.eps_l),
+                "native notion": r.local_neighbouring,
+                "eps_l_1": _num(r.eps_l_1),
+                "messages": _num(r.messages),
+                "bits / message": r.bits_per_message,
+                "bits / respondent": _num(r.bits_per_respondent),
+                "RMSE": _num(r.rmse),
+                "95% CI +-": _num(r.ci95),
+                "relative RMSE": _num(r.relative_rmse),
+                "l_inf": _num(r.linf),
+                "RMSE without shuffler": _num(r.rmse_local_only),
+                "conversion": r.conversion,
+                "why not ranked": r.reason,
+                "simulate": link(r, dataset, max_side),
+                "sweep": link(r, dataset, max_side, "tradeoffs"),
+            }
+        )
+    return out
+
+
+def csv_text(table: planner.PlanTable) -> str:
+    """Every field of every row (ldpcore's as_dict), one CSV line each."""
+    records = [r.as_dict() for r in table.rows]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(records[0]))
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: v if not isinstance(v, dict | list) else str(v) for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def pareto_figure(table: planner.PlanTable) -> go.Figure:
+    """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
+    both cheaper and more accurate) drawn as a line."""
+    valid = [r for r in table.rows if r.rmse is not None and r.bits_per_respondent]
+    fig = go.Figure()
+    for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
+        mine = [r for r in valid if r.encoding == name]
+        fig.add_trace(
+            go.Scatter(
+                x=[r.bits_per_respondent for r in mine],
+                y=[r.rmse for r in mine],
+                mode="markers",
+                name=name,
+                marker=dict(
+                    color=COLORS[i % len(COLORS)], size=9, symbol=["circle" if r.ranked else "x" for r in mine]
+                ),
+                text=[f"{r.encoding} / {r.accountant}" for r in mine],
+                hovertemplate="%{text}<br>%{x:.4g} bits, RMSE %{y:.4g}<extra></extra>",
+            )
+        )
+    ranked = sorted((r for r in valid if r.ranked), key=lambda r: (r.bits_per_respondent, r.rmse))
+    front, best = [], math.inf
+    for r in ranked:
+        if r.rmse < best:
+            front.append(r)
+            best = r.rmse
+    fig.add_trace(
+        go.Scatter(
+            x=[r.bits_per_respondent for r in front],
+            y=[r.rmse for r in front],
+            mode="lines",
+            line=dict(color="black", dash="dot"),
+            name="Pareto front (certified)",
+        )
+    )
+    fig.update_layout(
+        title="Predicted error against communication (x: not ranked)",
+        xaxis_title="bits per respondent",
+        yaxis_title="predicted raw RMSE per bin",
+        height=440,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def curves_figure(curves: dict, eps_cs, kind: str, target: float | None, current: float | None) -> go.Figure:
+    """Predicted error against eps_c for the top rows; the target as a horizontal line when solving."""
+    fig = go.Figure()
+    for i, (label, values) in enumerate(curves.items()):
+        y = [np.nan if v is None else v for v in values]
+        fig.add_trace(go.Scatter(x=list(eps_cs), y=y, mode="lines", name=label, line=dict(color=COLORS[i % 10])))
+    if target is not None:
+        fig.add_hline(y=target, line_dash="dash", line_color="red", name=f"target {target:g}", showlegend=True)
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dot", line_color="gray", name=f"eps_c = {current:g}", showlegend=True)
+    fig.update_layout(
+        title=f"Predicted {UNITS[kind]} against eps_c",
+        xaxis_title="eps_c",
+        yaxis_title=UNITS[kind],
+        height=440,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
