@@ -34,3 +34,20 @@ def test_onehot_report_under_replacement_is_two_eps_l():
     assert ENCODINGS["onehot"].neighbouring == "removal"
     assert replacement_eps(p.eps_l_inf, "removal") == pytest.approx(2 * 8.547, abs=0.01)
     assert notions_differ(["removal", "replacement"]) and not notions_differ(["replacement", "replacement"])
+
+
+def test_the_planner_converts_by_the_same_function():
+    """The planner's replacement rows (ldpcore.experiment.planner) equal ldpcore.privacy.notions' conversion of
+    their native numbers: eps_c and the local eps of one-hot doubled, GRR's unchanged."""
+    from ldpcore.data.loaders import load_dataset
+    from ldpcore.experiment.planner import plan_table
+
+    hist = load_dataset("horse", max_side=64)
+    table = plan_table(hist.counts, 1.0, 5e-8, encodings=["onehot", "grr"])
+    rows = [r for r in table.rows if not r.error]
+    assert {r.encoding for r in rows} == {"onehot", "grr"}
+    for r in rows:
+        assert r.eps_c == on_notion(r.eps_c_native, ENCODINGS[r.encoding].neighbouring).eps
+        assert r.eps_l_replacement == replacement_eps(r.plan.eps_b, ENCODINGS[r.encoding].neighbouring)
+    onehot = next(r for r in rows if r.encoding == "onehot")
+    assert onehot.eps_c == pytest.approx(1.0, rel=1e-6) and onehot.eps_c_native == pytest.approx(0.5, rel=1e-6)

@@ -35,6 +35,7 @@ from ldpcore.oracles.direct import SupportAnalyzer
 from ldpcore.oracles.onehot import OneHot
 from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.central import analytic_gaussian_sigma
+from ldpcore.privacy.notions import on_notion, replacement_eps
 
 NOTIONS = ("replacement", "native")
 
@@ -312,10 +313,9 @@ def _native(eps_c: float, delta: float, neighbouring: str, notion: str) -> tuple
 
 
 def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
-    """The plan's certified eps_c in the table's notion (the inverse of _native)."""
-    if notion == "native" or neighbouring == "replacement":
-        return p.eps_c
-    return 2 * p.eps_c
+    """The plan's certified eps_c in the table's notion (the inverse of _native): ldpcore.privacy.notions, the
+    one conversion the dashboard's comparisons use too."""
+    return on_notion(p.eps_c, neighbouring, notion).eps
 
 
 def _variances(oracle, n: int, groups) -> np.ndarray:
@@ -433,7 +433,7 @@ def evaluate_row(
         rmse, linf = _spread(_variances(oracle, n, groups), groups)
     except InputError as exc:
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
-    replacement = 2 * p.eps_b if e.neighbouring == "removal" else p.eps_b
+    replacement = replacement_eps(p.eps_b, e.neighbouring)
     messages, bpm = float(oracle.expected_messages()), int(oracle.bits_per_message)
     bits = messages * bpm
     broken = constraints.broken(messages, bits)
