@@ -86,6 +86,12 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def metric_exact(at, label: str) -> str:
+    """The exact value a metric's tooltip gives first ("Exact: 3,366,030.29. ..."), without separators."""
+    help_text = next(m.proto.help for m in at.metric if m.label == label)
+    return help_text.removeprefix("Exact: ").split(" ")[0].rstrip(".").replace(",", "")
+
+
 def captions(at) -> str:
     """Every st.caption of the page, one per line."""
     return "\n".join(c.value for c in at.caption)

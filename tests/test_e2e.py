@@ -149,12 +149,15 @@ def test_multimessage_page_reacts_to_its_controls(app_url, page):
 
 def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
     open_page(page, f"{app_url}/reconstruct?max_side=64", metrics=5)
-    page.locator('.st-key-encoding [data-testid="stSelectbox"]').click()
+    box = page.locator('.st-key-encoding [data-testid="stSelectbox"]')
+    box.scroll_into_view_if_needed()  # the sidebar scrolling during the click would close the dropdown
+    page.wait_for_timeout(300)
+    box.click()
     page.get_by_role("option", name="cms", exact=True).click()
     page.get_by_text("65,546 bits each").wait_for(timeout=60_000)  # 1,024 rows: 10 bits + 65,536 entries
     wait_idle(page)
     assert metric_value(page, "messages per phone") == "1.00"
-    assert page.get_by_text("Certified central eps_c = ").count() == 1  # fmt21-numeric, one report each
+    assert page.get_by_text("Certified central ε_c = ").count() == 1  # fmt21-numeric, one report each
     page.wait_for_url("**encoding=cms**")
     box = page.locator(".st-key-k input")
     box.fill("16")
