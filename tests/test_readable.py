@@ -189,3 +189,12 @@ def test_report_table_compare_as_replacement():
         assert "  \n".join(cell_caption(r)) in shown
     attr = next(r for r in rows if r["method"] == "Attribute fragments")
     assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")
+
+
+def test_tradeoffs_values_table_says_why_a_method_is_missing():
+    at = open_page("pages/tradeoffs.py", max_side="64", eps_c="0.1")
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
+    tau256 = table[table["method"] == "Report fragments, tau=256"].iloc[0]
+    assert tau256["ε per phone"] == "not defined at this ε_c"

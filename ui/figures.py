@@ -203,8 +203,10 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
     out = []
     for m in methods:
         r, native = rows.get(m.label), neighbouring_of(m)
-        if r is None:
-            out.append({"method": m.label, "notion (native)": native, "ε_c": "not defined at this ε_c"})
+        if r is None:  # every cell says it: the method has no plan at this eps_c (see the undefined settings above)
+            words = "not defined at this ε_c"
+            columns = ("ε_c", "ε per phone", "ε per captured shuffler", "RMSE per bin (analytic)", "messages per phone")
+            out.append({"method": m.label, "notion (native)": native, **dict.fromkeys(columns, words)})
             continue
         c = on_notion(r["eps_c"], native, notion)
         row = {"method": m.label, "notion (native)": native, "ε_c": f"{c.eps:.4g}"}
