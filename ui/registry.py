@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # the navigation's sections, in order; a section without a registered page is not shown
-SECTIONS = ("Explore", "Plan", "Privacy accounting", "Other systems")
+SECTIONS = ("Explore", "Planning", "Privacy accounting", "Other systems")
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ PAGES = (
     PageEntry("pages/reconstruct.py", "Reconstruct", "image", "Explore"),
     PageEntry("pages/tradeoffs.py", "Trade-offs", "show_chart", "Explore"),
     PageEntry("pages/report_table.py", "Report table", "table", "Explore"),
-    PageEntry("pages/plan.py", "Plan", "checklist", "Plan"),
+    PageEntry("pages/plan.py", "Plan", "checklist", "Planning"),
     PageEntry("pages/accountant.py", "Accountant", "calculate", "Privacy accounting"),
     PageEntry("pages/adversary.py", "Adversary", "visibility", "Privacy accounting"),
     PageEntry("pages/multimessage.py", "Multi-message", "forum", "Other systems"),
