@@ -17,7 +17,7 @@ def test_default_renders_with_a_recommendation():
     at = open_page("pages/plan.py")
     assert_clean(at)
     table = _table(at)
-    assert len(table) == 50 and table["rank"].iloc[0] == 1
+    assert len(table) == 50 and table["rank"].iloc[0] == "1"
     assert at.success and "Recommended: onehot with tight-binary-rr" in at.success[0].value
     assert metric(at, "eps_c") == "1" and metric(at, "RMSE") == "11.22"
     assert {"simulate", "sweep", "eps_l (replacement)", "eps_l (native)", "RMSE without shuffler"} <= set(table)
@@ -61,7 +61,7 @@ def test_a_rows_link_opens_reconstruct_with_that_configuration_and_the_same_eps_
 def test_a_solved_rows_link_keeps_its_eps_l_off_the_grid():
     at = open_page("pages/plan.py", plan_solve="eps_c", target_kind="rmse", target="30", plan_encodings="grr")
     table = _table(at)
-    row = table[table["rank"] == 1].iloc[0]
+    row = table[table["rank"] == "1"].iloc[0]
     query = dict(parse_qsl(urlparse(row["simulate"]).query))
     rec = open_page("pages/reconstruct.py", **query)
     assert_clean(rec)

@@ -91,12 +91,13 @@ def _num(x, digits: int = 4):
 
 
 def rows(table: planner.PlanTable, dataset: str, max_side: int) -> list[dict]:
-    """One dict per row for st.dataframe (numbers, not strings, so the columns sort)."""
+    """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
+    "not ranked" where the row is not ranked)."""
     out = []
     for rank, r in enumerate(table.rows, 1):
         out.append(
             {
-                "rank": rank if r.ranked else None,
+                "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
                 "encoding": r.encoding,
                 "accountant": r.accountant,
                 "certified": r.certified and not r.error,
@@ -105,7 +106,7 @@ def rows(table: planner.PlanTable, dataset: str, max_side: int) -> list[dict]:
                 f"eps_l ({table.notion})": _num(r.eps_l_replacement if table.notion == "replacement" else r.eps_l),
                 "eps_l (native)": _num(r.eps_l),
                 "native notion": r.local_neighbouring,
-                "eps_l_1": _num(r.eps_l_1),
+                "eps_l_1 (one message)": _num(r.eps_l if r.eps_l_1 is None else r.eps_l_1),  # one report: eps_l
                 "messages": _num(r.messages),
                 "bits / message": r.bits_per_message,
                 "bits / respondent": _num(r.bits_per_respondent),
