@@ -1,4 +1,4 @@
-"""Command line: ``python -m ldpcore privacy|run|amplify|oracles ...`` (stable; see README).
+"""Command line: ``python -m ldpcore privacy|run|amplify|oracles|histogram|audit ...`` (stable; see README).
 
 Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
 every InputError, output that cannot be written (a closed pipe included) and running out of memory.
@@ -7,6 +7,7 @@ every InputError, output that cannot be written (a closed pipe included) and run
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -108,11 +109,12 @@ def cmd_privacy(a) -> None:
 def cmd_run(a) -> None:
     require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
     if a.dataset is not None:
-        hist = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed)
+        _no_ingest_options(a)
+        hist, report = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed), None
         delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
         require(a.delta is not None, "--delta is required with --input.")
-        hist = load_path(a.input, scale=a.scale, max_side=a.max_side)
+        hist, report = read_input(a)
         delta = a.delta
     if a.out:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
@@ -124,9 +126,167 @@ def cmd_run(a) -> None:
     files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
     record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
     record["seconds"] = seconds
+    if report is not None:
+        record["ingest"] = dataclasses.asdict(report)
     if files:
         record["files"] = [str(f) for f in files]
     _print(record, a.json)
+
+
+# --- raw records and points (issue 16): --column / --lat / --lon / --grid read through ldpcore.data.ingest ---
+
+
+def _ingest_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "raw records and points (CSV, TSV or Parquet with a header; docs/your_data.md)",
+        "Without these options --input is an image or a histogram CSV (one count, or value,count, per line).",
+    )
+    g.add_argument("--column", help="the column of categories (or, with --bins, of numbers): one value per row")
+    g.add_argument("--user-column", help="the user id column of an event log (one row per event)")
+    g.add_argument(
+        "--per-user",
+        help="with --user-column: first (default), mode or distinct:K values per user (see README for the privacy)",
+    )
+    g.add_argument("--bins", help="read --column as numbers in this many equal bins (or sturges, rice, sqrt)")
+    g.add_argument("--range", dest="value_range", metavar="LO,HI", help="the numeric range of --bins (default: data's)")
+    g.add_argument("--lat", help="latitude column of points (default: found by its name, lat or latitude)")
+    g.add_argument("--lon", help="longitude column of points (default: found by its name, lon, lng or longitude)")
+    g.add_argument(
+        "--grid", type=_checked(check_whole, 1, "grid (cells from west to east)"), help="points: grid width in cells"
+    )
+    g.add_argument("--bbox", metavar="W,S,E,N", help="points: the box in degrees (default: the points' extent)")
+    g.add_argument("--delimiter", help="CSV delimiter (default: ',' or a tab for .tsv / .tab files)")
+
+
+def _pair(text: str, what: str) -> tuple[float, float]:
+    parts = text.split(",")
+    require(len(parts) == 2, f"{what} needs two numbers LO,HI (got {text!r}).")
+    try:
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise InputError(f"{what} needs two numbers LO,HI (got {text!r}).") from None
+
+
+# the options that read raw records or points (argparse's name -> the option)
+_INGEST_OPTIONS = {k: f"--{k.replace('_', '-')}" for k in ("column", "user_column", "per_user", "bins")} | {
+    "value_range": "--range",
+    **{k: f"--{k}" for k in ("lat", "lon", "grid", "bbox", "delimiter")},
+}
+
+
+def _no_ingest_options(a) -> None:
+    given = [option for name, option in _INGEST_OPTIONS.items() if getattr(a, name) is not None]
+    require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
+
+
+def read_input(a):
+    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
+    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
+    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
+
+    points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
+    records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
+    require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
+    require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
+    require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
+    common = {"delimiter": a.delimiter}
+    if points:
+        return ingest.read_points(a.input, a.lat, a.lon, width=a.grid or 256, bbox=a.bbox, **common)
+    if records:
+        require(a.column is not None, "--column is required to read raw records (--user-column names the user).")
+        users = {"user_column": a.user_column, "per_user": a.per_user}
+        if a.bins is not None:
+            bins = a.bins if a.bins in ingest.BIN_RULES else check_whole(a.bins, 1, "--bins")
+            value_range = None if a.value_range is None else _pair(a.value_range, "--range")
+            return ingest.read_numeric(a.input, a.column, bins=bins, value_range=value_range, **users, **common)
+        return ingest.read_categorical(a.input, a.column, **users, **common)
+    require(a.delimiter is None, "--delimiter is for raw records: give --column or --lat/--lon/--grid.")
+    return load_path(a.input, scale=a.scale, max_side=a.max_side), None
+
+
+def cmd_histogram(a) -> None:
+    """Raw records or points -> the value,count file that run --input reads (made once, explored many times)."""
+    require(
+        any(v is not None for v in (a.column, a.lat, a.lon, a.grid, a.bbox)),
+        "give --column (records) or --lat/--lon/--grid (points).",
+    )
+    require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
+    out = output_folder(os.path.dirname(os.path.abspath(a.out))) / os.path.basename(a.out)
+    hist, report = read_input(a)
+    from ldpcore.data.ingest import write_counts
+
+    try:
+        write_counts(hist, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {a.out}: {exc.strerror or exc}.") from None
+    record = {
+        **dataclasses.asdict(report),
+        "d": hist.d,
+        "n": hist.n,
+        "shape": list(hist.shape) if hist.shape else None,
+        "notes": list(hist.notes),
+        "out": str(out),
+    }
+    _print(record, a.json)
+
+
+# --- empirical audits (issue 17): what each observer can show it learns, beside the certified bound ---
+
+
+def cmd_audit(a) -> None:
+    """Per observer: eps_lower (confidence, trials), eps_upper (certified value and accountant), the attack's
+    best (fpr, fnr); then the guessing risk in words. --json prints the whole AuditReport record."""
+    from ldpcore.experiment.audit import run_audit
+
+    sources = (a.n is not None or a.d is not None) + (a.dataset is not None) + (a.input is not None)
+    require(sources == 1, "give exactly one of --n with --d, --dataset and --input.")
+    if a.input is None:
+        _no_ingest_options(a)
+    if a.dataset is not None:
+        data, delta = a.dataset, a.delta if a.delta is not None else DATASETS[a.dataset].delta
+    else:
+        require(a.delta is not None, "--delta is required (except with --dataset, which has the paper's).")
+        data, delta = (read_input(a)[0] if a.input is not None else None), a.delta
+        if a.input is None:
+            require(a.n is not None and a.d is not None, "give --n with --d (or --dataset or --input).")
+    tuning = {k: v for k, v in (("trials", a.trials), ("confidence", a.confidence)) if v is not None}
+    report = run_audit(
+        n=a.n if data is None else None,
+        d=a.d if data is None else None,
+        data=data,
+        eps_c=a.eps_c,
+        eps_l=a.eps_l,
+        delta=delta,
+        encoding=a.encoding,
+        tau=a.tau,
+        accountant=a.accountant,
+        observer=a.observer,
+        seed=a.seed,
+        params=_params(a.param),
+        eps_f_rule=a.eps_f_rule,
+        eps_f=a.eps_f,
+        **tuning,
+    )
+    if a.json:
+        print(to_json(report.as_dict()))
+        return
+    p = report.plan
+    name = "uniform counts" if data is None else report.data
+    print(
+        f"{name}: n = {p.n:,}, d = {p.d:,}, {p.spec.encoding}, eps_c = {p.eps_c:.4g}, delta = {p.spec.delta:g}, "
+        f"eps_l_inf = {p.eps_l_inf:.4g}, eps_l_1 = {p.eps_l_1:.4g}, seed {report.seed}"
+    )
+    for o in report.observers:
+        upper = "not valid here" if o.eps_upper.eps is None else f"{o.eps_upper.eps:.4g} ({o.eps_upper.name})"
+        fpr, fnr = o.best
+        print(
+            f"{o.observer:>9}: eps_lower {o.eps_lower:.4g} at confidence {o.confidence:g} ({o.trials:,} trials per "
+            f"hypothesis); certified eps_upper {upper}; best test fpr {fpr:.3g}, fnr {fnr:.3g}"
+        )
+    for skipped in report.skipped:
+        print(f"  skipped {skipped}")
+    for risk in report.risk.risks:
+        print(f"  {risk.sentence}")
 
 
 def cmd_amplify(a) -> None:
@@ -211,7 +371,31 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
     _protocol_args(r)
+    _ingest_args(r)
     r.set_defaults(func=cmd_run)
+    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
+    h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
+    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
+    _ingest_args(h)
+    h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
+    u = sub.add_parser("audit", help="empirical lower bounds on eps by each observer, beside the certified ones")
+    src = u.add_mutually_exclusive_group()
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
+    src.add_argument("--input", help="image, histogram CSV, or raw records / points with --column or --lat/--lon")
+    u.add_argument("--n", type=RESPONDENTS, help="respondents (with --d: a uniform histogram)")
+    u.add_argument("--d", type=_checked(check_whole, 2, "d (domain size)"), help="domain size (with --n)")
+    u.add_argument("--delta", type=float, help="central delta (default with --dataset: the paper's)")
+    # the audit module (scipy.signal) is imported only by `audit`: these are checked there, with its limits
+    u.add_argument("--observer", default="all", help="server, shuffler, analyst or all (default)")
+    u.add_argument(
+        "--trials", type=_checked(check_whole, 0, "trials"), help="trials per hypothesis (default 1e6; 100 to 1e7)"
+    )
+    u.add_argument("--confidence", type=float, help="of the lower bound (default 0.95)")
+    u.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the attack, 0 to 2^63 - 1")
+    _protocol_args(u)
+    _ingest_args(u)
+    u.set_defaults(func=cmd_audit, scale=1.0, max_side=None)
     m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
     m.add_argument("--list", action="store_true", help="print the bound names and exit")
     m.add_argument("--bound", help="bound name or alias (see --list)")

@@ -503,3 +503,14 @@ def test_invalid_input_is_one_sentence_naming_the_field(kw, message):
 def test_empirical_epsilon_needs_two_trials_per_hypothesis():
     with pytest.raises(InputError, match="at least 2 trials"):
         audit.empirical_epsilon([1], [0, 1], 1e-6)
+
+
+def test_run_audit_reports_its_progress_after_each_observer_and_the_risk():
+    calls = []
+    report = audit.run_audit(n=10_000, d=8, eps_l=2.0, delta=1e-6, trials=1000, progress=lambda *a: calls.append(a))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)] and len(report.observers) == 3
+    calls.clear()
+    audit.run_audit(
+        n=10_000, d=8, eps_l=2.0, delta=1e-6, trials=1000, observer="server", progress=lambda *a: calls.append(a)
+    )
+    assert calls == [(1, 2), (2, 2)]

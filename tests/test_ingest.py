@@ -394,3 +394,18 @@ def test_bundled_samples_load():
     assert grid.shape[1] == 64 and grid.n == rep.rows == 100_000 and grid.is_image
     with pytest.raises(InputError, match="unknown sample 'nyc'; choose one of app-events, city-points"):
         load_sample("nyc")
+
+
+def test_columns_and_point_columns_for_choosing(tmp_path):
+    """What the dashboard offers to choose from: the file's columns in order (CSV: text), without its rows;
+    latitude and longitude found by name as read_points finds them, None where not exactly one matches."""
+    from ldpcore.data.ingest import columns, point_columns
+
+    path = tmp_path / "p.csv"
+    path.write_text("id,Latitude,LNG,note\n1,40.7,-73.9,a\n")
+    assert columns(path) == {"id": "VARCHAR", "Latitude": "VARCHAR", "LNG": "VARCHAR", "note": "VARCHAR"}
+    assert columns(path.read_bytes(), name="p.csv") == columns(path)
+    assert point_columns(columns(path)) == ("Latitude", "LNG")
+    assert point_columns(["lat", "latitude", "lon"]) == (None, "lon")
+    with pytest.raises(InputError, match="holds binary data"):
+        columns(bytes(range(256)), name="x.csv")

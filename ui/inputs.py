@@ -7,12 +7,15 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, is_csv, load_dataset, load_upload
 from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
 from ui.feedback import input_errors
+from ui.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
+SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}
 CHOICE = "data_choice"  # session state: the input last chosen, carried to the next page
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
 
@@ -24,6 +27,7 @@ class Input:
     hist: Histogram
     key: str
     delta: float
+    report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
 
 
 @cached("data", spinner="Loading the data...")
@@ -47,7 +51,7 @@ def data_sidebar() -> Input:
     that takes data until another input is chosen; each page names it. A URL asking for an upload in a session
     that has none (a reload, a shared link) says the file must be chosen again. Image-only controls (the scale
     and the downsampling) are shown for images only."""
-    choices = list(DATASETS) + [UPLOAD]
+    choices = list(DATASETS) + [UPLOAD, RECORDS, POINTS] + list(SAMPLES)
     fresh = CHOICE not in st.session_state  # the session's first page with data (or a reload)
     if st.session_state.get(CHOICE) == UPLOAD and "upload" in st.session_state and "dataset" not in st.query_params:
         st.session_state["dataset"] = UPLOAD  # another page: the upload stays the data set
@@ -60,10 +64,15 @@ def data_sidebar() -> Input:
             key="dataset",
             bind="query-params",
             on_change=_keep_choice,
-            help="upload: your own image or histogram CSV (kept while this browser tab is open)",
+            help="upload: your own image or histogram CSV (kept while this browser tab is open); records: raw "
+            "records (CSV, TSV, Parquet); points: latitude/longitude; app-events, city-points: bundled samples of both",
         )
         st.session_state[CHOICE] = name
-        st.caption(DATASETS[name].description if name in DATASETS else "Your own image or histogram CSV.")
+        st.caption(
+            DATASETS[name].description
+            if name in DATASETS
+            else DESCRIPTIONS.get(name) or SAMPLES_TEXT.get(name) or "Your own image or histogram CSV."
+        )
         if name == UPLOAD:
             f = st.file_uploader(
                 "Image (PNG, JPEG, ...) or histogram CSV",
@@ -98,6 +107,9 @@ def data_sidebar() -> Input:
                 bind="query-params",
                 help="The paper's Map uses 2.5.",
             )
+    if name in (RECORDS, POINTS) or name in SAMPLES:
+        hist, report, key = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report)
     with input_errors():
         if name == UPLOAD:
             if "upload" not in st.session_state:

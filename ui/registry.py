@@ -47,6 +47,7 @@ PAGES = (
     PageEntry("pages/tradeoffs.py", "Trade-offs", "show_chart", "Explore"),
     PageEntry("pages/report_table.py", "Report table", "table", "Explore"),
     PageEntry("pages/accountant.py", "Accountant", "calculate", "Privacy accounting"),
+    PageEntry("pages/adversary.py", "Adversary", "visibility", "Privacy accounting"),
     PageEntry("pages/multimessage.py", "Multi-message", "forum", "Other systems"),
     PageEntry("pages/numeric.py", "Numeric", "functions", "Other systems"),
     PageEntry("pages/longitudinal.py", "Longitudinal", "timeline", "Other systems"),

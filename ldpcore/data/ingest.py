@@ -16,7 +16,8 @@ Readers (each returns ``(Histogram, IngestReport)``, except read_table):
     read_counts       an already-aggregated value,count table (what write_counts writes
                       and a cluster's GROUP BY produces, docs/your_data.md)
     read_table        numeric and categorical columns -> the Numeric page's NumericTable
-and write_counts writes a Histogram as value,count (the ``histogram --out`` file);
+and write_counts writes a Histogram as value,count (the ``histogram --out`` file); columns
+lists a file's columns (what a user chooses from) and point_columns finds latitude/longitude;
 load_sample reads the bundled samples (SAMPLES) with their reader.
 
 The per-user rules (``user_column`` with ``per_user``) and their privacy meaning:
@@ -994,6 +995,25 @@ def read_table(
             notes=_missing_note(report) + tuple(notes),
         )
         return table, report
+
+
+def columns(
+    source, *, name: str | None = None, delimiter: str | None = None, memory_limit: str = MEMORY_LIMIT
+) -> dict[str, str]:
+    """The file's columns in order, each with its type (DuckDB's name: every column of a CSV or
+    TSV is VARCHAR, read as text), without reading its rows: what a user chooses the column(s)
+    from. Malformed files give the readers' one-sentence InputError."""
+    with _Input(source, name, delimiter, memory_limit, None) as inp:
+        return dict(inp.types)
+
+
+def point_columns(names) -> tuple[str | None, str | None]:
+    """(latitude, longitude) columns found by name among names, as read_points finds them
+    (lat/latitude and lon/lng/long/longitude, any case); None where not exactly one matches."""
+    names = list(names)
+    found = [[c for c in names if c.strip().lower() in wanted] for wanted in (_LAT_NAMES, _LON_NAMES)]
+    lat, lon = (f[0] if len(f) == 1 else None for f in found)
+    return lat, lon
 
 
 def write_counts(hist: Histogram, path) -> Path:

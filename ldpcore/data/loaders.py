@@ -327,9 +327,16 @@ def _parse_count(text: str, line: int, name: str) -> int:
     where, value = f"{name}, line {line}: count", text.strip()
     if not DECIMAL.fullmatch(value):
         finite = value.lower().lstrip("+-") not in NON_FINITE
+        raw = finite and not any(c.isdigit() for c in value)  # a word: a header or a record, not a count
         raise InputError(
             f"{where} {shown(value)!r} is not a {'number' if finite else 'finite number'}; counts are "
-            "whole numbers such as 12 or 1e3."
+            "whole numbers such as 12 or 1e3"
+            + (
+                ". For raw records (one value per row) choose their column: --column NAME on the command "
+                "line, 'raw records' in the dashboard."
+                if raw
+                else "."
+            )
         )
     number = Decimal(value)
     require(number >= 0, f"{where} {shown(value)} is negative; counts must be >= 0.")

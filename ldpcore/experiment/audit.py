@@ -1316,12 +1316,14 @@ def run_audit(
     params=None,
     eps_f_rule: str = "paper",
     eps_f: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> AuditReport:
     """The audit the command line prints: (n, d) or data (a Histogram or a bundled dataset's name),
     one of eps_c and eps_l, delta, the protocol, the observers (one or "all"), trials per hypothesis,
     the confidence and the seed. Each observer draws from its own child of the seed, so one observer
     alone gives the numbers it gives among all. "all" skips the observers an encoding has no attack for
-    (AuditReport.skipped says which); naming one raises InputError."""
+    (AuditReport.skipped says which); naming one raises InputError. progress(done, total), if given, is
+    called after each observer's audit and after the guessing risk (a dashboard's progress bar)."""
     require(
         (data is None) == (n is not None and d is not None) and (n is None) == (d is None),
         "give either n and d, or a dataset.",
@@ -1350,11 +1352,17 @@ def run_audit(
         _check_observer(observer)
     rngs = dict(zip(OBSERVERS, np.random.default_rng(seed).spawn(len(OBSERVERS))))
     audits, skipped = [], []
-    for name in OBSERVERS if observer == "all" else (observer,):
+    names = OBSERVERS if observer == "all" else (observer,)
+    for done, name in enumerate(names, 1):
         supported = ANALYST_ENCODINGS if name == "analyst" else LOCAL_ENCODINGS
         if observer == "all" and spec.encoding not in supported:
             skipped.append(f"{name}: no attack for the {spec.encoding} encoding (supported: {', '.join(supported)})")
-            continue
-        audits.append(audit_observer(p, name, rngs[name], trials, confidence))
+        else:
+            audits.append(audit_observer(p, name, rngs[name], trials, confidence))
+        if progress is not None:
+            progress(done, len(names) + 1)
     require(bool(audits), f"the audit supports the encodings {', '.join(LOCAL_ENCODINGS)}, not {spec.encoding}.")
-    return AuditReport(p, label, seed, tuple(audits), guessing_risk(p, counts, label), tuple(skipped))
+    risk = guessing_risk(p, counts, label)
+    if progress is not None:
+        progress(len(names) + 1, len(names) + 1)
+    return AuditReport(p, label, seed, tuple(audits), risk, tuple(skipped))

@@ -1,0 +1,152 @@
+"""Plotly figures of the Adversary page: an attack's trade-off curve against the region its certified (eps, delta)
+allows, the lower and upper bounds of every observer side by side, and the guess demonstration on an image."""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ldpcore.experiment.audit import ObserverAudit, dp_tradeoff
+from ui.figures import COLORS
+
+FPR_GRID = np.unique(np.concatenate([np.logspace(-12, 0, 600), np.linspace(0, 1, 201)]))
+
+
+def attack_figure(o: ObserverAudit, log_axes: bool = True) -> go.Figure:
+    """False negative against false positive rate: the region the certified (eps, delta) forbids (shaded), the
+    exact curve of the audited pair where known, the attack's measured curve and its chosen test."""
+    fig = go.Figure()
+    delta = o.bound.delta
+    valid = [c for c in o.certified if c.valid and c.eps is not None]
+    shown = [o.eps_upper] if o.eps_upper.valid and o.eps_upper.eps is not None else []
+    tightest = min(valid, key=lambda c: c.eps, default=None)
+    if tightest is not None and tightest.name not in [c.name for c in shown]:
+        shown.append(tightest)
+    for i, c in enumerate(shown):
+        fig.add_trace(
+            go.Scatter(
+                x=FPR_GRID,
+                y=dp_tradeoff(c.eps, c.delta, FPR_GRID),
+                mode="lines",
+                fill="tozeroy" if i == 0 else None,
+                fillcolor="rgba(214, 39, 40, 0.12)",
+                line=dict(color="#d62728", dash=None if i == 0 else "dash"),
+                name=f"certified {c.name}: eps = {c.eps:.4g}" + (f", delta = {c.delta:g}" if c.delta else "")
+                + (" (shaded: no test can get here)" if i == 0 else ""),
+            )
+        )  # fmt: skip
+    if o.exact_curve is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=o.exact_curve.fpr,
+                y=o.exact_curve.fnr,
+                mode="lines",
+                line=dict(color=COLORS[2]),
+                name=f"exact curve of the audited pair (eps = {o.eps_pair:.4g})"
+                if o.eps_pair is not None
+                else "exact curve of the audited pair",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=o.curve.fpr,
+            y=o.curve.fnr,
+            mode="lines+markers",
+            marker=dict(size=3),
+            line=dict(color=COLORS[0]),
+            name=f"the attack, {o.trials:,} trials per hypothesis",
+        )
+    )
+    fpr, fnr = o.best
+    fig.add_trace(
+        go.Scatter(
+            x=[fpr],
+            y=[fnr],
+            mode="markers",
+            marker=dict(size=11, symbol="x", color="black"),
+            name=f"chosen test: eps_lower = {o.eps_lower:.4g} at {o.confidence:g} confidence",
+        )
+    )
+    fig.update_layout(
+        title=f"{o.observer}: what the attack achieves against what delta = {delta:g} allows",
+        xaxis_title="false positive rate (says 'target in' when it is not)",
+        yaxis_title="false negative rate",
+        height=460,
+        margin=dict(l=10, r=10, t=50, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.18),
+    )
+    if log_axes:
+        fig.update_xaxes(type="log", range=[-7, 0.05], exponentformat="power")
+        fig.update_yaxes(type="log", range=[-7, 0.05], exponentformat="power")
+    else:
+        fig.update_xaxes(range=[0, 1])
+        fig.update_yaxes(range=[0, 1])
+    return fig
+
+
+def bounds_figure(observers: list[ObserverAudit]) -> go.Figure:
+    """Per observer, the empirical lower bound beside every certified upper bound (one bar per accountant; the
+    ones that do not apply are listed without a bar) and the exact eps of the audited pair where known."""
+    fig = go.Figure()
+    rows = []
+    for o in observers:
+        rows.append((o.observer, "attack: empirical lower bound", o.eps_lower, COLORS[1]))
+        if o.eps_pair is not None:
+            rows.append((o.observer, "exact eps of the audited pair", o.eps_pair, COLORS[2]))
+        for c in o.certified:
+            if c.valid and c.eps is not None:
+                rows.append((o.observer, f"certified: {c.name}", c.eps, COLORS[0]))
+    for kind, color in (("attack", COLORS[1]), ("exact", COLORS[2]), ("certified", COLORS[0])):
+        mine = [r for r in rows if r[1].startswith(kind)]
+        fig.add_trace(
+            go.Bar(
+                y=[f"{r[0]} · {r[1].split(': ', 1)[-1]}" for r in mine],
+                x=[r[2] for r in mine],
+                orientation="h",
+                marker_color=color,
+                name={"attack": "empirical lower bound", "exact": "exact pair", "certified": "certified upper bound"}[
+                    kind
+                ],
+                text=[f"{r[2]:.3g}" for r in mine],
+                textposition="outside",
+            )
+        )
+    order = [f"{r[0]} · {r[1].split(': ', 1)[-1]}" for r in rows]
+    fig.update_yaxes(categoryorder="array", categoryarray=order[::-1])
+    fig.update_layout(
+        title="eps: what an attack shows (lower) against what is certified (upper)",
+        xaxis_title="eps (nats)",
+        height=max(260, 34 * len(rows) + 120),
+        margin=dict(l=10, r=40, t=50, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.12),
+        barmode="overlay",
+    )
+    return fig
+
+
+def guess_figure(png: bytes, shape: tuple[int, int], marks: list[tuple[str, int, str]]) -> go.Figure:
+    """The image (a display-resolution PNG of a height x width input) with marks (label, cell index, symbol):
+    the respondent's true pixel and each observer's guess."""
+    height, width = shape
+    fig = go.Figure()
+    source = "data:image/png;base64," + base64.b64encode(png).decode()
+    fig.add_layout_image(
+        dict(source=source, x=0, y=0, sizex=width, sizey=height, xref="x", yref="y", layer="below", sizing="stretch")
+    )
+    for i, (label, cell, symbol) in enumerate(marks):
+        row, col = divmod(int(cell), width)
+        fig.add_trace(
+            go.Scatter(
+                x=[col + 0.5],
+                y=[row + 0.5],
+                mode="markers",
+                marker=dict(size=16 - 2 * i, symbol=symbol, color=COLORS[(i + 3) % len(COLORS)], line=dict(width=2)),
+                name=f"{label}: ({col}, {row})",
+            )
+        )
+    fig.update_xaxes(range=[0, width], showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(range=[height, 0], showgrid=False, zeroline=False, scaleanchor="x")
+    fig.update_layout(height=460, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"))
+    return fig
