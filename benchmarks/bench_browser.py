@@ -82,10 +82,10 @@ def timed_open(page, url: str) -> float:
 
 
 def step_eps_c(page, _i: int = 0, key: str = "eps_c") -> Callable[[], None]:
-    """The action that moves eps_c one stop down its grid (a value not computed before)."""
+    """The action that moves eps_c one stop down its log slider (a value not computed before)."""
 
     def act() -> None:
-        slider_input(page, key).focus()
+        slider_input(page, f"{key}_log").focus()
         page.keyboard.press("ArrowLeft")
 
     return act

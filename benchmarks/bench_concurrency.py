@@ -76,7 +76,7 @@ async def session(
     await when(page, IDLE, timeout=180)
     ready.append(page)
     await start.wait()
-    slider = page.locator('.st-key-eps_c input[type="range"]').first
+    slider = page.locator('.st-key-eps_c_log input[type="range"]').first
     for _ in range(steps):
         src = await page.evaluate(SRC)
         await slider.focus()

@@ -75,7 +75,7 @@ def main():
                 seed = page.locator(".st-key-seed input")
                 seconds.append(step(page, lambda: (seed.fill(str(leg)), seed.press("Enter"))))
             else:
-                slider_input(page, "eps_c").focus()
+                slider_input(page, "eps_c_log").focus()
                 key = "ArrowLeft" if leg % 2 == 0 else "ArrowRight"
                 seconds.append(step(page, lambda: page.keyboard.press(key)))
             if (i + 1) % 25 == 0:

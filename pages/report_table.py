@@ -22,7 +22,7 @@ st.caption(
     "as in Table IV of Erlingsson et al. (2020)."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta)
+spec, seed = protocol_sidebar(inp.delta, eps_c=False, fragments=False)  # rows and columns choose them
 
 c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect(
@@ -41,7 +41,7 @@ if not eps_rows:
     st.stop()
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
-cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table")
+cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table", png_width=THUMB)
 natives = neighbourings(cells)
 notion = (
     "replacement"

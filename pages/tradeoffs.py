@@ -22,7 +22,7 @@ st.caption(
     "does not certify that eps_c."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta)
+spec, seed = protocol_sidebar(inp.delta, fragments=False)  # the tau columns choose tau
 
 c1, c2, c3 = st.columns([2, 1, 2])
 lo, hi = c1.select_slider(
@@ -56,19 +56,27 @@ notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
 curves = {m.label: runs.curve(inp, m, eps_fine) for m in methods}
-measured = runs.grid(inp, methods, eps_measured, seed, "Sweeping")
+# the analytic lines first (fast), the measured points as they are simulated; then the charts with both
+bar_slot = st.empty()
+slots = [st.empty() for _ in range(3)]
+for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, spec.eps_c, notion)):
+    slot.plotly_chart(fig, width="stretch")
+with bar_slot.container():
+    measured = runs.grid(inp, methods, eps_measured, seed, "Measuring the points")
 
 undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})
 if undefined:
-    with st.expander(f"{len(undefined)} settings are undefined and left out"):
+    with bar_slot.container(), st.expander(f"{len(undefined)} settings are undefined and left out"):
         st.write("\n".join(f"- {u}" for u in undefined))
 
-for name, fig in zip(
+for slot, name, fig in zip(
+    slots,
     ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
     tradeoff_figures(methods, measured, curves, spec.eps_c, notion),
 ):
-    st.plotly_chart(fig, width="stretch")
-    export_menu(fig, name)
+    with slot.container():
+        st.plotly_chart(fig, width="stretch", key=name)
+        export_menu(fig, name)
 
 st.subheader(f"The plotted values at ε_c = {spec.eps_c:g}")
 at = {m.label: runs.curve(inp, m, [spec.eps_c])[0] for m in methods}

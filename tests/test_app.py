@@ -41,7 +41,7 @@ def test_the_registry_holds_every_page_once_and_the_navigation_shows_its_section
 def test_moving_eps_c_changes_eps_l_inf():
     at = open_page("pages/reconstruct.py")
     assert metric(at, "ε per phone") == "8.55"  # Horse look-alike at eps_c = 1, Lemma II.6
-    at.select_slider(key="eps_c").set_value(0.25).run()
+    at.number_input(key="eps_c").set_value(0.25).run()
     assert_clean(at)
     assert metric(at, "ε per phone") == "5.96"
 
@@ -84,7 +84,7 @@ def test_upload_png():
     rng = np.random.default_rng(0)
     at = _upload(open_page("pages/reconstruct.py"), "noise.png", _png(rng.integers(0, 256, (120, 160))), "image/png")
     assert_clean(at)
-    assert "noise.png: n = " in at.caption[0].value and "d = 19,200" in at.caption[0].value
+    assert "noise.png: n = " in captions(at) and "d = 19,200" in captions(at)
     assert metric(at, "ε per phone") != ""
 
 
@@ -92,7 +92,7 @@ def test_upload_histogram_csv():
     data = "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20_000, 9_000, 400, 3]))
     at = _upload(open_page("pages/reconstruct.py"), "hist.csv", data.encode(), "text/csv")
     assert_clean(at)
-    assert "d = 5 values" in at.caption[0].value
+    assert "d = 5 values" in captions(at)
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_invalid_parameters_show_an_error():
     assert not at.exception and "delta must lie strictly between 0 and 1" in at.error[0].value
     at.text_input(key="delta").set_value("5e-8").run()
     at.number_input(key="max_side").set_value(16).run()  # Horse at 16 px: about 5,000 respondents
-    at.select_slider(key="eps_c").set_value(0.001).run()  # below what Lemma II.6 certifies for them
+    at.number_input(key="eps_c").set_value(0.001).run()  # below what Lemma II.6 certifies for them
     assert not at.exception and not at.error  # the trivial bound eps_l = eps_c holds, and the page says so
     assert any("trivial bound" in i.value and "cannot certify eps_c=0.001" in i.value for i in at.info)
 
@@ -160,6 +160,10 @@ def test_report_table_exports_hold_the_displayed_numbers():
 
 def test_reconstruct_shows_what_the_tight_accountant_buys():
     at = open_page("pages/reconstruct.py")
+    tight = next(e for e in at.expander if e.label == "What the tight accountant buys")
+    assert not tight.proto.expanded and not tight.markdown  # computed only while open (a second run, two solves)
+    at.session_state["tight_box"] = True  # as a click on the expander does
+    at.run()
     text = " ".join(m.value for m in at.markdown)
     # spec/amplification.md, Horse: eps_c = 1 -> eps_l 10.68; eps_l = 8.547 -> eps_c ~ 0.252
     assert "ε_l = **10.68** instead of 8.55" in text and "ε_c = **0.252**, not 1" in text
@@ -251,7 +255,7 @@ def test_report_table_compares_encodings():
 def test_multimessage_page_follows_its_controls():
     at = open_page("pages/multimessage.py")
     first = at.table[0].value
-    at.select_slider(key="mm_eps").set_value(0.25).run()
+    at.number_input(key="mm_eps").set_value(0.25).run()
     assert_clean(at)
     assert not first["RMSE (respondents per value)"].equals(at.table[0].value["RMSE (respondents per value)"])
     at.number_input(key="mp_colluding").set_value(3).run()  # all 3 shufflers collude

@@ -54,7 +54,7 @@ def test_moving_eps_c_updates_the_reconstruction(app_url, page):
     open_page(page, f"{app_url}/reconstruct", metrics=5)
     before = metric_value(page, "ε per phone")
     image_before = page.locator('[data-testid="stImage"] img').nth(1).get_attribute("src")
-    slider_input(page, "eps_c").focus()
+    slider_input(page, "eps_c_log").focus()
     page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
     page.wait_for_function(IMAGE_CHANGED, arg=image_before, timeout=30_000)
     wait_idle(page)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_one_error, cli_measured, huge_png, open_page
+from conftest import assert_one_error, captions, cli_measured, huge_png, open_page
 from PIL import Image
 
 from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
@@ -278,7 +278,7 @@ def test_hostile_uploads_show_one_error_naming_the_file(name, data, message):
 def test_an_upload_in_the_limits_shows_its_exact_n():
     at = _upload("exact.csv", b"a,9007199254740\nb,3\n")  # n = 9,007,199,254,743 > 2^53 / 1000, read exactly
     assert not at.exception and not at.error
-    assert "exact.csv: n = 9,007,199,254,743 respondents" in at.caption[0].value
+    assert "exact.csv: n = 9,007,199,254,743 respondents" in captions(at)
 
 
 def test_running_out_of_memory_is_one_line(tmp_path):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
-from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, load_dataset, load_upload
+from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, is_csv, load_dataset, load_upload
 from ldpcore.experiment.spec import default_delta
 from ui.cache import cached
 from ui.feedback import input_errors
@@ -16,6 +16,7 @@ from ui.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
 SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}
+CHOICE = "data_choice"  # session state: the input last chosen, carried to the next page
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
 
 
@@ -39,9 +40,21 @@ def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: i
     return load_upload(_data, name, scale=scale, max_side=max_side or None)
 
 
+def _keep_choice() -> None:
+    st.session_state[CHOICE] = st.session_state["dataset"]
+
+
 def data_sidebar() -> Input:
-    """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
+    """Draw the data controls in the sidebar; on bad input show st.error and stop the page.
+
+    An upload is kept in the session (st.session_state, not in the URL) and stays the data set on every page
+    that takes data until another input is chosen; each page names it. A URL asking for an upload in a session
+    that has none (a reload, a shared link) says the file must be chosen again. Image-only controls (the scale
+    and the downsampling) are shown for images only."""
     choices = list(DATASETS) + [UPLOAD, RECORDS, POINTS] + list(SAMPLES)
+    fresh = CHOICE not in st.session_state  # the session's first page with data (or a reload)
+    if st.session_state.get(CHOICE) == UPLOAD and "upload" in st.session_state and "dataset" not in st.query_params:
+        st.session_state["dataset"] = UPLOAD  # another page: the upload stays the data set
     with st.sidebar:
         st.header("Data")
         # options are short names: a bound widget writes the displayed option into the URL
@@ -50,24 +63,40 @@ def data_sidebar() -> Input:
             choices,
             key="dataset",
             bind="query-params",
-            help="upload: your own image or histogram CSV; records: raw records (CSV, TSV, Parquet); points: "
-            "latitude/longitude; app-events, city-points: bundled samples of both",
+            on_change=_keep_choice,
+            help="upload: your own image or histogram CSV (kept while this browser tab is open); records: raw "
+            "records (CSV, TSV, Parquet); points: latitude/longitude; app-events, city-points: bundled samples of both",
         )
+        st.session_state[CHOICE] = name
         st.caption(
             DATASETS[name].description
             if name in DATASETS
             else DESCRIPTIONS.get(name) or SAMPLES_TEXT.get(name) or "Your own image or histogram CSV."
         )
-        max_side = st.number_input(
-            "Downsample images to a max side of (px; 0 = full size)",
-            min_value=0,
-            max_value=8192,
-            value=0,
-            step=64,
-            key="max_side",
-            bind="query-params",
-        )
         if name == UPLOAD:
+            f = st.file_uploader(
+                "Image (PNG, JPEG, ...) or histogram CSV",
+                type=IMAGE_TYPES + list(CSV_SUFFIXES),
+                help="CSV: one count per line, or value,count rows under a header.",
+            )
+            if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
+                data = f.getvalue()  # hashed once per upload, not on every rerun
+                st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
+        image = (name in DATASETS and DATASETS[name].file is not None) or (
+            name == UPLOAD and "upload" in st.session_state and not is_csv(st.session_state["upload"][1])
+        )
+        max_side, scale = 0, 1.0
+        if image:
+            max_side = st.number_input(
+                "Downsample images to a max side of (px; 0 = full size)",
+                min_value=0,
+                max_value=8192,
+                value=0,
+                step=64,
+                key="max_side",
+                bind="query-params",
+            )
+        if image and name == UPLOAD:
             scale = st.number_input(
                 "Respondents per unit of luminance (scale)",
                 min_value=0.01,
@@ -78,23 +107,21 @@ def data_sidebar() -> Input:
                 bind="query-params",
                 help="The paper's Map uses 2.5.",
             )
-            f = st.file_uploader(
-                "Image (PNG, JPEG, ...) or histogram CSV",
-                type=IMAGE_TYPES + list(CSV_SUFFIXES),
-                help="CSV: one count per line, or value,count rows under a header.",
-            )
-            if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
-                data = f.getvalue()  # hashed once per upload, not on every rerun
-                st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
     if name in (RECORDS, POINTS) or name in SAMPLES:
         hist, report, key = records_input(name)
         return Input(hist, key, default_delta(hist.n), report)
     with input_errors():
         if name == UPLOAD:
             if "upload" not in st.session_state:
-                st.info("Upload an image or a histogram CSV in the sidebar to begin.")
+                st.info(
+                    "This link asks for an uploaded file, which is kept only while its browser tab is open: choose "
+                    "the file again in the sidebar (Data: upload)."
+                    if fresh
+                    else "Upload an image or a histogram CSV in the sidebar to begin."
+                )
                 st.stop()
             _, fname, data, digest = st.session_state["upload"]
+            st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
             hist = _load_upload(digest, fname, data, float(scale), int(max_side))
             return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
         hist = _load_bundled(name, int(max_side))

@@ -25,21 +25,59 @@ RULE_HELP = (
 )
 
 
-def eps_c_slider(label: str = "Central epsilon eps_c (log scale)", key: str = "eps_c", container=st) -> float:
-    """The central epsilon on a log grid 0.001..10, bound to ?<key>=; a URL's value off the grid (a Plan row's
-    link) joins the options, so the link opens that exact eps_c."""
-    options = EPS_GRID
-    try:
-        linked = float(st.query_params.get(key, ""))
-        if 0.001 <= linked <= 10 and linked not in options:
-            options = sorted([*EPS_GRID, linked])
-    except ValueError:
-        pass
-    return float(
-        container.select_slider(
-            label, options=options, value=1.0, key=key, bind="query-params", format_func=lambda e: f"{e:g}"
+EPS_RANGE = (0.001, 10.0)  # eps_c the controls accept (nats)
+
+
+def _nearest(grid, value: float) -> float:
+    """The grid value closest to value on a log scale (where the quick-move slider sits)."""
+    return min(grid, key=lambda g: abs(np.log(g / value)))
+
+
+def eps_c_slider(label: str = "Central epsilon eps_c", key: str = "eps_c", container=st, default: float = 1.0) -> float:
+    """The central epsilon: a box taking any value in EPS_RANGE exactly, bound to ?<key>=, with a log-scale
+    slider beneath it for quick moves (key <key>_log, not in the URL: it follows the box). A URL value that is
+    not a number in range shows one warning naming the parameter, and the default is used."""
+    lo, hi = EPS_RANGE
+    raw = st.query_params.get(key)  # before the box: Streamlit drops an invalid bound value silently
+    log_key = f"{key}_log"
+
+    def from_slider() -> None:
+        st.session_state[key] = float(st.session_state[log_key])
+
+    value = float(
+        container.number_input(
+            label,
+            min_value=lo,
+            max_value=hi,
+            value=default,
+            step=0.1,
+            format="%g",
+            key=key,
+            bind="query-params",
+            help=f"Any value from {lo:g} to {hi:g} nats; type it, or move the slider below (log scale).",
         )
     )
+    st.session_state[log_key] = _nearest(EPS_GRID, value)  # the slider follows the box
+    container.select_slider(
+        f"{label}, quick moves (log scale)",
+        options=EPS_GRID,
+        key=log_key,
+        on_change=from_slider,
+        format_func=lambda e: f"{e:g}",
+        label_visibility="collapsed",
+    )
+    if raw is not None and not _in_range(raw, lo, hi):
+        container.warning(
+            f"The URL's {key}={raw!r} is not a number from {lo:g} to {hi:g}: using the default {key} = {default:g}."
+        )
+    return value
+
+
+def _in_range(text: str, lo: float, hi: float) -> bool:
+    try:
+        return lo <= float(text) <= hi
+    except ValueError:
+        return False
 
 
 def parse_delta(text: str, example: str) -> float:
@@ -70,9 +108,14 @@ def param_control(param: Param):
     )
 
 
-def protocol_sidebar(default_delta: float, eps_c_container=None) -> tuple[ProtocolSpec, int]:
-    """Draw the protocol controls; on an invalid combination show st.error and stop. eps_c_container: where
-    the eps_c slider goes instead of the sidebar (Reconstruct: beside what each party learns)."""
+def protocol_sidebar(
+    default_delta: float, eps_c: bool = True, fragments: bool = True, eps_c_container=None
+) -> tuple[ProtocolSpec, int]:
+    """Draw the protocol controls; on an invalid combination show st.error and stop. eps_c=False, fragments=False:
+    pages that choose eps_c or tau themselves (rows, sweeps, columns) do not show those controls (the spec then
+    holds eps_c = 1 and no tau; the eps_f rule is still shown, for the page's tau columns). eps_c_container:
+    where the eps_c control goes instead of the sidebar (Reconstruct: beside what each party learns)."""
+    show_eps_c, show_fragments = eps_c, fragments
     with st.sidebar:
         st.header("Protocol")
         encoding = st.selectbox("Encoding", list(ENCODINGS), key="encoding", bind="query-params")
@@ -81,7 +124,7 @@ def protocol_sidebar(default_delta: float, eps_c_container=None) -> tuple[Protoc
         for p in ENCODINGS[encoding].params:
             if p.name not in ENCODINGS[encoding].hidden(params):  # e.g. MURS on GRR has no hash range
                 params[p.name] = param_control(p)
-        eps_c = eps_c_slider(container=eps_c_container or st)
+        eps_c = eps_c_slider(container=eps_c_container or st) if show_eps_c else 1.0
         delta_text = st.text_input(
             "Central delta",
             key="delta",
@@ -89,11 +132,12 @@ def protocol_sidebar(default_delta: float, eps_c_container=None) -> tuple[Protoc
             placeholder=f"{default_delta:g} (default for this data)",
             help="Leave empty for the paper's delta of the bundled dataset (uploads: about 1/(10 n)).",
         )
-        fragments = ENCODINGS[encoding].fragments and st.toggle(
-            "Report fragments with a backstop (Algorithm 2)", key="fragments", bind="query-params"
+        fragments = ENCODINGS[encoding].fragments and (
+            not show_fragments
+            or st.toggle("Report fragments with a backstop (Algorithm 2)", key="fragments", bind="query-params")
         )
         tau, rule, eps_f = None, "paper", None
-        if fragments:
+        if fragments and show_fragments:
             tau = int(
                 st.number_input(
                     "tau: report fragments per respondent",
@@ -104,6 +148,7 @@ def protocol_sidebar(default_delta: float, eps_c_container=None) -> tuple[Protoc
                     bind="query-params",
                 )
             )
+        if fragments:
             rule = st.radio("eps_f rule", EPS_F_RULES, key="rule", bind="query-params", horizontal=True, help=RULE_HELP)
             if rule == "manual":
                 eps_f = float(

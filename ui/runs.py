@@ -116,18 +116,26 @@ def original_png(inp, max_width: int = DISPLAY_WIDTH) -> bytes:
     return _original_png(inp.key, inp.hist, int(max_width))
 
 
-def grid(inp, methods, eps_cs, seed: int, label: str) -> list[Cell]:
-    """Every method at every eps_c, cached per cell, with a progress bar; the cells' estimates are left out
-    (a sweep's list would otherwise hold all of them at once: get one with cell() or cell_png())."""
+def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = None) -> list[Cell]:
+    """Every method at every eps_c, cached per cell, with a progress bar naming the cell being computed; the
+    cells' estimates are left out (a sweep's list would otherwise hold all of them at once: get one with
+    cell() or cell_png()). png_width: also make each cell's picture (cell_png) right after its run, while its
+    estimate is certainly in the runs cache (a table larger than that cache would otherwise simulate the cells
+    it evicted a second time to draw them)."""
     bar = st.progress(0.0, text=label)
-    cells = sweep(
-        methods,
-        eps_cs,
-        inp.hist,
-        seed,
-        progress=lambda done, total: bar.progress(done / total, text=f"{label} {done}/{total}"),
-        evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None),
-    )
+    total = len(methods) * len(eps_cs)
+    done = 0
+
+    def one(m: Method, e: float, _h, s: int) -> Cell:
+        nonlocal done
+        bar.progress(done / total, text=f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})")
+        done += 1
+        result = replace(cell(inp, m, e, s), estimate=None)
+        if png_width is not None and result.error is None:
+            cell_png(inp, m, e, s, max_width=png_width)
+        return result
+
+    cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
     bar.empty()
     return cells
 

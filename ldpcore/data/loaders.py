@@ -643,20 +643,21 @@ def load_dataset(name: str, max_side: int | None = None, seed: int = 0) -> Histo
     return DATASETS[name].load(max_side=max_side, seed=seed)
 
 
-def _is_csv(name: str) -> bool:
+def is_csv(name: str) -> bool:
+    """Whether a file of this name is read as a histogram CSV (by its suffix, CSV_SUFFIXES) rather than an image."""
     return Path(name).suffix.lower().lstrip(".") in CSV_SUFFIXES
 
 
 def load_upload(data: bytes, name: str, scale: float = 1.0, max_side: int | None = None) -> Histogram:
     """A file's bytes: a histogram CSV if its name ends in one of CSV_SUFFIXES, else an image;
     messages name the file by name."""
-    if _is_csv(name):
+    if is_csv(name):
         return load_csv(data, name=name)
     return load_image(data, scale=scale, max_side=max_side, name=name)
 
 
 def load_path(path, scale: float = 1.0, max_side: int | None = None) -> Histogram:
     """A CSV (by its suffix, see load_upload; read from the file block by block) or an image file."""
-    if _is_csv(str(path)):
+    if is_csv(str(path)):
         return load_csv(path)
     return load_image(path, scale=scale, max_side=max_side)
