@@ -24,7 +24,7 @@ def test_plan_page_end_to_end(app_url, page):
     page.screenshot(path=str(OUTPUT / "plan-default.png"), full_page=True)
 
     # moving eps_c changes the table (the recommendation's numbers) and the URL
-    slider_input(page, "eps_c").focus()
+    slider_input(page, "eps_c_log").focus()
     page.keyboard.press("ArrowLeft")  # one step down the log grid: eps_c 1 -> 0.891
     page.wait_for_url("**eps_c=0.891**", timeout=60_000)
     wait_idle(page)

@@ -26,7 +26,7 @@ def test_default_renders_with_a_recommendation():
 def test_changing_eps_c_changes_the_table():
     at = open_page("pages/plan.py")
     before = _table(at)
-    at.select_slider(key="eps_c").set_value(0.25).run()
+    at.number_input(key="eps_c").set_value(0.25).run()
     assert_clean(at)
     after = _table(at)
     certified = after["eps_c"].dropna()
