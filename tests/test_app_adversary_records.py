@@ -113,7 +113,7 @@ def test_upload_raw_records_choose_the_column_and_n_is_the_number_of_rows():
     assert "events.csv: n = 3,000 respondents over d = 3 values" in at.caption[0].value
     assert "| rows read | 3,000 |" in _report(at) and "| kept | 3,000 |" in _report(at)
     assert "| out of domain | 0 |" in _report(at) and "| distinct values | 3 |" in _report(at)
-    assert metric(at, "eps_l_inf") != ""
+    assert metric(at, "ε per phone") != ""
     # one row per event: the first value of each of the 500 users
     at.selectbox(key="rec_user").set_value("user").run()
     assert_clean(at)
@@ -150,7 +150,7 @@ def test_upload_points_gives_a_map_like_image():
     assert_clean(at)
     assert at.selectbox(key="pts_lat").value == "Latitude" and at.selectbox(key="pts_lon").value == "Longitude"
     assert "pts.csv: n = 5,000 respondents" in at.caption[0].value and "(64x" in at.caption[0].value
-    assert len(at.main.image) == 3  # original, reconstruction and central baseline: map-like images
+    assert len(at.main.image) == 4  # original, no shuffler, ESA reconstruction and central baseline: map-like images
     assert "| cells with points |" in _report(at)
     at.text_input(key="pts_bbox").set_value("-74.0,40.7,-73.9,40.8").run()
     assert_clean(at)

@@ -10,7 +10,7 @@ CSV = ("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20
 def _shown_eps_c(at) -> list[str]:
     """Every place Reconstruct shows eps_c: the guarantee caption and the tight accountant's comparison."""
     text = captions(at) + "\n" + "\n".join(m.value for m in at.markdown)
-    return [part.split()[0].rstrip(".*") for part in text.replace("**", "").split("eps_c = ")[1:]]
+    return [part.split()[0].rstrip(".*") for part in text.replace("**", "").split("ε_c = ")[1:]]
 
 
 def test_typing_eps_c_gives_exactly_that_value_everywhere():
@@ -20,9 +20,9 @@ def test_typing_eps_c_gives_exactly_that_value_everywhere():
     assert_clean(at)
     assert at.number_input(key="eps_c").value == 0.3
     assert at.select_slider(key="eps_c_log").value == 0.316  # the quick-move slider sits at the nearest stop
-    assert "Certified central eps_c = 0.3 by" in captions(at)
-    assert "Same eps_c = 0.3**" in " ".join(m.value for m in at.markdown)
-    assert metric(at, "eps_l_inf") != "8.55"
+    assert "Certified central ε_c = 0.3 by" in captions(at)
+    assert "Same ε_c = 0.3**" in " ".join(m.value for m in at.markdown)
+    assert metric(at, "ε per phone") != "8.55"
 
 
 def test_the_log_slider_moves_the_typed_value():
@@ -30,7 +30,7 @@ def test_the_log_slider_moves_the_typed_value():
     at.select_slider(key="eps_c_log").set_value(0.25).run()
     assert_clean(at)
     assert at.number_input(key="eps_c").value == 0.25
-    assert metric(at, "eps_l_inf") == "5.96"
+    assert metric(at, "ε per phone") == "5.96"
 
 
 @pytest.mark.parametrize("value", ["0.3", "0.4", "1.5"])
@@ -39,7 +39,7 @@ def test_a_url_eps_c_in_range_is_reproduced_exactly(value):
     assert_clean(at)
     assert not at.warning
     assert at.number_input(key="eps_c").value == float(value)
-    assert f"Certified central eps_c = {float(value):.4g} by" in captions(at)
+    assert f"Certified central ε_c = {float(value):.4g} by" in captions(at)
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "11", "nan"])
@@ -49,7 +49,7 @@ def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
     assert len(at.warning) == 1
     assert f"eps_c='{value}'" in at.warning[0].value and "default eps_c = 1" in at.warning[0].value
     assert at.number_input(key="eps_c").value == 1.0
-    assert metric(at, "eps_l_inf") == "8.55"
+    assert metric(at, "ε per phone") == "8.55"
     at.number_input(key="eps_c").set_value(0.5).run()  # the warning is about the URL the page was opened with
     assert not at.warning
 

@@ -63,7 +63,7 @@ def test_upload_raw_records_choose_the_column_reconstruct_with_n_rows(app_url, p
     wait_for_metrics(page, 6)
     wait_idle(page)
     assert_no_error(page)
-    assert metric_value(page, "eps_l_inf")
+    assert metric_value(page, "ε per phone")
     assert page.locator('[data-testid="stSidebar"]').get_by_text("rows read").count() == 1
     page.wait_for_url("**rec_column=category**")
     page.screenshot(path=str(OUTPUT / "reconstruct-raw-records.png"), full_page=True)
@@ -82,6 +82,6 @@ def test_upload_points_gives_a_map_like_image(app_url, page, tmp_path):
     assert_no_error(page)
     assert "(64x" in page.get_by_text("points.csv: n = 8,000 respondents").inner_text()
     images = page.locator('[data-testid="stImage"] img')
-    assert images.count() == 3  # original, ESA reconstruction, central baseline
+    assert images.count() == 4  # original, no shuffler, ESA reconstruction, central baseline
     assert images.nth(1).get_attribute("src") != images.nth(0).get_attribute("src")
     page.screenshot(path=str(OUTPUT / "reconstruct-points.png"), full_page=True)
