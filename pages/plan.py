@@ -118,16 +118,19 @@ else:
     cols[1].metric(
         f"eps_l ({table.notion if table.notion == 'replacement' else rec.local_neighbouring})",
         fmt(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
-        delta=f"native: {fmt(rec.eps_l)} ({rec.local_neighbouring})",
+        delta=f"native {fmt(rec.eps_l)}",
+        help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
         delta_color="off",
         delta_arrow="off",
     )
-    cols[2].metric("messages / respondent", f"{rec.messages:,.2f}", help=f"{rec.bits_per_message} bits each.")
+    cols[2].metric(
+        "messages", f"{rec.messages:,.2f}", help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
+    )
     cols[3].metric("bits / respondent", f"{rec.bits_per_respondent:,.0f}")
     cols[4].metric(
         "RMSE",
         fmt(rec.rmse),
-        delta=f"95% CI +-{fmt(rec.ci95)}",
+        delta=f"95% CI ±{fmt(rec.ci95)}",
         delta_color="off",
         delta_arrow="off",
         help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "

@@ -51,7 +51,7 @@ def test_plan_page_end_to_end(app_url, page):
 
     # the recommended row's link opens Reconstruct with that configuration and the same eps_l
     native = page.locator('[data-testid="stMetric"]').filter(has_text="eps_l").locator('[data-testid="stMetricDelta"]')
-    native_eps_l = native.first.inner_text().split("native: ")[1].split(" ")[0]
+    native_eps_l = native.first.inner_text().split("native ")[1].split(" ")[0]
     href = page.get_by_role("link", name="Simulate it on Reconstruct").get_attribute("href")
     assert href.startswith("/reconstruct?") and "encoding=" in href and "accountant=" in href
     open_page(page, f"{app_url}{href}", metrics=5)
