@@ -15,7 +15,7 @@ def _type_eps_c(page, value: str) -> None:
 
 
 def test_typing_eps_c_shows_it_everywhere_and_in_the_url(app_url, page):
-    open_page(page, f"{app_url}/reconstruct", metrics=6)
+    open_page(page, f"{app_url}/reconstruct", metrics=5)
     assert metric_value(page, "ε per phone") == "8.55"
     _type_eps_c(page, "0.3")
     page.wait_for_url("**eps_c=0.3**", timeout=60_000)
@@ -25,14 +25,14 @@ def test_typing_eps_c_shows_it_everywhere_and_in_the_url(app_url, page):
     page.get_by_text("What the tight accountant buys").click()
     page.get_by_text("Same ε_c = 0.3").wait_for(timeout=60_000)
     shown = metric_value(page, "ε per phone")
-    open_page(page, f"{app_url}/reconstruct?eps_c=0.3", metrics=6)  # the URL reproduces it
+    open_page(page, f"{app_url}/reconstruct?eps_c=0.3", metrics=5)  # the URL reproduces it
     assert page.locator(".st-key-eps_c input").first.input_value() == "0.3"
     assert metric_value(page, "ε per phone") == shown
 
 
 @pytest.mark.parametrize("value", ["abc", "-1"])
 def test_a_bad_url_eps_c_warns_once_and_uses_the_default(app_url, page, value):
-    open_page(page, f"{app_url}/reconstruct?eps_c={value}", metrics=6)
+    open_page(page, f"{app_url}/reconstruct?eps_c={value}", metrics=5)
     warnings = page.locator('[data-testid="stAlertContentWarning"]')
     assert warnings.count() == 1 and "eps_c=" in warnings.first.inner_text()
     assert page.locator(".st-key-eps_c input").first.input_value() == "1"

@@ -1,5 +1,0 @@
-import sys
-
-from ldpcore.cli import main
-
-sys.exit(main())
