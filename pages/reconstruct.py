@@ -10,6 +10,7 @@ from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import page_config, runs, teaching
 from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
@@ -53,7 +54,7 @@ central = runs.cell(inp, central_method, spec.eps_c, seed)
 alone = teaching.local_cell(inp, esa_method, spec.eps_c, seed)
 p, m = esa.plan, esa.metrics
 encoding = ENCODINGS[spec.encoding]
-TIGHT = "tight-binary-rr"
+TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
 if hist.is_image:  # at display resolution; the downloads below are at the input's
     pngs = (
