@@ -1,8 +1,10 @@
-"""Benchmark of the Multi-message page's curves: error_against_n (16 n from 1e3 to 1e8) per eps_c, and
-its three calibrations per n solved the exact way (each n alone: the tight accountant to adjacent
+"""Benchmark of the Multi-message page's curves: error_against_n (16 n from 1e3 to 1e8) per eps_c.
+
+Its three calibrations per n solved the exact way (each n alone: the tight accountant to adjacent
 floats, rho by doubling from 1, Count-Min's q at the default discretization 1e-4, as the page did
 before; hadamard_delta is the vectorised one in both) against the chart's way (CURVE_RTOL, searches
-from the previous n, discretization 1e-3, plus the RMSE of every protocol), in this process. Prints median wall and CPU seconds and the load average.
+from the previous n, discretization 1e-3, plus the RMSE of every protocol), in this process.
+Prints median wall and CPU seconds and the load average.
 Usage: python benchmarks/bench_multimessage.py [--repeats R] [--eps E ...] [--d D] [--delta DELTA]
 """
 
