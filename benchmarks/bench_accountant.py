@@ -9,14 +9,20 @@ others use their defaults (generic blanket, SOLH choosing its hash range). Nothi
 cached between calls (ldpcore.clones' caches are cleared before each), so each timing is a
 cold inverse; * marks an inverse capped at the top of the bound's validity region (certifying
 less than the target).
-Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...]
+--curves: instead, the Accountant page's curves (eps_c at 20 eps0, largest eps0 at 10 n) for every
+bound that solves, exact (rtol = 0, as before the charts' precision) and at CURVE_RTOL, in this
+process: median wall and CPU seconds of each curve, and the load average.
+Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...] [--curves [--n N]]
 """
 
 import argparse
+import os
 
+import numpy as np
 from _common import median_seconds  # first: it puts the repository on sys.path
 
 from ldpcore.privacy import clones
+from ldpcore.privacy.accountant import CURVE_RTOL, eps0_curve, eps_c_curve
 from ldpcore.privacy.bounds import BOUNDS
 
 LIMIT = 1.0  # seconds per inverse
@@ -24,12 +30,37 @@ LIMITS = {"tight-binary-rr": 0.1}
 DOMAIN = {"blanket-krr": 2}  # bounds that require k
 
 
+def curves(n: int, delta: float, repeats: int) -> None:
+    """The page's two curves per solving bound, exact and at CURVE_RTOL (k = 2, eps_c = 1 against n)."""
+    eps0_grid = tuple(np.geomspace(0.05, 20, 20))
+    n_grid = tuple(int(x) for x in np.geomspace(1e3, 1e9, 10))
+    print(f"n = {n:,}, delta = {delta:g}, median of {repeats}; wall s / CPU s; load average {os.getloadavg()}")
+    print(f"{'bound':18} {'curve':12} {'exact':>15} {f'rtol {CURVE_RTOL:g}':>15} {'speed-up (CPU)':>15}")
+    for name, bound in BOUNDS.items():
+        if not bound.solves:
+            continue
+        for label, curve in (
+            ("eps_c(eps0)", lambda rtol: eps_c_curve(name, eps0_grid, n, delta, 2, rtol)),
+            ("eps0(n)", lambda rtol: eps0_curve(name, 1.0, n_grid, delta, 2, rtol)),
+        ):
+            (w0, c0, _), (w1, c1, _) = (
+                median_seconds(lambda: curve(rtol), repeats, setup=clones.clear_caches) for rtol in (0.0, CURVE_RTOL)
+            )
+            print(f"{name:18} {label:12} {w0:7.2f} /{c0:6.2f} {w1:7.2f} /{c1:6.2f} {c0 / max(c1, 1e-9):14.1f}x")
+    print(f"load average {os.getloadavg()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--delta", type=float, default=1e-8)
     parser.add_argument("--eps-c", type=float, nargs="+", default=[1e-4, 0.01, 1.0])
+    parser.add_argument("--curves", action="store_true", help="the Accountant page's curves, exact and at CURVE_RTOL")
+    parser.add_argument("--n", type=int, default=1_914_589, help="respondents for --curves (the page's default)")
     args = parser.parse_args()
+    if args.curves:
+        curves(args.n, args.delta, args.repeats)
+        return
     sizes = (10**4, 10**6, 10**9)
     print(f"median of {args.repeats} inverses, delta = {args.delta:g}; cell = seconds (eps0 found)")
     print(f"{'bound':18} {'eps_c':>6} " + " ".join(f"{f'n = {n:.0e}':>23}" for n in sizes))

@@ -117,28 +117,31 @@ st.dataframe(
     },
 )
 
-names = list(BOUNDS)
 eps0_grid = tuple(np.geomspace(0.05, 20, 20))
 n_grid = tuple(int(x) for x in np.geomspace(1e3, 1e9, 10))
 target = value if direction == "eps_c" else 1.0
-bar = st.progress(0.0, text="Evaluating the bounds")
-curves, per_n = {}, {}
-for i, name in enumerate(names):
-    curves[name] = _eps_c_curve(name, eps0_grid, n, delta, k)
-    per_n[name] = _eps0_curve(name, target, n_grid, delta, k)
-    bar.progress((i + 1) / len(names), text=f"Evaluating the bounds {i + 1}/{len(names)}")
-bar.empty()
 left, right = st.columns(2)
-left.plotly_chart(
-    log_lines(eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})", "local eps0", "central eps_c"),
-    width="stretch",
-)
-right.plotly_chart(
-    log_lines(
-        n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n", "respondents n", "local eps0", log_y=False
-    ),
-    width="stretch",
-)
+charts = left.empty(), right.empty()
+# closed forms first (drawn at once), then the bounds that solve a privacy curve (each point certified to
+# CURVE_RTOL); every bound keeps its legend place and colour, empty until its curve is in
+curves = {name: np.full(len(eps0_grid), np.nan) for name in BOUNDS}
+per_n = {name: np.full(len(n_grid), np.nan) for name in BOUNDS}
+for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for name, b in BOUNDS.items() if b.solves]):
+    for name in names:
+        curves[name] = _eps_c_curve(name, eps0_grid, n, delta, k)
+        per_n[name] = _eps0_curve(name, target, n_grid, delta, k)
+    charts[0].plotly_chart(
+        log_lines(
+            eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})", "local eps0", "central eps_c"
+        ),
+        width="stretch",
+    )
+    charts[1].plotly_chart(
+        log_lines(
+            n_grid, per_n, f"Largest eps0 for eps_c = {target:g} against n", "respondents n", "local eps0", log_y=False
+        ),
+        width="stretch",
+    )
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():

@@ -264,3 +264,23 @@ def test_inverse_then_forward_lands_on_the_conservative_side(name, u, n, delta):
     assert back.eps_c <= inv.eps_c <= target.eps_c  # curve bounds certify the target itself
     assert inv.eps0 >= eps0 * (1 - 1e-6)  # the largest eps0: at least the one we started from
     assert back.eps_c >= target.eps_c * (1 - 1e-3)
+
+
+CURVE_RTOL = 1e-4
+
+
+@pytest.mark.parametrize("name", [name for name, b in BOUNDS.items() if b.solves])
+def test_curve_points_are_certified_and_within_rtol(name):
+    """A chart's point (rtol > 0) is on the safe side of the exact answer and within rtol of it: an eps_c
+    never below the exact one, an eps0 never above it."""
+    bound = get_bound(name)
+    for n in (10**4, 10**6):
+        for eps0 in (0.3, 2.0):
+            exact, shown = bound.forward(eps0, n, 1e-8, BINARY_K), bound.forward(eps0, n, 1e-8, BINARY_K, CURVE_RTOL)
+            if exact.valid:
+                assert exact.eps_c <= shown.eps_c <= exact.eps_c * (1 + CURVE_RTOL) / (1 - CURVE_RTOL)
+        for eps_c in (0.1, 1.0):
+            exact, shown = bound.inverse(eps_c, n, 1e-8, BINARY_K), bound.inverse(eps_c, n, 1e-8, BINARY_K, CURVE_RTOL)
+            if exact.valid:
+                assert exact.eps0 / (1 + CURVE_RTOL) <= shown.eps0 <= exact.eps0
+                assert bound.forward(shown.eps0, n, 1e-8, BINARY_K).eps_c <= eps_c

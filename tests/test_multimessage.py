@@ -301,3 +301,20 @@ def test_reference_curves():
     multi = multi_message_upper_bound(n, 10_000, 1.0, 1e-6)
     assert np.all(multi == multi[0]) and multi[0] == pytest.approx(math.sqrt(math.log(1e4) * math.log(1e6)))
     assert multi[0] < single[-1]
+
+
+@pytest.mark.parametrize("eps,n", [(1.0, 1000), (1.0, 10**5), (0.5, 10**6), (2.0, 10**7)])
+def test_hadamard_rho_min_from_a_guess_is_the_same(eps, n):
+    rho = hadamard_rho_min(eps, 1e-6, n)
+    assert all(hadamard_rho_min(eps, 1e-6, n, guess=g) == rho for g in (1, rho - 3, rho, rho + 1, 4 * rho))
+
+
+@pytest.mark.parametrize("eps,delta,n,tau", [(1.0, 1e-6, 1000, 6), (1.0, 1e-6, 10**5, 6), (2.0, 1e-8, 10**7, 10)])
+def test_count_min_chart_q_is_certified_and_close(eps, delta, n, tau):
+    """The chart's q (discretization 1e-3, from a start) passes the default accountant's check and lies
+    within 3% above its q."""
+    exact = count_min_q_min(eps, delta, n, tau)
+    for start in (None, exact * 0.9, exact * 1.2):
+        shown = count_min_q_min(eps, delta, n, tau, start=start, discretization=1e-3)
+        assert count_min_delta(eps, shown, n, tau) <= delta
+        assert exact * (1 - 2e-3) <= shown <= exact * 1.03

@@ -76,3 +76,19 @@ def test_negative_control_a_plain_root_lands_on_the_wrong_side():
         wrong += curve(root) > delta
         assert curve(solver.boundary(curve, delta, 20.0, 0.0)) <= delta
     assert wrong > 0
+
+
+@PROPERTY
+@given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 4))
+def test_smallest_int_near_finds_what_smallest_int_finds(answer, guess, start):
+    calls = []
+
+    def ok(m: int) -> bool:
+        calls.append(m)
+        return m >= answer
+
+    expected = solver.smallest_int(ok, start)
+    assert solver.smallest_int_near(ok, guess, start) == expected == max(answer, start)
+    assert all(m >= start for m in calls)
+    with pytest.raises(ArithmeticError):
+        solver.smallest_int_near(lambda m: False, guess, start, limit=10**6 + 5)

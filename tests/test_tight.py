@@ -252,3 +252,24 @@ def test_plan_and_spec_accept_the_tight_accountant():
 def test_cli_privacy_with_the_tight_accountant(capsys):
     status = main(["privacy", "--n", "1914589", "--delta", "5e-8", "--eps-c", "1", "--accountant", "tight", "--json"])
     assert status == 0 and '"eps_l_inf": 10.68' in capsys.readouterr().out
+
+
+RTOL = 1e-4  # ldpcore.privacy.accountant.CURVE_RTOL, the charts' precision
+
+
+@pytest.mark.parametrize("n", [1_000, 50_000, 2_000_000])
+@pytest.mark.parametrize("eps0", [0.1, 1.0, 4.0])
+def test_display_forward_is_certified_and_within_rtol_above_the_exact(n, eps0):
+    exact = tight.removal_forward(eps0, n, 5e-8)[0]
+    shown, worst = tight.removal_forward(eps0, n, 5e-8, rtol=RTOL)
+    assert tight.certifies(shown, eps0, n, 5e-8) and worst.delta <= 5e-8
+    assert exact <= shown <= exact * (1 + RTOL) / (1 - RTOL)
+
+
+@pytest.mark.parametrize("n", [1_000, 50_000, 2_000_000])
+@pytest.mark.parametrize("eps_c", [0.05, 0.5, 2.0])
+def test_display_inverse_is_certified_and_within_rtol_below_the_exact(n, eps_c):
+    exact = tight.removal_inverse(eps_c, n, 5e-8, 100.0)[0]
+    shown, worst = tight.removal_inverse(eps_c, n, 5e-8, 100.0, rtol=RTOL)
+    assert tight.certifies(eps_c, shown, n, 5e-8) and worst.delta <= 5e-8
+    assert exact / (1 + RTOL) <= shown <= exact

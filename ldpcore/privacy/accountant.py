@@ -10,19 +10,28 @@ import numpy as np
 from ldpcore.errors import InputError
 from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
 
+CURVE_RTOL = 1e-4  # a chart's points: certified, within this relative distance of the exact answers
+
 
 def evaluate_bound(
-    name: str, n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+    name: str,
+    n: int,
+    delta: float,
+    k: int | None = None,
+    eps_c: float | None = None,
+    eps0: float | None = None,
+    rtol: float = 0.0,
 ) -> Amplification:
     """One bound forward (eps0 given) or inverse (eps_c given); a bound that cannot take
-    these inputs comes back not valid, with the reason, instead of raising."""
+    these inputs comes back not valid, with the reason, instead of raising. rtol > 0: a curve's
+    point, certified but up to a relative rtol on the safe side of the exact answer."""
     bound = get_bound(name)
     try:
         if eps0 is not None:
-            return bound.forward(eps0, n, delta, k)
+            return bound.forward(eps0, n, delta, k, rtol)
         if eps_c is None:
             raise InputError("give exactly one of eps_c and eps0.")
-        return bound.inverse(eps_c, n, delta, k)
+        return bound.inverse(eps_c, n, delta, k, rtol)
     except InputError as exc:
         return Amplification(
             bound.name,
@@ -47,13 +56,18 @@ def compare(
     return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0) for name in BOUNDS]
 
 
-def eps_c_curve(name: str, eps0_grid, n: int, delta: float, k: int | None = None) -> np.ndarray:
-    """eps_c against eps0 for one bound; NaN where the bound is not valid."""
-    out = [evaluate_bound(name, n, delta, k, eps0=float(e)) for e in eps0_grid]
+def eps_c_curve(
+    name: str, eps0_grid, n: int, delta: float, k: int | None = None, rtol: float = CURVE_RTOL
+) -> np.ndarray:
+    """eps_c against eps0 for one bound (to a relative rtol, never below the exact eps_c); NaN where not valid."""
+    out = [evaluate_bound(name, n, delta, k, eps0=float(e), rtol=rtol) for e in eps0_grid]
     return np.array([a.eps_c if a.valid else math.nan for a in out])
 
 
-def eps0_curve(name: str, eps_c: float, n_grid, delta: float, k: int | None = None) -> np.ndarray:
-    """The largest eps0 certified at eps_c against n for one bound; NaN where not valid."""
-    out = [evaluate_bound(name, int(n), delta, k, eps_c=eps_c) for n in n_grid]
+def eps0_curve(
+    name: str, eps_c: float, n_grid, delta: float, k: int | None = None, rtol: float = CURVE_RTOL
+) -> np.ndarray:
+    """The largest eps0 certified at eps_c against n for one bound (to a relative rtol, never above the
+    exact one); NaN where not valid."""
+    out = [evaluate_bound(name, int(n), delta, k, eps_c=eps_c, rtol=rtol) for n in n_grid]
     return np.array([a.eps0 if a.valid else math.nan for a in out])

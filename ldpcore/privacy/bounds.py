@@ -122,6 +122,9 @@ class Bound:
     open_top: the region is [lo, hi) (the theorem needs eps0 < hi).
     exact_forward(eps0, n, delta) -> (eps_c, extra) and exact_inverse(eps_c, n, delta, hi) ->
     (eps0, extra), optional: solvers whose answers are already certified (the tight accountant).
+    solves: forward_fn and inverse_fn (or exact_forward and exact_inverse) take a last argument
+    rtol > 0, for a curve's points: certified, but up to a relative rtol on the safe side of the
+    exact answer (forward and inverse pass it on; other bounds are exact at no extra cost).
     holds_for: the widest randomizer family the bound holds for as an encoding's accountant (the
     encodings' accountants are derived from it, accountants_for); rank: its place when offered for
     a family other than binary RR (tightest first at typical parameters).
@@ -133,14 +136,15 @@ class Bound:
     citation: str
     applies_to: str
     neighbouring: Neighbouring
-    forward_fn: Callable[[float, int, float, int | None], float]
+    forward_fn: Callable[..., float]
     region_fn: Callable[[int, float, int | None], tuple[float, float, str]]
-    inverse_fn: Callable[[float, int, float, int | None], float] | None = None
+    inverse_fn: Callable[..., float] | None = None
     certify_fn: Callable[[float, float, int, float, int | None], bool] | None = None
     extra_fn: Callable[[float, int, float, int | None], dict] | None = None
     open_top: bool = False
-    exact_forward: Callable[[float, int, float], tuple[float, dict]] | None = None
-    exact_inverse: Callable[[float, int, float, float], tuple[float, dict]] | None = None
+    exact_forward: Callable[..., tuple[float, dict]] | None = None
+    exact_inverse: Callable[..., tuple[float, dict]] | None = None
+    solves: bool = False
     explanation: str = ""
     holds_for: Randomizer = Randomizer.ANY_LDP
     rank: int = 0
@@ -159,8 +163,9 @@ class Bound:
         lo, hi, _ = self.region_fn(n, delta, k)
         return f"[{lo:.4g}, {hi:.4g}{')' if self.open_top else ']'}"
 
-    def forward(self, eps0: float, n: int, delta: float, k: int | None = None) -> Amplification:
-        """Central eps_c of n shuffled eps0-LDP reports, or not valid with a reason."""
+    def forward(self, eps0: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
+        """Central eps_c of n shuffled eps0-LDP reports, or not valid with a reason. rtol > 0: for a
+        curve, an eps_c that still holds but may lie up to a relative rtol above the smallest one."""
         eps0, n, delta = check_eps(eps0, "eps0"), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region(n, delta, k)
         if not reason and not lo <= eps0 <= hi:
@@ -171,26 +176,28 @@ class Bound:
         if reason:
             return self._result(eps0, None, n, delta, k, valid=False, reason=reason)
         extra: dict = {}
+        coarse = (rtol,) if rtol > 0 and self.solves else ()
         if self.exact_forward is not None:
-            eps_c, extra = self.exact_forward(eps0, n, delta)
+            eps_c, extra = self.exact_forward(eps0, n, delta, *coarse)
         else:
-            eps_c = self.forward_fn(eps0, n, delta, k)
+            eps_c = self.forward_fn(eps0, n, delta, k, *coarse)
         if eps_c > eps0:
             return self._result(eps0, eps0, n, delta, k, note=TRIVIAL, extra=extra)
         return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
-    def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
+    def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
         """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
+        rtol > 0: for a curve, an eps0 the bound certifies that may lie up to a relative rtol below the largest.
         Inside shared_inverses() the results (frozen) are memoised: encodings that share a bound share it."""
         memo = getattr(_SHARED, "memo", None)
         if memo is None:
-            return self._inverse(eps_c, n, delta, k)
-        key = (self, eps_c, n, delta, k)
+            return self._inverse(eps_c, n, delta, k, rtol)
+        key = (self, eps_c, n, delta, k, rtol)
         if key not in memo:
-            memo[key] = self._inverse(eps_c, n, delta, k)
+            memo[key] = self._inverse(eps_c, n, delta, k, rtol)
         return memo[key]
 
-    def _inverse(self, eps_c: float, n: int, delta: float, k: int | None = None) -> Amplification:
+    def _inverse(self, eps_c: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
         eps_c, n, delta = check_eps(eps_c), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region(n, delta, k)
         if reason:
@@ -212,13 +219,14 @@ class Bound:
             if hi < eps_c:
                 return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
             return self._result(hi, top, n, delta, k, capped=top < eps_c * (1 - CAP_RTOL), target_eps_c=eps_c)
+        coarse = (rtol,) if rtol > 0 and self.solves else ()
         if self.exact_inverse is not None:
-            eps0, extra = self.exact_inverse(eps_c, n, delta, hi)
+            eps0, extra = self.exact_inverse(eps_c, n, delta, hi, *coarse)
             return self._result(eps0, eps_c, n, delta, k, target_eps_c=eps_c, extra=extra)
         if self.inverse_fn is None:
             eps0 = solver.root(f, eps_c, lo, hi, xtol=1e-13, rtol=1e-15)
         else:
-            eps0 = self.inverse_fn(eps_c, n, delta, k)
+            eps0 = self.inverse_fn(eps_c, n, delta, k, *coarse)
         eps0 = solver.settle(ok, eps0, lo, single_steps=0)  # land on the conservative side; ok(lo) holds
         if eps0 < eps_c:
             return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
@@ -448,10 +456,12 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
     is ignored.
     """
 
-    def forward(eps0, n, delta, k):
-        return tight.smallest_eps(lambda e: curve(e, eps0, n, k), eps0, delta)
+    def forward(eps0, n, delta, k, rtol=0.0):
+        return tight.smallest_eps(lambda e: curve(e, eps0, n, k), eps0, delta, rtol)
 
-    def inverse(eps_c, n, delta, k):
+    def inverse(eps_c, n, delta, k, rtol=0.0):
+        if rtol > 0:
+            return tight.largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta, rtol, rtol / 4)
         return tight.largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta)
 
     def certify(eps_c, eps0, n, delta, k):
@@ -462,7 +472,7 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
             _check_k(k)
         return EPS0_MIN, EPS0_MAX, ""
 
-    return dict(forward_fn=forward, region_fn=region, inverse_fn=inverse, certify_fn=certify)
+    return dict(forward_fn=forward, region_fn=region, inverse_fn=inverse, certify_fn=certify, solves=True)
 
 
 def _clones_curve(p_clone: Callable[[float], float]):
@@ -540,13 +550,13 @@ def _worst(worst, n) -> dict:
     return {"worst_c": [worst.ones, worst.ones + (n - 1 - worst.crowd)]}
 
 
-def _tight_forward(eps0, n, delta):
-    eps_c, worst = tight.removal_forward(eps0, n, delta)
+def _tight_forward(eps0, n, delta, rtol=0.0):
+    eps_c, worst = tight.removal_forward(eps0, n, delta, rtol)
     return eps_c, _worst(worst, n)
 
 
-def _tight_inverse(eps_c, n, delta, hi):
-    eps0, worst = tight.removal_inverse(eps_c, n, delta, hi)
+def _tight_inverse(eps_c, n, delta, hi, rtol=0.0):
+    eps0, worst = tight.removal_inverse(eps_c, n, delta, hi, rtol)
     return eps0, _worst(worst, n)
 
 
@@ -563,6 +573,7 @@ register(
         certify_fn=lambda eps_c, eps0, n, delta, k: tight.certifies(eps_c, eps0, n, delta),
         exact_forward=_tight_forward,
         exact_inverse=_tight_inverse,
+        solves=True,
         explanation="Each bin of an attribute-fragmented report is shuffled binary randomized response, whose "
         "privacy curve can be computed exactly from binomial probabilities; the worst case over how "
         "many of the other respondents hold the same value is searched. No bound is tighter: at the "

@@ -15,6 +15,7 @@ boundary      brentq on value/target over [good, bad], then bisect
 solve_near    bracket outward from a starting point (steps growing fourfold), then boundary
 settle        from a closed form's answer, step toward the certified side until ok holds
 smallest_int  the smallest whole number where ok holds (doubling, then bisection)
+smallest_int_near  the same from a guess near it (steps doubling from the guess, then bisection)
 """
 
 from __future__ import annotations
@@ -170,6 +171,35 @@ def smallest_int(ok: Callable[[int], bool], start: int = 1, limit: int = 2**62) 
         if hi >= limit:
             raise ArithmeticError(f"no whole number up to {limit} satisfies the condition")
         lo, hi = hi, min(limit, 2 * hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def smallest_int_near(ok: Callable[[int], bool], guess: int, start: int = 1, limit: int = 2**62) -> int:
+    """smallest_int from a guess: steps doubling from guess (down while ok holds, else up) bracket the
+    smallest m >= start with ok(m), then bisection; a few evaluations when the guess is close."""
+    guess = min(max(int(guess), start), limit)
+    step = 1
+    if ok(guess):
+        hi = guess
+        while hi > start:
+            lo = max(start, hi - step)
+            if not ok(lo):
+                break
+            hi, step = lo, 2 * step
+        else:
+            return hi
+    else:
+        lo = guess
+        while True:
+            if lo >= limit:
+                raise ArithmeticError(f"no whole number up to {limit} satisfies the condition")
+            hi = min(limit, lo + step)
+            if ok(hi):
+                break
+            lo, step = hi, 2 * step
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)

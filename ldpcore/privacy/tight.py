@@ -48,22 +48,28 @@ LEAVES_PER_ROUND = 4  # blocks above delta added to the cheap curve per round of
 WINDOW_SD = 10.0  # binomial windows of the other bounds: mean +- WINDOW_SD (sd + 1)
 
 
-def smallest_eps(curve: Callable[[float], float], eps0: float, delta: float) -> float:
-    """The smallest eps (to the float) with curve(eps) <= delta; curve(eps0) = 0 for an eps0-LDP randomizer."""
+def smallest_eps(curve: Callable[[float], float], eps0: float, delta: float, rtol: float = 0.0) -> float:
+    """The smallest eps (to the float, or rtol > 0: at most a relative rtol above it) with curve(eps) <= delta;
+    curve(eps0) = 0 for an eps0-LDP randomizer."""
     if curve(0.0) <= delta:
         return 0.0
-    return solver.boundary(curve, delta, eps0, 0.0)
+    return solver.boundary(curve, delta, eps0, 0.0, rtol, coarse=rtol / 4 if rtol > 0 else None)
 
 
 def largest_eps0(
-    curve_of_eps0: Callable[[float], float], eps_c: float, hi: float, delta: float, rtol: float = 1e-13
+    curve_of_eps0: Callable[[float], float],
+    eps_c: float,
+    hi: float,
+    delta: float,
+    rtol: float = 1e-13,
+    coarse: float | None = None,
 ) -> float:
     """The largest eps0 in [eps_c, hi] with curve_of_eps0(eps0) = delta(eps_c; eps0) <= delta.
 
     The curve is non-decreasing in eps0 and 0 at eps0 <= eps_c; the caller has checked it
-    exceeds delta at hi. Relative precision rtol, never above the crossing.
+    exceeds delta at hi. Relative precision rtol, never above the crossing (coarse: solver.boundary's).
     """
-    return solver.boundary(curve_of_eps0, delta, eps_c, hi, rtol)
+    return solver.boundary(curve_of_eps0, delta, eps_c, hi, rtol, coarse=coarse)
 
 
 def binomial_range(m: int, p: float) -> tuple[int, int]:
@@ -302,17 +308,28 @@ def _leaf_curve(leaves: list[WorstCase]) -> Callable[[float, float], float]:
     return lambda eps, eps0: float(np.maximum(*directed(eps, eps0, crowd, ones)).max())
 
 
-def removal_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
-    """(smallest certified eps_c, the worst case there): eps0 -> eps_c on the worst-case curve."""
-    start = smallest_eps(lambda e: _delta_others_zero(e, eps0, _proxy_n(n)), eps0, delta)
+def removal_forward(eps0: float, n: int, delta: float, rtol: float = 0.0) -> tuple[float, WorstCase]:
+    """(smallest certified eps_c, the worst case there): eps0 -> eps_c on the worst-case curve.
+    rtol > 0: a certified eps_c at most a relative rtol above it, for curves (_display_solve)."""
+    start = smallest_eps(lambda e: _delta_others_zero(e, eps0, _proxy_n(n)), eps0, delta, rtol / 8)
+    if rtol > 0:
+        return _display_solve(lambda e: _leaves(e, eps0, n, delta, True)[0], start, 0.0, eps0, True, delta, rtol)
     return _worst_case_solve(
         lambda e, curve: curve(e, eps0), lambda e: _leaves(e, eps0, n, delta), start, 0.0, eps0, True, n, delta
     )
 
 
-def removal_inverse(eps_c: float, n: int, delta: float, hi: float) -> tuple[float, WorstCase]:
-    """(largest certified eps0 in [eps_c, hi], the worst case there): eps_c -> eps0 on the worst-case curve."""
-    start = largest_eps0(lambda e0: _delta_others_zero(eps_c, e0, _proxy_n(n)), eps_c, hi, delta)
+def removal_inverse(eps_c: float, n: int, delta: float, hi: float, rtol: float = 0.0) -> tuple[float, WorstCase]:
+    """(largest certified eps0 in [eps_c, hi], the worst case there): eps_c -> eps0 on the worst-case curve.
+    rtol > 0: a certified eps0 at most a relative rtol below it, for curves (_display_solve)."""
+    proxy = lambda e0: _delta_others_zero(eps_c, e0, _proxy_n(n))  # noqa: E731
+    start = (
+        largest_eps0(proxy, eps_c, hi, delta, rtol / 8, rtol / 32)
+        if rtol > 0
+        else largest_eps0(proxy, eps_c, hi, delta)
+    )
+    if rtol > 0:
+        return _display_solve(lambda e0: _leaves(eps_c, e0, n, delta, True)[0], start, eps_c, hi, False, delta, rtol)
     return _worst_case_solve(
         lambda e0, curve: curve(eps_c, e0), lambda e0: _leaves(eps_c, e0, n, delta), start, eps_c, hi, False, n, delta
     )
@@ -344,6 +361,37 @@ def _worst_case_solve(
         curve = _leaf_curve(leaves)
         x = solver.solve_near(lambda y: point(y, curve), delta, x, lo, hi, ok_up, SOLVE_RTOL)
     raise ArithmeticError("the worst-case search did not settle")  # pragma: no cover
+
+
+def _display_solve(
+    worst_at: Callable[[float], WorstCase], x: float, lo: float, hi: float, ok_up: bool, delta: float, rtol: float
+) -> tuple[float, WorstCase]:
+    """A point the worst case certifies, within a relative rtol of its crossing, in a few evaluations of it.
+
+    x is the crossing of the c = 0 curve (to rtol/8, on its certified side), which lies below the
+    worst case, so the worst case crosses at x or on x's uncertified side, within ~1e-5 of x at
+    typical inputs. The first
+    point tried is rtol/2 from x toward the certified side; while the worst case does not
+    certify it, steps doubling from rtol x (certified at the end: the curve is 0 at
+    eps >= eps0) bracket the crossing and bisect narrows the bracket to rtol. The end returned
+    is one the worst case certifies, so it never lies on the uncertified side of the exact answer."""
+    end = hi if ok_up else lo
+    x = min(x * (1 + rtol / 2), end) if ok_up else max(x * (1 - rtol / 2), end)
+    found = worst_at(x)
+    bad, step = x, rtol * abs(x) + math.ulp(x)
+    while found.delta > delta and x != end:
+        bad, x = x, min(x + step, end) if ok_up else max(x - step, end)
+        found, step = worst_at(x), 2 * step
+    if bad == x:
+        return x, found
+    seen = {x: found}
+
+    def ok(y: float) -> bool:
+        seen[y] = worst_at(y)
+        return seen[y].delta <= delta
+
+    good = solver.bisect(ok, x, bad, rtol)
+    return good, seen[good]
 
 
 def replacement_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:

@@ -15,13 +15,16 @@ from ldpcore.experiment.metrics import analytic_rmse
 from ldpcore.oracles.fake_reports import MURS, blanket_certified, murs_eps_users
 from ldpcore.oracles.hashing import solh_parameters
 from ldpcore.oracles.multimessage import (
+    CURVE_DISCRETIZATION,
     BaryRR,
     CountMinMultiMessage,
     HadamardMultiMessage,
     multi_message_upper_bound,
+    paper_tau,
     single_message_lower_bound,
 )
 from ldpcore.oracles.onehot import OneHot, flip_probability
+from ldpcore.privacy.accountant import CURVE_RTOL
 from ldpcore.privacy.bounds import BoundName, get_bound
 
 DATA_SHAPES = ("peaked", "uniform")
@@ -54,18 +57,34 @@ def synthetic_counts(n: int, d: int, shape: str) -> np.ndarray:
     return np.full(d, n // d, dtype=np.int64) + (np.arange(d) < n % d)
 
 
-def _protocols(eps: float, delta: float, d: int, n: int) -> dict:
-    """The oracles compared at (eps_c, delta): each raises InputError where n is too small."""
-    tight = get_bound(BoundName.TIGHT_BINARY_RR).inverse(eps, n, delta, 2)
+def _protocols(eps: float, delta: float, d: int, n: int, before: dict) -> dict:
+    """The oracles compared at (eps_c, delta), each to a chart's precision (every one certified):
+    each raises InputError where n is too small. before: {name: (n', oracle)} at the previous n of
+    a curve, whose tight rho and q start the searches (n rho 2^-tau and q n change slowly with n)."""
+    tight = get_bound(BoundName.TIGHT_BINARY_RR).inverse(eps, n, delta, 2, CURVE_RTOL)
     eps_b = tight.eps0 if tight.valid else None
+    hadamard, count_min = (
+        before.get(f"{kind} multi-message (tight {p})", (n, None))
+        for kind, p in (("Hadamard", "rho"), ("Count-Min", "q"))
+    )
+    rho = (
+        None
+        if hadamard[1] is None
+        else round(hadamard[1].rho * 2.0 ** (paper_tau(n) - hadamard[1].tau) * hadamard[0] / n)
+    )
+    q = None if count_min[1] is None else count_min[1].q * count_min[0] / n
     return {
         "B-ary RR (single message)": lambda: BaryRR.from_eps(eps, d, n, delta),
         "one-hot, attribute fragments (tight accountant)": lambda: (
             OneHot(d=d, p_b=flip_probability(eps_b)) if eps_b is not None else _invalid(tight.reason)
         ),
-        "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
+        "Hadamard multi-message (tight rho)": lambda: HadamardMultiMessage.from_eps(
+            eps, d, n, delta, rule="tight", guess=rho
+        ),
         "Hadamard multi-message (paper rho)": lambda: HadamardMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
-        "Count-Min multi-message (tight q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="tight"),
+        "Count-Min multi-message (tight q)": lambda: CountMinMultiMessage.from_eps(
+            eps, d, n, delta, rule="tight", start=q, discretization=CURVE_DISCRETIZATION
+        ),
         "Count-Min multi-message (paper q)": lambda: CountMinMultiMessage.from_eps(eps, d, n, delta, rule="paper"),
     }
 
@@ -78,13 +97,16 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
     """Per protocol and n: the root mean variance of the count estimates (analytic, exact
     for the unbiased ones; the Count-Min minimum's RMSE from its exact moments), messages per
     respondent and bits per message; NaN where a protocol cannot reach (eps, delta) at n.
-    Also the Ghazi et al. 2021 reference curves (up to constants)."""
+    Also the Ghazi et al. 2021 reference curves (up to constants). The calibrations are a chart's
+    (_protocols): the one-hot eps0 within CURVE_RTOL below the largest certified one, Count-Min's q
+    from the discretization CURVE_DISCRETIZATION (~1% above the default's); every one certified."""
     eps, delta = check_eps(eps, "eps_c"), check_delta(delta)
     d = check_whole(d, 2, "the domain size d")
     out: dict[str, dict] = {}
+    before: dict[str, tuple] = {}
     for n in (int(x) for x in n_grid):
         counts = synthetic_counts(n, d, shape)
-        for name, make in _protocols(eps, delta, d, n).items():
+        for name, make in _protocols(eps, delta, d, n, before).items():
             row = out.setdefault(name, {"rmse": [], "messages": [], "bits": [], "reason": []})
             try:
                 oracle = make()
@@ -93,6 +115,7 @@ def error_against_n(eps: float, delta: float, d: int, n_grid, shape: str = "peak
                 row["reason"].append(str(exc))  # why the protocol cannot reach (eps, delta) at this n
                 continue
             row["reason"].append("")
+            before[name] = (n, oracle)
             if isinstance(oracle, CountMinMultiMessage):
                 bias, var = oracle.moments(counts)
                 row["rmse"].append(math.sqrt(float(np.mean(bias**2 + var))))
