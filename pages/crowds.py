@@ -17,7 +17,7 @@ from ldpcore.systems.crowds import (
     sample_deletion,
 )
 from ui import page_config
-from ui.controls import delta_slider, eps_slider, seed_input
+from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import drops_figure, partition_figure, split_figure
 
@@ -80,12 +80,11 @@ cols = st.columns(4)
 cols[0].metric(
     "Theorem V.2 bound", f"{guarantees.bound:.1f}", help="Reports dropped per crowd at most, w.p. >= 1 - delta_cr."
 )
-cols[1].metric(
+noted_metric(
+    cols[1],
     "most dropped (this run)",
     f"{int(deletion.dropped.max()):,}",
-    delta=f"expected {guarantees.expected_drops.max():.1f}",
-    delta_color="off",
-    delta_arrow="off",
+    f"expected {guarantees.expected_drops.max():.1f}",
     help="The largest number of reports one crowd lost in this run; below it the largest expectation.",
 )
 cols[2].metric(

@@ -5,7 +5,7 @@ import streamlit as st
 from ldpcore.systems.longitudinal import EXPLANATION, MODE_HELP, MODES, TreeProtocol
 from ui import page_config
 from ui import runs_systems as runs
-from ui.controls import delta_slider, eps_slider, seed_input
+from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import running_counts_figure
 
@@ -73,21 +73,19 @@ cols[1].metric(
     f"batches of about n/L = {central.batch_n:,} a-LDP reports, so eps_c <= 2 eps_amp(a, n/L, "
     f"delta/2) by {central.bound} ({central.neighbouring} neighbours) at delta = {delta:.0e}.",
 )
-cols[2].metric(
+noted_metric(
+    cols[2],
     "messages / respondent",
     f"{protocol.expected_messages():.2f}",
-    delta=f"at most {protocol.max_messages():,}",
-    delta_color="off",
-    delta_arrow="off",
+    f"at most {protocol.max_messages():,}",
     help="A respondent at level h sends one message at the end of each of its T/2^(h-1) nodes: "
     "(2T - 1)/L on average, T at the leaves.",
 )
-cols[3].metric(
+noted_metric(
+    cols[3],
     "RMSE of F_hat",
     f"{run.rmse:,.0f}",
-    delta=f"analytic {run.analytic_rmse:,.0f}",
-    delta_color="off",
-    delta_arrow="off",
+    f"analytic {run.analytic_rmse:,.0f}",
     help="Measured over the T periods; below it sqrt(mean_t Var(F_hat_t)), with "
     "Var(F_hat_t) = c_a^2 k^2 L n popcount(t) - F_t exactly.",
 )

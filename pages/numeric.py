@@ -17,7 +17,7 @@ from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
 from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
 from ui import page_config
 from ui import runs_systems as runs
-from ui.controls import EPS_GRID, delta_slider, eps_slider
+from ui.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
 from ui.feedback import input_errors
 from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
 from ui.tables import table_sidebar
@@ -72,12 +72,11 @@ next(cols).metric(
     "(numeric means; frequencies when there are no numeric attributes).",
 )
 for label, (measured, analytic) in errors:
-    next(cols).metric(
+    noted_metric(
+        next(cols),
         label,
         f"{measured:.3g}",
-        delta=f"analytic {analytic:.3g}",
-        delta_color="off",
-        delta_arrow="off",
+        f"analytic {analytic:.3g}",
         help="Measured mean squared error (means on the [-1, 1] scale), averaged "
         "over the attributes; below it the analytic expectation.",
     )

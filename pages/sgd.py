@@ -14,7 +14,7 @@ from ldpcore.systems.sgd import (
 )
 from ui import page_config
 from ui import runs_systems as runs
-from ui.controls import delta_slider, eps_slider, seed_input
+from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import accuracy_figure, composition_figure
 
@@ -100,12 +100,11 @@ st.caption(
 if result.warning:
     st.warning(result.warning)
 cols = st.columns(5)
-cols[0].metric(
+noted_metric(
+    cols[0],
     "eps_l per report",
     f"{acc.eps_l:.3g}",
-    delta=f"{acc.eps_l_total:.3g} over {epochs} epochs",
-    delta_color="off",
-    delta_arrow="off",
+    f"{acc.eps_l_total:.3g} over {epochs} epochs",
     help="Local eps of one report (= one epoch); over the epochs by basic composition (replacement).",
 )
 cols[1].metric(
@@ -114,20 +113,18 @@ cols[1].metric(
     help=f"Amplification by shuffling a batch of {acc.batch_size:,} reports ({acc.bound}, "
     f"delta {acc.delta_epoch:.1e}); the disjoint batches of one epoch compose in parallel.",
 )
-cols[2].metric(
+noted_metric(
+    cols[2],
     "eps_c (certified)",
     f"{acc.eps_c:.3g}" if acc.valid else "not certified",
-    delta=f"at delta {acc.delta_c:.1e}" if acc.valid else None,
-    delta_color="off",
-    delta_arrow="off",
+    f"at delta {acc.delta_c:.1e}" if acc.valid else None,
     help="The smaller of basic and advanced composition (Theorem II.7) over the epochs.",
 )
-cols[3].metric(
+noted_metric(
+    cols[3],
     "test accuracy",
     f"{result.final_accuracy:.3f}",
-    delta=f"baseline {baseline.final_accuracy:.3f}",
-    delta_color="off",
-    delta_arrow="off",
+    f"baseline {baseline.final_accuracy:.3f}",
     help="After the last iteration; below it the same training without noise (the clipped gradients averaged exactly).",
 )
 cols[4].metric(

@@ -1,4 +1,5 @@
-"""Small URL-bound controls shared by the Numeric, Longitudinal, LDP-SGD and Crowd IDs pages."""
+"""Small URL-bound controls, and the metric with a note beneath, shared by the Numeric, Longitudinal, LDP-SGD and
+Crowd IDs pages."""
 
 from __future__ import annotations
 
@@ -40,3 +41,8 @@ def delta_slider(label: str, key: str, value: float = 1e-6, help: str | None = N
 def seed_input(key: str) -> int:
     """The seed of a simulation, bound to ?key=."""
     return int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, key=key, bind="query-params"))
+
+
+def noted_metric(container, label: str, value: str, note: str | None, help: str) -> None:
+    """st.metric with a neutral note beneath the value (a comparison or a unit, not a change: no arrow, no color)."""
+    container.metric(label, value, delta=note, delta_color="off", delta_arrow="off", help=help)

@@ -28,6 +28,22 @@ def _style(
     return fig
 
 
+def _line(x, y, name: str, color: str, mode: str = "lines", **line) -> go.Scatter:
+    """A line trace (mode "lines+markers": with its points) in color; line: more line settings (width, dash)."""
+    return go.Scatter(x=x, y=y, mode=mode, name=name, line=dict(color=color, **line))
+
+
+def _ticks(x, y, name: str, size: int) -> go.Scatter:
+    """Short horizontal ticks at the reference values (the truth, an expectation)."""
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="markers",
+        name=name,
+        marker=dict(color=TRUTH, symbol="line-ew-open", size=size, line=dict(width=2)),
+    )
+
+
 def _mark(fig: go.Figure, x: float, name: str, color: str = "gray", dash: str = "dot") -> None:
     """A vertical line with a legend entry (vline annotations misplace on log axes)."""
     fig.add_vline(x=x, line_dash=dash, line_color=color, name=name, showlegend=True)
@@ -38,16 +54,7 @@ def _mark(fig: go.Figure, x: float, name: str, color: str = "gray", dash: str = 
 
 def estimates_figure(names, truth, estimate, std, title: str, y: str) -> go.Figure:
     """Per quantity: the truth and the estimate with a +-2 std bar (analytic std)."""
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=names,
-            y=truth,
-            mode="markers",
-            name="truth",
-            marker=dict(color=TRUTH, symbol="line-ew-open", size=18, line=dict(width=2)),
-        )
-    )
+    fig = go.Figure(_ticks(names, truth, "truth", 18))
     fig.add_trace(
         go.Scatter(
             x=names,
@@ -70,16 +77,13 @@ def mse_figure(
     for i, name in enumerate(titles):
         y = [getattr(c, kind)[name] for c in comparisons]
         fig.add_trace(
-            go.Scatter(
-                x=list(eps_grid),
-                y=y,
-                mode="lines",
-                name=name,
-                line=dict(
-                    color=COLORS[i % len(COLORS)],
-                    width=3 if name == chosen else 1.5,
-                    dash="solid" if name.startswith(("alg4", "duchi-md")) else "dash",
-                ),
+            _line(
+                list(eps_grid),
+                y,
+                name,
+                COLORS[i % len(COLORS)],
+                width=3 if name == chosen else 1.5,
+                dash="solid" if name.startswith(("alg4", "duchi-md")) else "dash",
             )
         )
     if empirical is not None:
@@ -104,9 +108,7 @@ def worst_case_figure(
     (Wang et al., ICDE 2019, Table I)."""
     fig = go.Figure()
     for i, (name, y) in enumerate(curves.items()):
-        fig.add_trace(
-            go.Scatter(x=list(eps_grid), y=list(y), mode="lines", name=name, line=dict(color=COLORS[i % len(COLORS)]))
-        )
+        fig.add_trace(_line(list(eps_grid), list(y), name, COLORS[i % len(COLORS)]))
     _mark(fig, eps_star, f"eps* = {eps_star:.4f}", "#b22222")
     _mark(fig, eps_sharp, f"eps# = {eps_sharp:.4f}", "#1f5fbf")
     _mark(fig, eps, f"eps = {eps:g}", "darkgray", "dash")
@@ -165,7 +167,7 @@ def running_counts_figure(truth, estimate, std) -> go.Figure:
             marker=dict(size=4),
         )
     )
-    fig.add_trace(go.Scatter(x=t, y=truth, mode="lines", name="true F_t", line=dict(color=TRUTH, width=2.5)))
+    fig.add_trace(_line(t, truth, "true F_t", TRUTH, width=2.5))
     return _style(fig, "Respondents in state 1, period by period", "period t", "respondents", height=420)
 
 
@@ -176,17 +178,8 @@ def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
     """Test accuracy after each iteration (0 = the initial model) of two ldpcore.systems.sgd.TrainResult, private vs
     the non-private baseline, epoch ends marked."""
     it = np.arange(len(private.test_accuracy))
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=it,
-            y=baseline.test_accuracy,
-            mode="lines",
-            name="non-private baseline",
-            line=dict(color=TRUTH, dash="dash"),
-        )
-    )
-    fig.add_trace(go.Scatter(x=it, y=private.test_accuracy, mode="lines", name=label, line=dict(color=COLORS[0])))
+    fig = go.Figure(_line(it, baseline.test_accuracy, "non-private baseline", TRUTH, dash="dash"))
+    fig.add_trace(_line(it, private.test_accuracy, label, COLORS[0]))
     ends = it[private.batches_per_epoch :: private.batches_per_epoch]
     fig.add_trace(
         go.Scatter(
@@ -203,15 +196,8 @@ def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
 
 def composition_figure(epochs, basic, advanced, eps_c: float | None) -> go.Figure:
     """Central eps after each epoch: basic and advanced (Theorem II.7) composition of the per-epoch bound."""
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(x=epochs, y=basic, mode="lines+markers", name="basic composition", line=dict(color=COLORS[0]))
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=epochs, y=advanced, mode="lines+markers", name="advanced (Theorem II.7)", line=dict(color=COLORS[1])
-        )
-    )
+    fig = go.Figure(_line(epochs, basic, "basic composition", COLORS[0], "lines+markers"))
+    fig.add_trace(_line(epochs, advanced, "advanced (Theorem II.7)", COLORS[1], "lines+markers"))
     if eps_c is not None:
         fig.add_hline(y=eps_c, line_dash="dot", line_color="gray", annotation_text=f"certified eps_c = {eps_c:.3g}")
     return _style(fig, "Central eps after each epoch", "epochs", "eps_c", height=400)
@@ -224,22 +210,14 @@ def drops_figure(labels, dropped, expected, bound: float) -> go.Figure:
     """Reports dropped per crowd in this run, their expectation and Theorem V.2's bound."""
     fig = go.Figure()
     fig.add_trace(go.Bar(x=labels, y=dropped, name="dropped in this run", marker_color=COLORS[0]))
-    fig.add_trace(
-        go.Scatter(
-            x=labels,
-            y=expected,
-            mode="markers",
-            name="expected",
-            marker=dict(color=TRUTH, symbol="line-ew-open", size=22, line=dict(width=2)),
-        )
-    )
+    fig.add_trace(_ticks(labels, expected, "expected", 22))
     fig.add_hline(y=bound, line_dash="dot", line_color="#b22222", annotation_text=f"Theorem V.2 bound {bound:.1f}")
     return _style(fig, "Reports dropped per crowd", "crowd (size)", "reports dropped")
 
 
 def _level(x, y: float, name: str) -> go.Scatter:
     """A dotted horizontal reference line as a trace (hline annotations misplace on log axes)."""
-    return go.Scatter(x=[x[0], x[-1]], y=[y, y], mode="lines", name=name, line=dict(color=TRUTH, dash="dot"))
+    return _line([x[0], x[-1]], [y, y], name, TRUTH, dash="dot")
 
 
 def partition_figure(labels, alone, pooled: float) -> go.Figure:
@@ -252,11 +230,8 @@ def partition_figure(labels, alone, pooled: float) -> go.Figure:
 
 def split_figure(fraction, best, median) -> go.Figure:
     """split / whole std against the share of eps_l spent on a data-derived crowd ID."""
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=fraction, y=median, mode="lines", name="median over values", line=dict(color=COLORS[0])))
-    fig.add_trace(
-        go.Scatter(x=fraction, y=best, mode="lines", name="best value (smallest ratio)", line=dict(color=COLORS[1]))
-    )
+    fig = go.Figure(_line(fraction, median, "median over values", COLORS[0]))
+    fig.add_trace(_line(fraction, best, "best value (smallest ratio)", COLORS[1]))
     fig.add_trace(_level(fraction, 1.0, "no split (all of eps_l on the report)"))
     _style(
         fig,

@@ -56,14 +56,17 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 
 from ldpcore.data.loaders import BUNDLED, MAX_PIXELS, Histogram
 from ldpcore.data.numeric_table import MAX_CATEGORIES, MAX_ROWS, NumericTable
 from ldpcore.data.scaling import to_unit
 from ldpcore.errors import InputError, check_whole, require
+
+if TYPE_CHECKING:
+    import duckdb
 
 MEMORY_LIMIT = "1GB"  # DuckDB's working memory per call; larger aggregates spill to disk
 MAX_DOMAIN = 2_000_000  # the most distinct values (or bins) a histogram may have
@@ -204,6 +207,8 @@ class _Input:
                 len(self.delimiter) == 1 and self.delimiter not in '"\r\n',
                 f"the delimiter must be one character other than a quote or a line break (got {self.delimiter!r}).",
             )
+        import duckdb  # imported on first use, as in _run: it costs a few tenths of a second
+
         self.con = duckdb.connect(str(tmp / "work.duckdb"))
         for setting, value in (
             ("memory_limit", self.memory_limit),
@@ -269,6 +274,8 @@ class _Input:
 
     def _run(self, sql: str, params: dict | None):
         """Run a query on the file; DuckDB's errors become one InputError naming the file."""
+        import duckdb
+
         if self.con is None:
             raise InputError(f"{self.name} is not open for queries.")
         try:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
-from scipy import stats
 
 from ldpcore.data.loaders import read_text
 from ldpcore.data.scaling import to_unit, unit_values
@@ -139,21 +139,40 @@ class NumericTable:
 # --- synthetic data (Sec. VI-A) ---------------------------------------------------------
 
 
-def _truncated_gaussian(mu: float, sd: float = 0.25):
-    return stats.truncnorm((-1 - mu) / sd, (1 - mu) / sd, loc=mu, scale=sd)
+class _Synthetic(Mapping):
+    """name -> frozen scipy distribution on [-1, 1], made on first use (importing scipy.stats costs seconds)."""
+
+    def __getitem__(self, name: str):
+        return _distributions()[name]
+
+    def __iter__(self):
+        return iter(SYNTHETIC_DESCRIPTIONS)
+
+    def __len__(self) -> int:
+        return len(SYNTHETIC_DESCRIPTIONS)
+
+
+@cache
+def _distributions() -> dict:
+    from scipy import stats
+
+    def truncated_gaussian(mu: float, sd: float = 0.25):
+        return stats.truncnorm((-1 - mu) / sd, (1 - mu) / sd, loc=mu, scale=sd)
+
+    return {
+        "gauss-0": truncated_gaussian(0.0),
+        "gauss-1/3": truncated_gaussian(1 / 3),
+        "gauss-2/3": truncated_gaussian(2 / 3),
+        "gauss-1": truncated_gaussian(1.0),
+        "uniform": stats.uniform(-1, 2),
+        "power-law": stats.truncpareto(9, 3, loc=-2),
+    }
 
 
 # Frozen scipy distributions on [-1, 1]; SYNTHETIC[name].moment(2) is the E[t^2] that
 # decides between the mechanisms. The power law has density ~ (x + 2)^-10: a Pareto
 # tail y^-(9+1) truncated to y = x + 2 in [1, 3].
-SYNTHETIC = {
-    "gauss-0": _truncated_gaussian(0.0),
-    "gauss-1/3": _truncated_gaussian(1 / 3),
-    "gauss-2/3": _truncated_gaussian(2 / 3),
-    "gauss-1": _truncated_gaussian(1.0),
-    "uniform": stats.uniform(-1, 2),
-    "power-law": stats.truncpareto(9, 3, loc=-2),
-}
+SYNTHETIC = _Synthetic()
 # each one in words, with the figure of Wang et al. (ICDE 2019) that uses it
 SYNTHETIC_DESCRIPTIONS = {
     "gauss-0": "N(0, 1/16) truncated to [-1, 1] (Wang et al., ICDE 2019, Fig. 5)",

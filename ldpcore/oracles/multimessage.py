@@ -18,7 +18,6 @@ from functools import cache, cached_property
 from typing import ClassVar
 
 import numpy as np
-from scipy import stats
 from scipy.special import gammaln
 
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
@@ -50,6 +49,8 @@ def paper_rho(eps: float, delta: float) -> int:
 def _hinge(s, a: np.ndarray, m: np.ndarray, r: float, e: float) -> np.ndarray:
     """E[(1 - e (s + V)/a)_+] for V ~ Bin(m, r): the terms v <= top = ceil(a/e - s) - 1, in closed
     form with sum_{v<=t} v Bin(v; m, r) = m r cdf(t-1; m-1, r)."""
+    from scipy import stats  # imported on first use: scipy.stats costs seconds
+
     top = np.ceil(a / e - s) - 1
     below = stats.binom.cdf(top - 1, np.maximum(m - 1, 0), r)
     return stats.binom.cdf(top, m, r) * (1 - e * s / a) - e / a * m * r * below
@@ -70,6 +71,8 @@ def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
     is in closed form (_hinge); W and U are summed over windows and the probability left outside
     them is added (an upper bound, tight to ~1e-15, floating point).
     """
+    from scipy import stats
+
     check_eps(eps, "eps_c")
     rho, n, tau = check_whole(rho, 1, "rho"), check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
     N, p = int(n) * int(rho), 2.0**-tau
@@ -245,6 +248,7 @@ def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
     mass outside them, and where the lower law is 0, has infinite loss."""
     from dp_accounting.pld import pld_pmf  # slow import
     from dp_accounting.pld import privacy_loss_distribution as pld
+    from scipy import stats
 
     z = binomial_window(n, q, _TAIL)
     k, shift = np.arange(z[0], z[-1] + 2), int(not reverse)  # upper = N + shift
@@ -456,6 +460,8 @@ class CountMinMultiMessage:
         """Mean and variance of M = min_t (e_t + N_t), N_t iid Bin(n, q), for each column of the
         offsets e (tau, bins): P(M >= y) = prod_t P(N > y - e_t - 1), summed over the window where
         every N_t lies but for _TAIL (so M >= min e + lo almost surely). O(tau bins window)."""
+        from scipy import stats
+
         support = binomial_window(n, self.q)
         lo, span = support[0], support[-1] - support[0]
         sf = stats.binom.sf(np.arange(lo - 1, support[-1] + 1), n, self.q)  # P(N > z), z = lo-1..hi

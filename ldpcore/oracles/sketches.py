@@ -53,7 +53,6 @@ from functools import cache, cached_property
 from typing import ClassVar, Self
 
 import numpy as np
-from scipy.linalg import hadamard
 from scipy.special import bdtr, gammaln, log_ndtr, xlogy
 
 from ldpcore.errors import InputError, check_eps, check_whole, require
@@ -734,6 +733,8 @@ class HadamardCountMeanSketch(_Sketch):
     def _kronecker(self) -> tuple[int, np.ndarray, np.ndarray]:
         """(m_lo, H_lo, H_hi) with H_m = H_hi x H_lo (Kronecker; l = l_hi m_lo + l_lo): popcount(l & b)
         splits over the two bit ranges, so H[l, b] = H_hi[l_hi, b_hi] H_lo[l_lo, b_lo]."""
+        from scipy.linalg import hadamard  # imported on first use: scipy.linalg costs about half a second
+
         low = 1 << ((self.m.bit_length() - 1) // 2)
         return low, hadamard(low, dtype=np.int64), hadamard(self.m // low, dtype=np.int64)
 

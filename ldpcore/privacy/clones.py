@@ -19,8 +19,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.stats import binom
 
 from ldpcore.privacy.tight import binomial_range
 
@@ -37,6 +35,8 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     (single values where the window has at most MAX_POINTS of them and 1e-5 lo < 2), the last
     one running to m. Masses come from the cdf below the mean and the sf above it.
     """
+    from scipy.stats import binom  # imported on first use, as below: scipy.stats and scipy.optimize cost seconds
+
     lo, hi = binomial_range(m, p)
     width = max(1, math.ceil((hi - lo + 1) / MAX_POINTS), math.floor(BLOCK_RTOL * lo))
     starts = np.arange(lo, hi + 1, width)
@@ -68,6 +68,8 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     gap = e0 * -math.expm1(eps - eps0)  # e^eps0 - e^eps > 0, also when eps ~ eps0
     kappa, e_prime = gap / (e0 + 1), math.expm1(eps + eps0) / gap
     e_prime_m1 = math.expm1(eps) * (e0 + 1) / gap  # e^eps' - 1
+    from scipy.stats import binom
+
     c, mass = _clone_blocks(n - 1, p_clone)
     a = np.floor((c + 1) * (e_prime / (1 + e_prime))) + 1
     g = binom.pmf(a - 1, c, 0.5) - e_prime_m1 * binom.sf(a - 1, c, 0.5)
@@ -145,6 +147,8 @@ def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float
 @lru_cache(maxsize=CACHE_SIZE)
 def _lowest(log_bound, eps0: float, n: int, k: int | None) -> float:
     """The minimiser of log_bound over eps in (0, eps0) (independent of the eps asked for; cached)."""
+    from scipy.optimize import minimize_scalar
+
     return minimize_scalar(
         lambda e: log_bound(e, eps0, n, k), bounds=(0.0, eps0), method="bounded", options={"xatol": 1e-12 * eps0}
     ).x

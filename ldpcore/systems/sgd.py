@@ -905,6 +905,28 @@ def _bits_per_report(mechanism: str, p: int) -> float | None:
     return None  # real-valued reports
 
 
+EVAL_BLOCK_BYTES = 8 * 2**20  # scores of the iterates evaluated at once on the test set
+
+
+def _test_curves(loss: Loss, thetas: np.ndarray, Xt: np.ndarray, yt: np.ndarray, k: int):
+    """Test accuracy and mean test loss of every iterate (rows of thetas): the scores of a block of
+    iterates in one matrix product (each column (or slice, for softmax) is loss.scores of one iterate)."""
+    steps = len(thetas)
+    acc, tl = np.empty(steps), np.empty(steps)
+    block = max(1, EVAL_BLOCK_BYTES // (8 * len(yt) * k))
+    for lo in range(0, steps, block):
+        th = thetas[lo : lo + block]
+        if loss.multiclass:
+            scores = np.einsum("np,bpk->bnk", Xt, th.reshape(len(th), Xt.shape[1], k))
+            for i, s in enumerate(scores):
+                acc[lo + i], tl[lo + i] = np.mean(loss.predict(s) == yt), np.mean(loss.value(s, yt))
+        else:
+            scores = Xt @ th.T  # (n_test, block)
+            acc[lo : lo + len(th)] = np.mean(loss.predict(scores) == yt[:, None], axis=0)
+            tl[lo : lo + len(th)] = np.mean(loss.value(scores, yt[:, None]), axis=0)
+    return acc, tl
+
+
 def train(
     data: Dataset, config: SGDConfig, rng: np.random.Generator, progress: ProgressFn | None = None
 ) -> TrainResult:
@@ -933,12 +955,8 @@ def train(
     theta = np.zeros(d)
     X, y, Xt, yt = data.X_train, data.y_train, data.X_test, data.y_test
 
-    def evaluate(th):
-        s = loss.scores(th, Xt, k)
-        return float(np.mean(loss.predict(s) == yt)), float(np.mean(loss.value(s, yt)))
-
-    acc, tl = np.empty(total + 1), np.empty(total + 1)
-    acc[0], tl[0] = evaluate(theta)
+    thetas = np.empty((total + 1, d))  # every iterate, evaluated on the test set after training
+    thetas[0] = theta
     e_tr = np.empty(config.epochs)
     t = 0
     for epoch in range(config.epochs):
@@ -953,10 +971,11 @@ def train(
                 norm = np.linalg.norm(theta)
                 if norm > config.radius:
                     theta *= config.radius / norm
-            acc[t], tl[t] = evaluate(theta)
+            thetas[t] = theta
             if progress is not None:
                 progress(t, total)
         e_tr[epoch] = float(np.mean(loss.value(loss.scores(theta, X, k), y)))
+    acc, tl = _test_curves(loss, thetas, Xt, yt, k)
 
     accounting = None
     warning = ""
