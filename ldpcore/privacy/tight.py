@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import binom
 
 from ldpcore.privacy import solver
 
@@ -95,6 +94,8 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
     exactly for k in S's left tail; present(k) - e^eps absent(k) = a s(k-1) - b s(k), positive
     in the right tail. Each row depends on its own pair only (not on the rest of the batch).
     """
+    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
+
     crowd = np.atleast_1d(np.asarray(crowd, dtype=np.int64))
     ones = np.atleast_1d(np.asarray(ones, dtype=np.int64))
     if eps >= eps0:
@@ -125,6 +126,8 @@ def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> 
     point in the support, then the ratios P(k+1)/P(k) = (big-k) p/((k+1) q) multiplied on (each
     step rounds by at most 4 U; _tail_sum charges it). Rows whose first value is below 1e-280
     (where subnormals would lose digits) are evaluated point by point."""
+    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
+
     first = np.maximum(lo, 0)
     anchor = binom.pmf(first, big, p)
     k = first[:, None] + np.arange(length - 1)
@@ -285,6 +288,8 @@ def certifies(eps: float, eps0: float, n: int, delta: float) -> bool:
 def _delta_others_zero(eps: float, eps0: float, n: int) -> float:
     """The curve with every other bit at 0 (c = 0), from binomial tails in O(1): only a starting point
     for the search (it is a lower bound of the worst case, and its tails lose ~1e-7 at n ~ 1e9)."""
+    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
+
     if eps >= eps0:
         return 0.0
     m = n - 1
