@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import erfc
@@ -122,15 +122,63 @@ class Shape:
 
 
 def scaled_counts(weights: np.ndarray, n: int) -> np.ndarray:
-    """Whole counts summing to n in proportion to weights (largest remainders)."""
+    """Whole counts summing to n in proportion to weights (largest remainders; of equal remainders the larger
+    shares first, so that bins of equal weight are interchangeable: _scaled_groups gives the same counts)."""
     n = check_n(n)
     w = np.asarray(weights, dtype=np.float64)
     exact = w / w.sum() * n
     counts = np.floor(exact).astype(np.int64)
     short = n - int(counts.sum())
     if short > 0:
-        counts[np.argpartition(-(exact - counts), short - 1)[:short]] += 1
+        rem = exact - counts
+        cut = np.partition(rem, rem.size - short)[rem.size - short]  # the short-th largest remainder
+        above = rem > cut
+        tied = np.flatnonzero(rem == cut)
+        need = short - int(np.count_nonzero(above))  # >= 1: fewer than short remainders exceed the cut
+        counts[above] += 1
+        counts[tied[np.argpartition(-exact[tied], need - 1)[:need]]] += 1
     return counts
+
+
+class Groups(NamedTuple):
+    """A histogram by its distinct counts: values (ascending, int64), bins (how many of the d bins hold each,
+    float64), n = sum(values x bins) and d = sum(bins). Every predicted error is a function of these."""
+
+    values: np.ndarray
+    bins: np.ndarray
+    n: int
+    d: int
+
+
+def _groups(counts: np.ndarray) -> Groups:
+    """The Groups of a histogram."""
+    top = int(counts.max())
+    if top <= 4 * counts.size + 1_000_000:  # small counts (images): bincount, O(d + top)
+        mult = np.bincount(counts)
+        values = np.flatnonzero(mult)
+        bins = mult[values]
+    else:
+        values, bins = np.unique(counts, return_counts=True)
+    return Groups(values.astype(np.int64), bins.astype(np.float64), int(counts.sum()), int(counts.size))
+
+
+def _scaled_groups(weights: np.ndarray, bins: np.ndarray, total: float, n: int) -> Groups:
+    """The Groups of scaled_counts(w, n) for a w holding bins[i] entries equal to weights[i] (distinct) and
+    summing to total (w.sum(), as numpy adds it), in O(len(weights)) instead of O(d): the entries of one weight
+    get the same exact share and remainder, so the largest-remainder split is made on the groups in
+    scaled_counts' order (remainder, then share, descending), a group cut at most once."""
+    exact = weights / total * n  # the same floats as scaled_counts' exact
+    floor = np.floor(exact)
+    base, held = floor.astype(np.int64), bins.astype(np.int64)
+    short = n - int(np.dot(base, held))
+    plus = np.zeros_like(held)
+    if short > 0:
+        order = np.lexsort((-exact, -(exact - floor)))
+        before = np.cumsum(held[order]) - held[order]
+        plus[order] = np.clip(short - before, 0, held[order])
+    values, held = np.concatenate([base, base + 1]), np.concatenate([held - plus, plus])
+    values, inverse = np.unique(values[held > 0], return_inverse=True)
+    return Groups(values, np.bincount(inverse, weights=held[held > 0]), n, int(bins.sum()))
 
 
 @dataclass(frozen=True)
@@ -318,22 +366,23 @@ def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
     return on_notion(p.eps_c, neighbouring, notion).eps
 
 
-def _variances(oracle, n: int, groups) -> np.ndarray:
-    """Each distinct count's per-bin variance. The variance of GRR, the unary encodings, local hashing,
-    Hadamard response, MURS and one-hot is a function of the bin's own count (and n), so it is evaluated on
-    the distinct counts only (cost independent of d); a sketch's also depends on the sum of squared counts
-    (collisions), so it is evaluated on every bin and read at one bin per distinct count."""
-    first, _, counts = groups
+def _variances(oracle, groups: Groups) -> np.ndarray:
+    """Each distinct count's per-bin variance, at a cost independent of d. The variance of GRR, the unary
+    encodings, local hashing, Hadamard response, MURS and one-hot is a function of the bin's own count (and
+    n); a sketch's also depends on the other counts (collisions), through their distinct values
+    (grouped_variance)."""
+    values = groups.values
     if isinstance(getattr(oracle, "oracle", oracle), SupportAnalyzer | OneHot):
-        values = counts[first]
-        return np.broadcast_to(np.asarray(oracle.variance(n, values), dtype=np.float64), values.shape)
-    return np.broadcast_to(np.asarray(oracle.variance(n, counts), dtype=np.float64), counts.shape)[first]
+        var = oracle.variance(groups.n, values)
+    else:
+        var = oracle.grouped_variance(groups.n, values, groups.bins)
+    return np.broadcast_to(np.asarray(var, dtype=np.float64), values.shape)
 
 
-def _spread(var: np.ndarray, groups) -> tuple[float, float]:
+def _spread(var: np.ndarray, groups: Groups) -> tuple[float, float]:
     """(root mean variance, expected max |error|) from each distinct count's variance (_variances) and how
     many bins hold it: the l_inf integral runs over distinct counts only."""
-    mult = groups[1]
+    mult = groups.bins
     rmse = math.sqrt(float(np.dot(var, mult)) / float(mult.sum()))
     sd = np.sqrt(np.maximum(var, 0.0))
     keep = sd > 0
@@ -354,26 +403,11 @@ def _spread(var: np.ndarray, groups) -> tuple[float, float]:
     return rmse, linf
 
 
-def _rmse(var: np.ndarray, groups) -> float:
-    return math.sqrt(float(np.dot(var, groups[1])) / float(groups[1].sum()))
+def _rmse(var: np.ndarray, groups: Groups) -> float:
+    return math.sqrt(float(np.dot(var, groups.bins)) / float(groups.bins.sum()))
 
 
-def _groups(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a bin of each distinct count, bins per distinct count, the counts) for _variances and _spread."""
-    top = int(counts.max())
-    if top <= 4 * counts.size + 1_000_000:  # small counts (images): O(d) with bincount, any bin per count
-        mult = np.bincount(counts)
-        some = np.empty(top + 1, dtype=np.int64)
-        some[counts] = np.arange(counts.size)
-        held = np.flatnonzero(mult)
-        return some[held], mult[held].astype(np.float64), counts
-    _, first, mult = np.unique(counts, return_index=True, return_counts=True)
-    return first, mult.astype(np.float64), counts
-
-
-def _local_only(
-    encoding: str, params: tuple, eps: float, n: int, counts: np.ndarray, groups=None
-) -> tuple[float | None, str]:
+def _local_only(encoding: str, params: tuple, eps: float, groups: Groups) -> tuple[float | None, str]:
     """RMSE of the encoding as plain LDP at local eps (no shuffler). SOLH and MURS have no hash range without
     their shuffle bound: OLH at g = round(e^eps) + 1 (MURS on GRR: GRR) stands in; one-hot's eps is its
     removal eps_b."""
@@ -383,42 +417,42 @@ def _local_only(
         note = f"{'GRR' if name == 'grr' else 'OLH'} without a shuffler stands in for {encoding}"
         params = ()
     e = get_encoding(name)
-    eps = min(eps, e.eps_limit(counts.size, e.check_params(dict(params))))
+    eps = min(eps, e.eps_limit(groups.d, e.check_params(dict(params))))
     try:
-        oracle = _oracle_at_eps_l(name, params, eps, n, counts.size)
+        oracle = _oracle_at_eps_l(name, params, eps, groups.d)
     except InputError as exc:
         return None, str(exc)
-    groups = groups or _groups(counts)
-    return _rmse(_variances(oracle, n, groups), groups), note
+    return _rmse(_variances(oracle, groups), groups), note
 
 
 def _row_numbers(
-    encoding: str, accountant: str, params: tuple, counts: np.ndarray, n: int, eps_c: float, delta: float, notion: str
+    encoding: str, accountant: str, params: tuple, n: int, d: int, eps_c: float, delta: float, notion: str
 ) -> tuple[Plan, float, str, float, str]:
     """(plan, eps_c in the table's notion, the accountant's notion, the native delta, conversion) or InputError."""
     e = get_encoding(encoding)
     native_eps, native_delta, conversion = _native(eps_c, delta, e.neighbouring, notion)
     spec = ProtocolSpec(eps_c=native_eps, delta=native_delta, encoding=encoding, accountant=accountant, params=params)
-    p = plan(spec, n, counts.size)
+    p = plan(spec, n, d)
     return p, _certified_eps_c(p, e.neighbouring, notion), e.neighbouring, native_delta, conversion
 
 
 def evaluate_row(
     encoding: str,
     accountant: str,
-    counts: np.ndarray,
+    counts: np.ndarray | Groups,
     eps_c: float,
     delta: float,
     notion: str = "replacement",
     constraints: Constraints = Constraints(),
     params: tuple = (),
     local_only: tuple[float | None, str] | None = None,
-    groups=None,
 ) -> PlanRow:
-    """One row at n = sum(counts); an accountant that is not valid here gives a row with error set."""
+    """One row at n = sum(counts) (counts: the histogram or its Groups); an accountant that is not valid here
+    gives a row with error set."""
     e = get_encoding(encoding)
     params = tuple(sorted(e.check_params(dict(params)).items()))
-    n, d = int(counts.sum()), int(counts.size)
+    groups = counts if isinstance(counts, Groups) else _groups(counts)
+    n, d = groups.n, groups.d
     title = e.bound(accountant, dict(params)).title
     base: dict[str, Any] = dict(
         encoding=encoding, title=e.title, accountant=accountant, accountant_title=title, n=n, d=d
@@ -426,11 +460,10 @@ def evaluate_row(
     base.update(delta=delta, notion=notion, params=params)
     try:
         p, eps_c_cert, neighbouring, native_delta, conversion = _row_numbers(
-            encoding, accountant, params, counts, n, eps_c, delta, notion
+            encoding, accountant, params, n, d, eps_c, delta, notion
         )
         oracle = p.oracle()
-        groups = groups or _groups(counts)
-        rmse, linf = _spread(_variances(oracle, n, groups), groups)
+        rmse, linf = _spread(_variances(oracle, groups), groups)
     except InputError as exc:
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     replacement = replacement_eps(p.eps_b, e.neighbouring)
@@ -444,7 +477,7 @@ def evaluate_row(
         reasons.append(f"outside the constraints: {broken}")
     if local_only is None:
         local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-        local_only = _local_only(encoding, params, local_eps, n, counts, groups)
+        local_only = _local_only(encoding, params, local_eps, groups)
     return PlanRow(
         **base,
         certified=e.certified,
@@ -524,7 +557,7 @@ def _recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
     )
 
 
-def _local_cache(counts, notion, eps_c, groups):
+def _local_cache(notion, eps_c, groups: Groups):
     cache = {}
 
     def get(encoding, params):
@@ -532,7 +565,7 @@ def _local_cache(counts, notion, eps_c, groups):
         if key not in cache:
             e = get_encoding(encoding)
             local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-            cache[key] = _local_only(encoding, params, local_eps, int(counts.sum()), counts, groups)
+            cache[key] = _local_only(encoding, params, local_eps, groups)
         return cache[key]
 
     return get
@@ -552,11 +585,11 @@ def plan_table(
     """Every (encoding, accountant) at eps_c on these counts; params: {encoding: {parameter: value}}."""
     counts = _check(counts, eps_c, delta, notion)
     groups = _groups(counts)
-    local = _local_cache(counts, notion, eps_c, groups)
+    local = _local_cache(notion, eps_c, groups)
     rows = []
     for enc, acc in _rows_wanted(encodings):
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
-        rows.append(evaluate_row(enc, acc, counts, eps_c, delta, notion, constraints, ps, local(enc, ps), groups))
+        rows.append(evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps)))
     rows.sort(key=lambda r: (not r.ranked, not r.certified, r.metric("rmse")))
     best, reason = _recommend(rows, lambda r: r.metric("rmse"), "predicted RMSE")
     central, note = central_rmse(eps_c, delta, notion)
@@ -653,30 +686,30 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
     return good, f(good)
 
 
-def _error_of(var, counts, groups, kind: str) -> float:
+def _error_of(var, groups: Groups, kind: str) -> float:
     if kind == "linf":
         return _spread(var, groups)[1]
     rmse = _rmse(var, groups)
-    return rmse if kind == "rmse" else rmse * counts.size / counts.sum()
+    return rmse if kind == "rmse" else rmse * groups.d / groups.n
 
 
-def _metric_at_eps(enc, acc, ps, counts, delta, notion, kind, groups):
+def _metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind):
     """eps_c (table notion) -> the row's predicted error there (inf where the accountant certifies nothing, or
     is capped below eps_c: then a larger eps_c buys nothing)."""
 
     def value(eps):
         try:
-            p, *_ = _row_numbers(enc, acc, ps, counts, int(counts.sum()), eps, delta, notion)
+            p, *_ = _row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
             if p.amplification.capped:
                 return math.inf
-            return _error_of(_variances(p.oracle(), int(counts.sum()), groups), counts, groups, kind)
+            return _error_of(_variances(p.oracle(), groups), groups, kind)
         except InputError:
             return math.inf
 
     return value
 
 
-def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, n: int, d: int):
+def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, d: int):
     """The encoding's oracle at local eps_l: its accountant does not change the oracle (except SOLH's and
     MURS's hash range, which the callers exclude), and neither does n, so plan() is asked at the largest n
     and a loose delta, where the closed-form generic bound is valid for any eps_l the oracle takes."""
@@ -684,34 +717,33 @@ def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, n: int, d: int)
     return plan(spec, MAX_N, d).oracle()
 
 
-def _smallest_eps_l(enc: str, ps: tuple, counts, kind: str, target: float, groups):
+def _smallest_eps_l(enc: str, ps: tuple, groups: Groups, kind: str, target: float):
     """The smallest local eps_l (the encoding's own) whose predicted error meets target, or None."""
     e = get_encoding(enc)
-    n, d = int(counts.sum()), counts.size
-    limit = e.eps_limit(d, dict(ps))
+    limit = e.eps_limit(groups.d, dict(ps))
 
     def value(eps_l):
         try:
-            return _error_of(_variances(_oracle_at_eps_l(enc, ps, eps_l, n, d), n, groups), counts, groups, kind)
+            return _error_of(_variances(_oracle_at_eps_l(enc, ps, eps_l, groups.d), groups), groups, kind)
         except InputError:
             return math.inf
 
     return _search(value, 1e-4, min(limit, 60.0), target)
 
 
-def _row_eps_c_search(enc, acc, ps, counts, target: Target, delta, notion, groups, eps_l_star):
+def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notion, eps_l_star):
     """The smallest eps_c of a row: from the smallest eps_l meeting the target (eps_l_star, shared by the rows
     of an encoding), the accountant's forward map gives the eps_c that certifies exactly that eps_l; it is
     checked through plan() (its inverse allows eps_l >= eps_l_star there) and stepped up if rounding left
     it short. SOLH, MURS and a forward map that is not valid there: the monotone search in eps_c."""
-    f = _metric_at_eps(enc, acc, ps, counts, delta, notion, target.kind, groups)
+    f = _metric_at_eps(enc, acc, ps, groups, delta, notion, target.kind)
     guess = None
     if eps_l_star is not None:
         e = get_encoding(enc)
         bound = e.bound(acc, dict(ps))
         native_delta = _native(1.0, delta, e.neighbouring, notion)[1]
         try:
-            amp = bound.forward(eps_l_star, int(counts.sum()), native_delta, e.channel_k(counts.size, dict(ps)))
+            amp = bound.forward(eps_l_star, groups.n, native_delta, e.channel_k(groups.d, dict(ps)))
         except InputError:
             amp = None
         if amp is not None and amp.valid and amp.eps_c is not None:
@@ -758,11 +790,11 @@ def solve_eps_c(
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
         if (enc, ps) not in stars:
             shared = enc not in ("solh", "murs")
-            found_l = _smallest_eps_l(enc, ps, counts, target.kind, target.value, groups) if shared else None
+            found_l = _smallest_eps_l(enc, ps, groups, target.kind, target.value) if shared else None
             stars[(enc, ps)] = None if found_l is None else found_l[0]
-        found = _row_eps_c_search(enc, acc, ps, counts, target, delta, notion, groups, stars[(enc, ps)])
+        found = _row_eps_c_search(enc, acc, ps, groups, target, delta, notion, stars[(enc, ps)])
         at = EPS_C_MAX if found is None else found[0]
-        rows.append(evaluate_row(enc, acc, counts, at, delta, notion, constraints, ps, groups=groups))
+        rows.append(evaluate_row(enc, acc, groups, at, delta, notion, constraints, ps))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable below eps_c = {EPS_C_MAX:g}: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
@@ -790,15 +822,14 @@ def solve_n(
     otherwise. A raw RMSE target may be out of reach at any n (one-hot's raw RMSE hardly changes with n at
     a fixed eps_c); a relative RMSE falls with n."""
     counts = _check(counts, eps_c, delta, notion)
-    weights = counts / counts.sum()
-    d = counts.size
-    memo: dict[int, tuple[np.ndarray, tuple]] = {}
+    start = _groups(counts)
+    weights, total, d = start.values / start.n, float((counts / start.n).sum()), start.d
+    memo: dict[int, Groups] = {}
 
-    def at(n):
+    def at(n):  # the Groups of scaled_counts(counts / counts.sum(), n), without its O(d) arrays
         n = int(n)
         if n not in memo:
-            c = scaled_counts(weights, n)
-            memo[n] = (c, _groups(c))
+            memo[n] = _scaled_groups(weights, start.bins, total, n)
         return memo[n]
 
     rows, flags = [], []
@@ -806,8 +837,7 @@ def solve_n(
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
 
         def value(n, enc=enc, acc=acc, ps=ps):
-            c, g = at(n)
-            return _metric_at_eps(enc, acc, ps, c, delta, notion, target.kind, g)(eps_c)
+            return _metric_at_eps(enc, acc, ps, at(n), delta, notion, target.kind)(eps_c)
 
         here = value(int(counts.sum()))
         guess = None
@@ -815,8 +845,7 @@ def solve_n(
             guess = counts.sum() * here / target.value if target.kind != "rmse" else None
         found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess=guess)
         n = n_max if found is None else int(round(found[0]))
-        c, g = at(n)
-        rows.append(evaluate_row(enc, acc, c, eps_c, delta, notion, constraints, ps, groups=g))
+        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
@@ -858,5 +887,5 @@ def error_curve(
     """A row's predicted error at every eps_c of eps_cs (None where its accountant certifies nothing there)."""
     counts = _check(counts, None, delta, notion)
     params = tuple(sorted(get_encoding(encoding).check_params(dict(params)).items()))
-    value = _metric_at_eps(encoding, accountant, params, counts, delta, notion, kind, _groups(counts))
+    value = _metric_at_eps(encoding, accountant, params, _groups(counts), delta, notion, kind)
     return [None if not math.isfinite(v := value(float(e))) else v for e in eps_cs]
