@@ -1,12 +1,15 @@
 """The planner's histograms by distinct counts (ldpcore.experiment.planner Groups): the scaled counts of a shape at
 a new n made on the groups equal scaled_counts exactly, and the sketches' grouped variances equal their variances
-read at one bin per distinct count, so the inverses never touch d-length arrays."""
+read at one bin per distinct count, so the inverses never touch d-length arrays; the inverses' one-dimensional
+search lands on the meeting side, within SOLVE_RTOL of the crossing."""
+
+import math
 
 import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.experiment.planner import _groups, _scaled_groups, scaled_counts
+from ldpcore.experiment.planner import SOLVE_RTOL, _groups, _scaled_groups, _search, scaled_counts
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 
 
@@ -82,3 +85,31 @@ def test_grouped_variance_refuses_groups_that_are_not_a_histogram_over_d():
         sketch.grouped_variance(100, [0, 10], [5, 4])
     with pytest.raises(InputError, match=">= 0"):
         sketch.grouped_variance(100, [-1, 10], [5, 5])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: 3e5 / x,  # 1/x: the slope hint is exact
+        lambda x: 40 / math.sqrt(x),  # 1/sqrt(x): the secant must correct the hint
+        lambda x: 0.1 + 50 / x**1.5,  # flattening: a secant overshoots far
+        lambda x: math.inf if x < 2e4 else 2e5 / x,  # not valid below 2e4 (inf: not meeting)
+    ],
+)
+def test_search_returns_a_meeting_point_within_the_tolerance_of_the_crossing(fn):
+    for target in (0.05, 0.11, 0.3, 2.0, 40.0):
+        for guess, slope in ((None, None), (1e4, -1.0), (1e7, -1.0), (3e5, None)):
+            calls = []
+
+            def value(x, calls=calls):
+                calls.append(x)
+                return fn(x)
+
+            found = _search(value, 10.0, 1e9, target, guess, slope)
+            if not fn(1e9) <= target:
+                assert found is None
+                continue
+            x, v = found
+            assert v == fn(x) <= target
+            assert x == 10.0 or not fn(x / (1 + SOLVE_RTOL)) <= target, (target, guess, x)
+            assert len(calls) <= 40

@@ -15,7 +15,8 @@ error at a fixed eps_c -> the smallest number of respondents with the same shape
 one-dimensional searches that land on the conservative side: the returned value meets the target.
 
 Every number comes from ``plan()`` and the oracles' own variance: nothing here re-derives a bound
-or a variance. The cost is independent of n (the analytic variance is O(d), the bounds O(1) in d).
+or a variance. The cost is independent of n (the analytic variances are evaluated once per distinct count,
+Groups; the bounds are O(1) in d), and the inverses never build a d-length array.
 """
 
 from __future__ import annotations
@@ -608,13 +609,15 @@ def plan_shape(n: int, d: int, shape: Shape | str, eps_c: float, delta: float, *
 # --- the inverses ------------------------------------------------------------------------------------
 
 
-def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, guess: float | None = None):
+def _search(value_at, lo: float, hi: float, target: float, guess: float | None = None, slope: float | None = None):
     """The smallest x in [lo, hi] with value_at(x) <= target, for value_at non-increasing in x (inf where x is
     not valid, i.e. not meeting); (x, value) on the meeting side, or None if hi does not meet it.
 
-    From a guess the bracket grows outwards (factors 2, 4, 16, ...); then the Illinois variant of regula falsi
-    in (log x, log value) narrows it to SOLVE_RTOL (whole numbers: adjacent integers), bisecting where a
-    value is infinite."""
+    From a guess the bracket grows outwards along the secant through the last two values in (log x, log value)
+    (the first step along slope, where given), aiming a little past the target (more after every miss), or by
+    factors 2, 4, 16, ... where there is no secant; then the Illinois variant of regula falsi in the same
+    coordinates narrows it to SOLVE_RTOL, testing the edge of the tolerance instead where the estimate falls
+    within it of an end, and bisecting where a value is infinite."""
     memo: dict = {}
 
     def f(x):
@@ -622,36 +625,36 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
             memo[x] = value_at(x)
         return memo[x]
 
-    def done(good, bad):
-        return good - bad <= 1 if whole else good / bad <= 1 + SOLVE_RTOL
+    def g(x):  # ln f(x) - ln target: <= 0 meets
+        v = f(x)
+        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(target) if v > 0 else -math.inf)
 
-    def snap(x, good, bad):
-        if whole:
-            return int(min(max(round(x), bad + 1), good - 1))
-        return min(max(x, bad * (1 + SOLVE_RTOL / 4)), good / (1 + SOLVE_RTOL / 4))
+    def along_secant(x, before):
+        """Where the line through (before, x) in (log x, log value), or slope at x, meets the target (or None)."""
+        gx, s = g(x), slope
+        if before is not None:
+            gb = g(before)
+            s = (gx - gb) / (math.log(x) - math.log(before)) if math.isfinite(gb) and math.isfinite(gx) else None
+        if s is None or not s < 0 or not math.isfinite(gx):
+            return None
+        return x * math.exp(min(-gx / s, 700.0))
 
-    if guess is not None and lo < guess < hi:  # bracket outwards from the guess, by factors 2, 4, 16, ...
-        x, step = (int(round(guess)) if whole else guess), 2.0
-        if f(x) <= target:
-            good = x
-            while True:
-                y = max(lo, int(x / step) if whole else x / step)
-                if not f(y) <= target:
-                    bad = y
-                    break
-                if y == lo:
-                    return lo, f(lo)
-                good, x, step = y, y, step * step
-        else:
-            bad = x
-            while True:
-                y = min(hi, int(math.ceil(x * step)) if whole else x * step)
-                if f(y) <= target:
-                    good = y
-                    break
-                if y == hi:
-                    return None
-                bad, x, step = y, y, step * step
+    if guess is not None and lo < guess < hi:  # bracket outwards from the guess
+        x, before, step, aim = guess, None, 2.0, SOLVE_RTOL / 4
+        up = not f(x) <= target  # the crossing lies above x
+        while True:
+            y = along_secant(x, before)
+            if y is not None:
+                y = y * (1 + aim) if up else y / (1 + aim)
+            if y is None or (y <= x if up else y >= x):
+                y, step = (x * step if up else x / step), step * step
+            y = min(hi, y) if up else max(lo, y)
+            if (f(y) <= target) == up:
+                good, bad = (y, x) if up else (x, y)
+                break
+            if y == (hi if up else lo):
+                return None if up else (lo, f(lo))
+            before, x, aim = x, y, 4 * aim
     else:
         if not f(hi) <= target:
             return None
@@ -660,21 +663,19 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
         good, bad = hi, lo
 
     # the Illinois variant of regula falsi on g(u) = ln f(e^u) - ln target: superlinear, and both ends move
-    def g(x):
-        v = f(x)
-        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(target) if v > 0 else -math.inf)
-
     gg, gb, side = g(good), g(bad), 0
-    while not done(good, bad):
+    while not good / bad <= 1 + SOLVE_RTOL:
         if math.isfinite(gb) and math.isfinite(gg) and gb != gg:
-            t = gb / (gb - gg)
-            x = bad * (good / bad) ** t
+            x = bad * (good / bad) ** (gb / (gb - gg))
         else:
             x = math.sqrt(good * bad)
-        x = snap(x, good, bad)
+        if x >= good / (1 + SOLVE_RTOL):  # within the tolerance of an end: its edge settles it if on the other side
+            x = good / (1 + 0.999 * SOLVE_RTOL)
+        elif x <= bad * (1 + SOLVE_RTOL):
+            x = bad * (1 + 0.999 * SOLVE_RTOL)
         gx = g(x)
-        if gx <= 0:
-            good, gg = x, gx
+        if f(x) <= target:  # not gx <= 0: the logarithms may round a value just above the target to 0
+            good, gg = x, min(gx, 0.0)
             if side == -1:
                 gb /= 2
             side = -1
@@ -839,11 +840,9 @@ def solve_n(
         def value(n, enc=enc, acc=acc, ps=ps):
             return _metric_at_eps(enc, acc, ps, at(n), delta, notion, target.kind)(eps_c)
 
-        here = value(int(counts.sum()))
-        guess = None
-        if math.isfinite(here):  # relative errors fall about as 1/n, raw ones hardly move: a first guess
-            guess = counts.sum() * here / target.value if target.kind != "rmse" else None
-        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess=guess)
+        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess
+        guess, slope = (start.n, -1.0) if target.kind != "rmse" else (None, None)
+        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess, slope)
         n = n_max if found is None else int(round(found[0]))
         rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps))
         flags.append(found is not None)
