@@ -15,7 +15,8 @@ error at a fixed eps_c -> the smallest number of respondents with the same shape
 one-dimensional searches that land on the conservative side: the returned value meets the target.
 
 Every number comes from ``plan()`` and the oracles' own variance: nothing here re-derives a bound
-or a variance. The cost is independent of n (the analytic variance is O(d), the bounds O(1) in d).
+or a variance. The cost is independent of n (the analytic variances are evaluated once per distinct count,
+Groups; the bounds are O(1) in d), and the inverses never build a d-length array.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import erfc
@@ -122,15 +123,63 @@ class Shape:
 
 
 def scaled_counts(weights: np.ndarray, n: int) -> np.ndarray:
-    """Whole counts summing to n in proportion to weights (largest remainders)."""
+    """Whole counts summing to n in proportion to weights (largest remainders; of equal remainders the larger
+    shares first, so that bins of equal weight are interchangeable: _scaled_groups gives the same counts)."""
     n = check_n(n)
     w = np.asarray(weights, dtype=np.float64)
     exact = w / w.sum() * n
     counts = np.floor(exact).astype(np.int64)
     short = n - int(counts.sum())
     if short > 0:
-        counts[np.argpartition(-(exact - counts), short - 1)[:short]] += 1
+        rem = exact - counts
+        cut = np.partition(rem, rem.size - short)[rem.size - short]  # the short-th largest remainder
+        above = rem > cut
+        tied = np.flatnonzero(rem == cut)
+        need = short - int(np.count_nonzero(above))  # >= 1: fewer than short remainders exceed the cut
+        counts[above] += 1
+        counts[tied[np.argpartition(-exact[tied], need - 1)[:need]]] += 1
     return counts
+
+
+class Groups(NamedTuple):
+    """A histogram by its distinct counts: values (ascending, int64), bins (how many of the d bins hold each,
+    float64), n = sum(values x bins) and d = sum(bins). Every predicted error is a function of these."""
+
+    values: np.ndarray
+    bins: np.ndarray
+    n: int
+    d: int
+
+
+def _groups(counts: np.ndarray) -> Groups:
+    """The Groups of a histogram."""
+    top = int(counts.max())
+    if top <= 4 * counts.size + 1_000_000:  # small counts (images): bincount, O(d + top)
+        mult = np.bincount(counts)
+        values = np.flatnonzero(mult)
+        bins = mult[values]
+    else:
+        values, bins = np.unique(counts, return_counts=True)
+    return Groups(values.astype(np.int64), bins.astype(np.float64), int(counts.sum()), int(counts.size))
+
+
+def _scaled_groups(weights: np.ndarray, bins: np.ndarray, total: float, n: int) -> Groups:
+    """The Groups of scaled_counts(w, n) for a w holding bins[i] entries equal to weights[i] (distinct) and
+    summing to total (w.sum(), as numpy adds it), in O(len(weights)) instead of O(d): the entries of one weight
+    get the same exact share and remainder, so the largest-remainder split is made on the groups in
+    scaled_counts' order (remainder, then share, descending), a group cut at most once."""
+    exact = weights / total * n  # the same floats as scaled_counts' exact
+    floor = np.floor(exact)
+    base, held = floor.astype(np.int64), bins.astype(np.int64)
+    short = n - int(np.dot(base, held))
+    plus = np.zeros_like(held)
+    if short > 0:
+        order = np.lexsort((-exact, -(exact - floor)))
+        before = np.cumsum(held[order]) - held[order]
+        plus[order] = np.clip(short - before, 0, held[order])
+    values, held = np.concatenate([base, base + 1]), np.concatenate([held - plus, plus])
+    values, inverse = np.unique(values[held > 0], return_inverse=True)
+    return Groups(values, np.bincount(inverse, weights=held[held > 0]), n, int(bins.sum()))
 
 
 @dataclass(frozen=True)
@@ -318,22 +367,23 @@ def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
     return on_notion(p.eps_c, neighbouring, notion).eps
 
 
-def _variances(oracle, n: int, groups) -> np.ndarray:
-    """Each distinct count's per-bin variance. The variance of GRR, the unary encodings, local hashing,
-    Hadamard response, MURS and one-hot is a function of the bin's own count (and n), so it is evaluated on
-    the distinct counts only (cost independent of d); a sketch's also depends on the sum of squared counts
-    (collisions), so it is evaluated on every bin and read at one bin per distinct count."""
-    first, _, counts = groups
+def _variances(oracle, groups: Groups) -> np.ndarray:
+    """Each distinct count's per-bin variance, at a cost independent of d. The variance of GRR, the unary
+    encodings, local hashing, Hadamard response, MURS and one-hot is a function of the bin's own count (and
+    n); a sketch's also depends on the other counts (collisions), through their distinct values
+    (grouped_variance)."""
+    values = groups.values
     if isinstance(getattr(oracle, "oracle", oracle), SupportAnalyzer | OneHot):
-        values = counts[first]
-        return np.broadcast_to(np.asarray(oracle.variance(n, values), dtype=np.float64), values.shape)
-    return np.broadcast_to(np.asarray(oracle.variance(n, counts), dtype=np.float64), counts.shape)[first]
+        var = oracle.variance(groups.n, values)
+    else:
+        var = oracle.grouped_variance(groups.n, values, groups.bins)
+    return np.broadcast_to(np.asarray(var, dtype=np.float64), values.shape)
 
 
-def _spread(var: np.ndarray, groups) -> tuple[float, float]:
+def _spread(var: np.ndarray, groups: Groups) -> tuple[float, float]:
     """(root mean variance, expected max |error|) from each distinct count's variance (_variances) and how
     many bins hold it: the l_inf integral runs over distinct counts only."""
-    mult = groups[1]
+    mult = groups.bins
     rmse = math.sqrt(float(np.dot(var, mult)) / float(mult.sum()))
     sd = np.sqrt(np.maximum(var, 0.0))
     keep = sd > 0
@@ -354,26 +404,11 @@ def _spread(var: np.ndarray, groups) -> tuple[float, float]:
     return rmse, linf
 
 
-def _rmse(var: np.ndarray, groups) -> float:
-    return math.sqrt(float(np.dot(var, groups[1])) / float(groups[1].sum()))
+def _rmse(var: np.ndarray, groups: Groups) -> float:
+    return math.sqrt(float(np.dot(var, groups.bins)) / float(groups.bins.sum()))
 
 
-def _groups(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a bin of each distinct count, bins per distinct count, the counts) for _variances and _spread."""
-    top = int(counts.max())
-    if top <= 4 * counts.size + 1_000_000:  # small counts (images): O(d) with bincount, any bin per count
-        mult = np.bincount(counts)
-        some = np.empty(top + 1, dtype=np.int64)
-        some[counts] = np.arange(counts.size)
-        held = np.flatnonzero(mult)
-        return some[held], mult[held].astype(np.float64), counts
-    _, first, mult = np.unique(counts, return_index=True, return_counts=True)
-    return first, mult.astype(np.float64), counts
-
-
-def _local_only(
-    encoding: str, params: tuple, eps: float, n: int, counts: np.ndarray, groups=None
-) -> tuple[float | None, str]:
+def _local_only(encoding: str, params: tuple, eps: float, groups: Groups) -> tuple[float | None, str]:
     """RMSE of the encoding as plain LDP at local eps (no shuffler). SOLH and MURS have no hash range without
     their shuffle bound: OLH at g = round(e^eps) + 1 (MURS on GRR: GRR) stands in; one-hot's eps is its
     removal eps_b."""
@@ -383,42 +418,42 @@ def _local_only(
         note = f"{'GRR' if name == 'grr' else 'OLH'} without a shuffler stands in for {encoding}"
         params = ()
     e = get_encoding(name)
-    eps = min(eps, e.eps_limit(counts.size, e.check_params(dict(params))))
+    eps = min(eps, e.eps_limit(groups.d, e.check_params(dict(params))))
     try:
-        oracle = _oracle_at_eps_l(name, params, eps, n, counts.size)
+        oracle = _oracle_at_eps_l(name, params, eps, groups.d)
     except InputError as exc:
         return None, str(exc)
-    groups = groups or _groups(counts)
-    return _rmse(_variances(oracle, n, groups), groups), note
+    return _rmse(_variances(oracle, groups), groups), note
 
 
 def _row_numbers(
-    encoding: str, accountant: str, params: tuple, counts: np.ndarray, n: int, eps_c: float, delta: float, notion: str
+    encoding: str, accountant: str, params: tuple, n: int, d: int, eps_c: float, delta: float, notion: str
 ) -> tuple[Plan, float, str, float, str]:
     """(plan, eps_c in the table's notion, the accountant's notion, the native delta, conversion) or InputError."""
     e = get_encoding(encoding)
     native_eps, native_delta, conversion = _native(eps_c, delta, e.neighbouring, notion)
     spec = ProtocolSpec(eps_c=native_eps, delta=native_delta, encoding=encoding, accountant=accountant, params=params)
-    p = plan(spec, n, counts.size)
+    p = plan(spec, n, d)
     return p, _certified_eps_c(p, e.neighbouring, notion), e.neighbouring, native_delta, conversion
 
 
 def evaluate_row(
     encoding: str,
     accountant: str,
-    counts: np.ndarray,
+    counts: np.ndarray | Groups,
     eps_c: float,
     delta: float,
     notion: str = "replacement",
     constraints: Constraints = Constraints(),
     params: tuple = (),
     local_only: tuple[float | None, str] | None = None,
-    groups=None,
 ) -> PlanRow:
-    """One row at n = sum(counts); an accountant that is not valid here gives a row with error set."""
+    """One row at n = sum(counts) (counts: the histogram or its Groups); an accountant that is not valid here
+    gives a row with error set."""
     e = get_encoding(encoding)
     params = tuple(sorted(e.check_params(dict(params)).items()))
-    n, d = int(counts.sum()), int(counts.size)
+    groups = counts if isinstance(counts, Groups) else _groups(counts)
+    n, d = groups.n, groups.d
     title = e.bound(accountant, dict(params)).title
     base: dict[str, Any] = dict(
         encoding=encoding, title=e.title, accountant=accountant, accountant_title=title, n=n, d=d
@@ -426,11 +461,10 @@ def evaluate_row(
     base.update(delta=delta, notion=notion, params=params)
     try:
         p, eps_c_cert, neighbouring, native_delta, conversion = _row_numbers(
-            encoding, accountant, params, counts, n, eps_c, delta, notion
+            encoding, accountant, params, n, d, eps_c, delta, notion
         )
         oracle = p.oracle()
-        groups = groups or _groups(counts)
-        rmse, linf = _spread(_variances(oracle, n, groups), groups)
+        rmse, linf = _spread(_variances(oracle, groups), groups)
     except InputError as exc:
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     replacement = replacement_eps(p.eps_b, e.neighbouring)
@@ -444,7 +478,7 @@ def evaluate_row(
         reasons.append(f"outside the constraints: {broken}")
     if local_only is None:
         local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-        local_only = _local_only(encoding, params, local_eps, n, counts, groups)
+        local_only = _local_only(encoding, params, local_eps, groups)
     return PlanRow(
         **base,
         certified=e.certified,
@@ -524,7 +558,7 @@ def _recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
     )
 
 
-def _local_cache(counts, notion, eps_c, groups):
+def _local_cache(notion, eps_c, groups: Groups):
     cache = {}
 
     def get(encoding, params):
@@ -532,7 +566,7 @@ def _local_cache(counts, notion, eps_c, groups):
         if key not in cache:
             e = get_encoding(encoding)
             local_eps = eps_c / 2 if (e.neighbouring == "removal" and notion == "replacement") else eps_c
-            cache[key] = _local_only(encoding, params, local_eps, int(counts.sum()), counts, groups)
+            cache[key] = _local_only(encoding, params, local_eps, groups)
         return cache[key]
 
     return get
@@ -552,11 +586,11 @@ def plan_table(
     """Every (encoding, accountant) at eps_c on these counts; params: {encoding: {parameter: value}}."""
     counts = _check(counts, eps_c, delta, notion)
     groups = _groups(counts)
-    local = _local_cache(counts, notion, eps_c, groups)
+    local = _local_cache(notion, eps_c, groups)
     rows = []
     for enc, acc in _rows_wanted(encodings):
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
-        rows.append(evaluate_row(enc, acc, counts, eps_c, delta, notion, constraints, ps, local(enc, ps), groups))
+        rows.append(evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps)))
     rows.sort(key=lambda r: (not r.ranked, not r.certified, r.metric("rmse")))
     best, reason = _recommend(rows, lambda r: r.metric("rmse"), "predicted RMSE")
     central, note = central_rmse(eps_c, delta, notion)
@@ -575,13 +609,15 @@ def plan_shape(n: int, d: int, shape: Shape | str, eps_c: float, delta: float, *
 # --- the inverses ------------------------------------------------------------------------------------
 
 
-def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, guess: float | None = None):
+def _search(value_at, lo: float, hi: float, target: float, guess: float | None = None, slope: float | None = None):
     """The smallest x in [lo, hi] with value_at(x) <= target, for value_at non-increasing in x (inf where x is
     not valid, i.e. not meeting); (x, value) on the meeting side, or None if hi does not meet it.
 
-    From a guess the bracket grows outwards (factors 2, 4, 16, ...); then the Illinois variant of regula falsi
-    in (log x, log value) narrows it to SOLVE_RTOL (whole numbers: adjacent integers), bisecting where a
-    value is infinite."""
+    From a guess the bracket grows outwards along the secant through the last two values in (log x, log value)
+    (the first step along slope, where given), aiming a little past the target (more after every miss), or by
+    factors 2, 4, 16, ... where there is no secant; then the Illinois variant of regula falsi in the same
+    coordinates narrows it to SOLVE_RTOL, testing the edge of the tolerance instead where the estimate falls
+    within it of an end, and bisecting where a value is infinite."""
     memo: dict = {}
 
     def f(x):
@@ -589,36 +625,36 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
             memo[x] = value_at(x)
         return memo[x]
 
-    def done(good, bad):
-        return good - bad <= 1 if whole else good / bad <= 1 + SOLVE_RTOL
+    def g(x):  # ln f(x) - ln target: <= 0 meets
+        v = f(x)
+        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(target) if v > 0 else -math.inf)
 
-    def snap(x, good, bad):
-        if whole:
-            return int(min(max(round(x), bad + 1), good - 1))
-        return min(max(x, bad * (1 + SOLVE_RTOL / 4)), good / (1 + SOLVE_RTOL / 4))
+    def along_secant(x, before):
+        """Where the line through (before, x) in (log x, log value), or slope at x, meets the target (or None)."""
+        gx, s = g(x), slope
+        if before is not None:
+            gb = g(before)
+            s = (gx - gb) / (math.log(x) - math.log(before)) if math.isfinite(gb) and math.isfinite(gx) else None
+        if s is None or not s < 0 or not math.isfinite(gx):
+            return None
+        return x * math.exp(min(-gx / s, 700.0))
 
-    if guess is not None and lo < guess < hi:  # bracket outwards from the guess, by factors 2, 4, 16, ...
-        x, step = (int(round(guess)) if whole else guess), 2.0
-        if f(x) <= target:
-            good = x
-            while True:
-                y = max(lo, int(x / step) if whole else x / step)
-                if not f(y) <= target:
-                    bad = y
-                    break
-                if y == lo:
-                    return lo, f(lo)
-                good, x, step = y, y, step * step
-        else:
-            bad = x
-            while True:
-                y = min(hi, int(math.ceil(x * step)) if whole else x * step)
-                if f(y) <= target:
-                    good = y
-                    break
-                if y == hi:
-                    return None
-                bad, x, step = y, y, step * step
+    if guess is not None and lo < guess < hi:  # bracket outwards from the guess
+        x, before, step, aim = guess, None, 2.0, SOLVE_RTOL / 4
+        up = not f(x) <= target  # the crossing lies above x
+        while True:
+            y = along_secant(x, before)
+            if y is not None:
+                y = y * (1 + aim) if up else y / (1 + aim)
+            if y is None or (y <= x if up else y >= x):
+                y, step = (x * step if up else x / step), step * step
+            y = min(hi, y) if up else max(lo, y)
+            if (f(y) <= target) == up:
+                good, bad = (y, x) if up else (x, y)
+                break
+            if y == (hi if up else lo):
+                return None if up else (lo, f(lo))
+            before, x, aim = x, y, 4 * aim
     else:
         if not f(hi) <= target:
             return None
@@ -627,21 +663,19 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
         good, bad = hi, lo
 
     # the Illinois variant of regula falsi on g(u) = ln f(e^u) - ln target: superlinear, and both ends move
-    def g(x):
-        v = f(x)
-        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(target) if v > 0 else -math.inf)
-
     gg, gb, side = g(good), g(bad), 0
-    while not done(good, bad):
+    while not good / bad <= 1 + SOLVE_RTOL:
         if math.isfinite(gb) and math.isfinite(gg) and gb != gg:
-            t = gb / (gb - gg)
-            x = bad * (good / bad) ** t
+            x = bad * (good / bad) ** (gb / (gb - gg))
         else:
             x = math.sqrt(good * bad)
-        x = snap(x, good, bad)
+        if x >= good / (1 + SOLVE_RTOL):  # within the tolerance of an end: its edge settles it if on the other side
+            x = good / (1 + 0.999 * SOLVE_RTOL)
+        elif x <= bad * (1 + SOLVE_RTOL):
+            x = bad * (1 + 0.999 * SOLVE_RTOL)
         gx = g(x)
-        if gx <= 0:
-            good, gg = x, gx
+        if f(x) <= target:  # not gx <= 0: the logarithms may round a value just above the target to 0
+            good, gg = x, min(gx, 0.0)
             if side == -1:
                 gb /= 2
             side = -1
@@ -653,30 +687,30 @@ def _search(value_at, lo: float, hi: float, target: float, whole: bool = False, 
     return good, f(good)
 
 
-def _error_of(var, counts, groups, kind: str) -> float:
+def _error_of(var, groups: Groups, kind: str) -> float:
     if kind == "linf":
         return _spread(var, groups)[1]
     rmse = _rmse(var, groups)
-    return rmse if kind == "rmse" else rmse * counts.size / counts.sum()
+    return rmse if kind == "rmse" else rmse * groups.d / groups.n
 
 
-def _metric_at_eps(enc, acc, ps, counts, delta, notion, kind, groups):
+def _metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind):
     """eps_c (table notion) -> the row's predicted error there (inf where the accountant certifies nothing, or
     is capped below eps_c: then a larger eps_c buys nothing)."""
 
     def value(eps):
         try:
-            p, *_ = _row_numbers(enc, acc, ps, counts, int(counts.sum()), eps, delta, notion)
+            p, *_ = _row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
             if p.amplification.capped:
                 return math.inf
-            return _error_of(_variances(p.oracle(), int(counts.sum()), groups), counts, groups, kind)
+            return _error_of(_variances(p.oracle(), groups), groups, kind)
         except InputError:
             return math.inf
 
     return value
 
 
-def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, n: int, d: int):
+def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, d: int):
     """The encoding's oracle at local eps_l: its accountant does not change the oracle (except SOLH's and
     MURS's hash range, which the callers exclude), and neither does n, so plan() is asked at the largest n
     and a loose delta, where the closed-form generic bound is valid for any eps_l the oracle takes."""
@@ -684,34 +718,33 @@ def _oracle_at_eps_l(encoding: str, params: tuple, eps_l: float, n: int, d: int)
     return plan(spec, MAX_N, d).oracle()
 
 
-def _smallest_eps_l(enc: str, ps: tuple, counts, kind: str, target: float, groups):
+def _smallest_eps_l(enc: str, ps: tuple, groups: Groups, kind: str, target: float):
     """The smallest local eps_l (the encoding's own) whose predicted error meets target, or None."""
     e = get_encoding(enc)
-    n, d = int(counts.sum()), counts.size
-    limit = e.eps_limit(d, dict(ps))
+    limit = e.eps_limit(groups.d, dict(ps))
 
     def value(eps_l):
         try:
-            return _error_of(_variances(_oracle_at_eps_l(enc, ps, eps_l, n, d), n, groups), counts, groups, kind)
+            return _error_of(_variances(_oracle_at_eps_l(enc, ps, eps_l, groups.d), groups), groups, kind)
         except InputError:
             return math.inf
 
     return _search(value, 1e-4, min(limit, 60.0), target)
 
 
-def _row_eps_c_search(enc, acc, ps, counts, target: Target, delta, notion, groups, eps_l_star):
+def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notion, eps_l_star):
     """The smallest eps_c of a row: from the smallest eps_l meeting the target (eps_l_star, shared by the rows
     of an encoding), the accountant's forward map gives the eps_c that certifies exactly that eps_l; it is
     checked through plan() (its inverse allows eps_l >= eps_l_star there) and stepped up if rounding left
     it short. SOLH, MURS and a forward map that is not valid there: the monotone search in eps_c."""
-    f = _metric_at_eps(enc, acc, ps, counts, delta, notion, target.kind, groups)
+    f = _metric_at_eps(enc, acc, ps, groups, delta, notion, target.kind)
     guess = None
     if eps_l_star is not None:
         e = get_encoding(enc)
         bound = e.bound(acc, dict(ps))
         native_delta = _native(1.0, delta, e.neighbouring, notion)[1]
         try:
-            amp = bound.forward(eps_l_star, int(counts.sum()), native_delta, e.channel_k(counts.size, dict(ps)))
+            amp = bound.forward(eps_l_star, groups.n, native_delta, e.channel_k(groups.d, dict(ps)))
         except InputError:
             amp = None
         if amp is not None and amp.valid and amp.eps_c is not None:
@@ -758,11 +791,11 @@ def solve_eps_c(
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
         if (enc, ps) not in stars:
             shared = enc not in ("solh", "murs")
-            found_l = _smallest_eps_l(enc, ps, counts, target.kind, target.value, groups) if shared else None
+            found_l = _smallest_eps_l(enc, ps, groups, target.kind, target.value) if shared else None
             stars[(enc, ps)] = None if found_l is None else found_l[0]
-        found = _row_eps_c_search(enc, acc, ps, counts, target, delta, notion, groups, stars[(enc, ps)])
+        found = _row_eps_c_search(enc, acc, ps, groups, target, delta, notion, stars[(enc, ps)])
         at = EPS_C_MAX if found is None else found[0]
-        rows.append(evaluate_row(enc, acc, counts, at, delta, notion, constraints, ps, groups=groups))
+        rows.append(evaluate_row(enc, acc, groups, at, delta, notion, constraints, ps))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable below eps_c = {EPS_C_MAX:g}: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
@@ -790,15 +823,14 @@ def solve_n(
     otherwise. A raw RMSE target may be out of reach at any n (one-hot's raw RMSE hardly changes with n at
     a fixed eps_c); a relative RMSE falls with n."""
     counts = _check(counts, eps_c, delta, notion)
-    weights = counts / counts.sum()
-    d = counts.size
-    memo: dict[int, tuple[np.ndarray, tuple]] = {}
+    start = _groups(counts)
+    weights, total, d = start.values / start.n, float((counts / start.n).sum()), start.d
+    memo: dict[int, Groups] = {}
 
-    def at(n):
+    def at(n):  # the Groups of scaled_counts(counts / counts.sum(), n), without its O(d) arrays
         n = int(n)
         if n not in memo:
-            c = scaled_counts(weights, n)
-            memo[n] = (c, _groups(c))
+            memo[n] = _scaled_groups(weights, start.bins, total, n)
         return memo[n]
 
     rows, flags = [], []
@@ -806,17 +838,13 @@ def solve_n(
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
 
         def value(n, enc=enc, acc=acc, ps=ps):
-            c, g = at(n)
-            return _metric_at_eps(enc, acc, ps, c, delta, notion, target.kind, g)(eps_c)
+            return _metric_at_eps(enc, acc, ps, at(n), delta, notion, target.kind)(eps_c)
 
-        here = value(int(counts.sum()))
-        guess = None
-        if math.isfinite(here):  # relative errors fall about as 1/n, raw ones hardly move: a first guess
-            guess = counts.sum() * here / target.value if target.kind != "rmse" else None
-        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess=guess)
+        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess
+        guess, slope = (start.n, -1.0) if target.kind != "rmse" else (None, None)
+        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess, slope)
         n = n_max if found is None else int(round(found[0]))
-        c, g = at(n)
-        rows.append(evaluate_row(enc, acc, c, eps_c, delta, notion, constraints, ps, groups=g))
+        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
@@ -858,5 +886,5 @@ def error_curve(
     """A row's predicted error at every eps_c of eps_cs (None where its accountant certifies nothing there)."""
     counts = _check(counts, None, delta, notion)
     params = tuple(sorted(get_encoding(encoding).check_params(dict(params)).items()))
-    value = _metric_at_eps(encoding, accountant, params, counts, delta, notion, kind, _groups(counts))
+    value = _metric_at_eps(encoding, accountant, params, _groups(counts), delta, notion, kind)
     return [None if not math.isfinite(v := value(float(e))) else v for e in eps_cs]

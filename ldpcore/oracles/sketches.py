@@ -121,6 +121,15 @@ def check_counts(counts, d: int) -> np.ndarray:
     return counts
 
 
+def _check_groups(values, bins, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """A histogram over [d] by its distinct counts: (values >= 0, bins > 0 summing to d), as float64."""
+    values, bins = np.asarray(values, dtype=np.float64), np.asarray(bins, dtype=np.float64)
+    require(values.ndim == 1 and values.shape == bins.shape, "values and bins must be 1-d of one length.")
+    require(bool((values >= 0).all()) and bool((bins > 0).all()), "counts must be >= 0 and bins > 0.")
+    require(float(bins.sum()) == d, f"the bins must add up to d={d} (got {bins.sum():g}).")
+    return values, bins
+
+
 def check_values(values, d: int) -> np.ndarray:
     """Respondents' values in [0, d), as int64."""
     values = np.asarray(values, dtype=np.int64)
@@ -331,6 +340,23 @@ class _Sketch:
     def variance_note(self) -> str:
         """What `variance` is short of exact ("" when exact)."""
         return ""
+
+    def variance(self, n: int, counts=None):
+        """Per-bin MSE of the raw estimate (_variance_at); counts=None: a bin of count 0, no collision term."""
+        if counts is None:
+            return self._variance_at(n, None, 0.0)
+        c = check_counts(counts, self.d).astype(np.float64)
+        return self._variance_at(n, c, float((c**2).sum()))
+
+    def grouped_variance(self, n: int, values, bins):
+        """variance(n, counts) at one bin of each distinct count, in O(len(values)) rather than O(d): values
+        are the histogram's distinct counts, bins how many of its d bins hold each."""
+        values, bins = _check_groups(values, bins, self.d)
+        return self._variance_at(n, values, float(np.dot(bins, values**2)))
+
+    def _variance_at(self, n: int, x: np.ndarray | None, squares: float):
+        """The variance at the counts x (None: count 0, no collisions), sum_v c_v^2 = squares."""
+        raise NotImplementedError
 
     @property
     def hash_seed(self) -> int:
@@ -562,17 +588,16 @@ class CountMeanSketch(_Sketch):
         summed = (self._rowsum(aggregate.cells) - self.flip * aggregate.loads.sum()) / (1 - 2 * self.flip)
         return self.m / (self.m - 1) * (summed - n / self.m)
 
-    def variance(self, n: int, counts=None):
+    def _variance_at(self, n: int, x: np.ndarray | None, squares: float):
         """Per-bin MSE over the hash family (fully random hash model), exact in that model:
         (m/(m-1))^2 n f(1-f)/(1-2f)^2 [noise] + (n - c_x)(1-1/k)/(m-1) [row sampling]
         + (sum_v c_v^2 - c_x^2)/(k(m-1)) [collisions, data dependent]. counts=None: the first
         two terms at c_x = 0. For fixed hashes the collision term is a fixed bias per value."""
         f, m, k = self.flip, self.m, self.k
         var = (m / (m - 1)) ** 2 * n * f * (1 - f) / (1 - 2 * f) ** 2
-        if counts is None:
+        if x is None:
             return var + n * (1 - 1 / k) / (m - 1)
-        c = check_counts(counts, self.d).astype(np.float64)
-        return var + (n - c) * (1 - 1 / k) / (m - 1) + ((c**2).sum() - c**2) / (k * (m - 1))
+        return var + (n - x) * (1 - 1 / k) / (m - 1) + (squares - x**2) / (k * (m - 1))
 
     @property
     def bits_per_message(self) -> int:
@@ -794,17 +819,17 @@ class HadamardCountMeanSketch(_Sketch):
             out[s : s + step] = (h_hi[:, b[s : s + step] // low].transpose(1, 0, 2) * inner).sum(axis=1)
         return out * sign
 
-    def variance(self, n: int, counts=None):
+    def _variance_at(self, n: int, x: np.ndarray | None, squares: float):
         """Per-bin MSE over the hash family (fully random hash model), exact in that model:
         (m/(m-1))^2 [n c^2 - c_x - (n - c_x) E gamma^2] + (sum_v c_v^2 - c_x^2)/(k(m-1)),
         c = 1/(1-2f), E gamma^2 = (1-1/m)/(k m) + 1/m^2 (gamma: the fraction of rows where
         h_j(v) = h_j(x)). Each respondent adds +-c: variance c^2 - gamma^2. counts=None: c_x = 0,
         no collision term."""
         m, k = self.m, self.k
-        x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
+        c = 0.0 if x is None else x
         gamma2 = (1 - 1 / m) / (k * m) + 1 / m**2
-        var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - x - (n - x) * gamma2)
-        return var if counts is None else var + (np.sum(x**2) - x**2) / (k * (m - 1))
+        var = (m / (m - 1)) ** 2 * (n / (1 - 2 * self.flip) ** 2 - c - (n - c) * gamma2)
+        return var if x is None else var + (squares - c**2) / (k * (m - 1))
 
     @property
     def bits_per_message(self) -> int:
@@ -857,21 +882,32 @@ class CountSketch(HadamardCountMeanSketch):
         return "" if self.combine == "mean" else MEDIAN_NOTE
 
     def variance(self, n: int, counts=None):
+        """Mean: _variance_at. Median: _median_variance, an approximation (MEDIAN_NOTE), on the distinct counts;
+        counts=None: median_factor(k) times the mean's without collisions."""
+        if self.combine == "mean":
+            return super().variance(n, counts)
+        if counts is None:
+            return median_factor(self.k) * (n * (1 / (1 - 2 * self.flip) ** 2) - n / (self.k * self.m))
+        values, inverse, bins = np.unique(check_counts(counts, self.d), return_inverse=True, return_counts=True)
+        return self._median_variance(n, values, bins)[inverse]
+
+    def grouped_variance(self, n: int, values, bins):
+        if self.combine == "mean":
+            return super().grouped_variance(n, values, bins)
+        return self._median_variance(n, *_check_groups(values, bins, self.d))
+
+    def _variance_at(self, n: int, x: np.ndarray | None, squares: float):
         """Mean over rows, exact in the fully random hash model: n c^2 - c_x - (n - c_x)/(k m)
         + (sum_v c_v^2 - c_x^2)/(k m), c = 1/(1-2f) (signed gamma has mean 0, second moment
-        1/(k m)); counts=None: c_x = 0, no collision term. Median: _median_variance, an approximation
-        (MEDIAN_NOTE)."""
-        if self.combine == "median":
-            return self._median_variance(n, counts)
+        1/(k m)); counts=None: c_x = 0, no collision term."""
         m, k = self.m, self.k
-        x = 0.0 if counts is None else check_counts(counts, self.d).astype(np.float64)
-        var = n / (1 - 2 * self.flip) ** 2 - x - (n - x) / (k * m)
-        if counts is not None:
-            var = var + (np.sum(x**2) - x**2) / (k * m)
-        return var
+        c = 0.0 if x is None else x
+        var = n / (1 - 2 * self.flip) ** 2 - c - (n - c) / (k * m)
+        return var if x is None else var + (squares - c**2) / (k * m)
 
-    def _median_variance(self, n: int, counts=None):
-        """The median readout's variance in a model of the rows (MEDIAN_NOTE). Row j reads value x as
+    def _median_variance(self, n: int, values: np.ndarray, bins: np.ndarray) -> np.ndarray:
+        """The median readout's variance in a model of the rows (MEDIAN_NOTE), at each distinct count
+        (values, held by bins bins each). Row j reads value x as
         R_j = c_x + a_j + e_j + C_j: a_j = k X_j - c_x, where X_j of x's respondents chose row j (variance
         c_x (k-1), summing to 0 over the rows), e_j the privacy noise of every report (independent
         across rows), C_j = sum_{v != x} e_v c_v B_v the collisions (B_v ~ Bernoulli(1/m), e_v = +-1,
@@ -885,12 +921,9 @@ class CountSketch(HadamardCountMeanSketch):
         mean readout's n c^2 - c_x; collisions the median ignores lower it. The mean readout in the same
         model has the exact variance above."""
         m, k, c2 = self.m, self.k, 1 / (1 - 2 * self.flip) ** 2
-        factor = median_factor(k)
-        if counts is None:
-            return factor * (n * c2 - n / (k * m))
-        x = check_counts(counts, self.d).astype(np.float64)
-        density = _centre_densities(k * n * c2 - n / m, x, m)
-        return factor / (math.pi / 2) / (4 * k * density**2) - x
+        x = np.asarray(values, dtype=np.float64)
+        density = _centre_densities(k * n * c2 - n / m, x, np.asarray(bins, dtype=np.float64), m)
+        return median_factor(k) / (math.pi / 2) / (4 * k * density**2) - x
 
 
 MEDIAN_NOTE = (
@@ -924,25 +957,26 @@ def median_factor(k: int) -> float:
     return k * float(2 * square + 2 * product) / 4
 
 
-def _centre_densities(s2: float, counts: np.ndarray, m: int) -> np.ndarray:
-    """For every value x, the density at 0 of N(0, s2) + sum_{v != x} e_v c_v B_v (_median_variance) by
-    Fourier inversion, (1/pi) int_0^inf exp(-s2 t^2/2) prod_{v != x} (1 - (1 - cos(t c_v))/m) dt on
-    t = u/s, u in [0, 9] (e^-40.5 beyond), 30 points per period of the fastest cosine. Counts below
-    s/50 enter through their variance c^2/m (the product's second-order term; their own factor is left
-    in), counts above 200 s only move mass far from the centre: a factor 1 - 1/m each. Values sharing
-    a count share a density."""
+def _centre_densities(s2: float, values: np.ndarray, bins: np.ndarray, m: int) -> np.ndarray:
+    """For every distinct count x (values; bins: how many values hold each), the density at 0 of
+    N(0, s2) + sum_{v != x} e_v c_v B_v (_median_variance) by Fourier inversion,
+    (1/pi) int_0^inf exp(-s2 t^2/2) prod_{v != x} (1 - (1 - cos(t c_v))/m) dt on t = u/s, u in [0, 9]
+    (e^-40.5 beyond), 30 points per period of the fastest cosine. Counts below s/50 enter through their
+    variance c^2/m (the product's second-order term; their own factor is left in), counts above 200 s
+    only move mass far from the centre: a factor 1 - 1/m each. The cost is O(distinct counts), not O(d)."""
     s = math.sqrt(s2)
-    tiny, far = counts <= s / 50, counts > 200 * s
-    s = math.sqrt(s2 + (counts[tiny] ** 2).sum() / m)
-    values, inverse, repeats = np.unique(counts[~tiny & ~far], return_inverse=True, return_counts=True)
-    u = np.linspace(0.0, 9.0, max(2049, math.ceil(45 * (values.max() if values.size else 0) / s) + 1))
-    own = np.log1p(-(1 - np.cos(np.outer(values, u) / s)) / m) if values.size else np.zeros((0, u.size))
+    tiny, far = values <= s / 50, values > 200 * s
+    middle = ~tiny & ~far
+    s = math.sqrt(s2 + float(np.dot(bins[tiny], values[tiny] ** 2)) / m)
+    centre, repeats = values[middle], bins[middle]
+    u = np.linspace(0.0, 9.0, max(2049, math.ceil(45 * (centre.max() if centre.size else 0) / s) + 1))
+    own = np.log1p(-(1 - np.cos(np.outer(centre, u) / s)) / m) if centre.size else np.zeros((0, u.size))
     log_all = repeats @ own - u * u / 2
-    scale = (1 - 1 / m) ** far.sum() / (math.pi * s)
+    scale = (1 - 1 / m) ** bins[far].sum() / (math.pi * s)
     every = float(np.trapezoid(np.exp(log_all), u)) * scale
-    out = np.full(counts.shape, every)
+    out = np.full(values.shape, every)
     out[far] = every / (1 - 1 / m)
-    out[~tiny & ~far] = (np.trapezoid(np.exp(log_all - own), u, axis=1) * scale)[inverse]
+    out[middle] = np.trapezoid(np.exp(log_all - own), u, axis=1) * scale
     return out
 
 
