@@ -17,7 +17,7 @@ from ldpcore.data.loaders import DATASETS, load_dataset, load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
 from ldpcore.experiment.run import run, run_central
 from ldpcore.experiment.spec import ProtocolSpec, plan
-from ldpcore.export import output_folder, to_json, write_run
+from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
 from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
@@ -124,8 +124,15 @@ def cmd_run(a) -> None:
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
     seconds = time.perf_counter() - start
-    files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
-    record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
+    std_error = std_errors(hist, result.estimate, result.plan)
+    record["uncertainty"] = uncertainty(std_error)
+    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
+    record["central"] = {
+        "mechanism": "analytic Gaussian",
+        "sigma": central.sigma,
+        "std_error": central.sigma,  # every bin's, as for uncertainty above
+        **central.metrics,
+    }
     record["seconds"] = seconds
     if report is not None:
         record["ingest"] = dataclasses.asdict(report)

@@ -3,6 +3,8 @@ the exact likelihood-ratio audit of the replacement-LDP column, the acceptance n
 (predicted RMSE against simulation, the recommendation, both inverses' target and minimality, the
 confidence-interval coverage) and the command line."""
 
+import csv
+import io
 import json
 import math
 import subprocess
@@ -26,8 +28,9 @@ from ldpcore.experiment.planner import (
     solve_eps_c,
     solve_n,
 )
-from ldpcore.experiment.run import run
+from ldpcore.experiment.run import run, run_central
 from ldpcore.experiment.spec import plan
+from ldpcore.export import estimate_csv, std_errors
 from ldpcore.oracles import ENCODINGS
 
 SKETCHES = ("sketch-fragments", "cms", "hcms", "count-sketch")
@@ -349,17 +352,32 @@ def test_predicted_topk_recall_matches_the_simulated_oracle(encoding):
 # --- confidence intervals ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("encoding", ["onehot", "grr", "oue", "olh"])
-def test_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
-    """Plug-in 95% intervals over 8 seeds x 2,000 bins: the covered fraction is 0.95 within a binomial tolerance
-    (4 standard deviations of 16,000 Bernoulli(0.95) draws: 0.0069)."""
+def _exported_intervals(hist, estimate, **kw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(std_error, ci95_low, ci95_high) as the estimate CSV of `run --out` and the dashboard write them."""
+    text = estimate_csv(hist, estimate, std_errors(hist, estimate, **kw))
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return tuple(np.array([float(r[k]) for r in rows]) for k in ("std_error", "ci95_low", "ci95_high"))
+
+
+@pytest.mark.parametrize("encoding", ["onehot", "grr", "oue", "olh", "central"])
+def test_exported_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
+    """The estimate CSV's 95% intervals (plug-in standard errors; the central Gaussian baseline's sigma) over 8
+    seeds x 2,000 bins: the covered fraction is 0.95 within a binomial tolerance (4 standard deviations of 16,000
+    Bernoulli(0.95) draws: 0.0069); they are the planner's confidence_intervals to the CSV's 6 digits."""
     counts = scaled_counts(Shape("zipf", 1.1).weights(2_000), 1_000_000)
     hist = Histogram(counts, "zipf")
-    row = next(r for r in plan_table(counts, 1.0, 1e-7, encodings=[encoding]).rows if not r.error)
     covered = []
     for seed in range(8):
-        result = run(row.spec, hist, seed=seed)
-        lo, hi = confidence_intervals(result.plan.oracle(), hist.n, result.estimate)
+        if encoding == "central":
+            c = run_central(1.0, 1e-7, hist, seed=seed)
+            se, lo, hi = _exported_intervals(hist, c.estimate, sigma=c.sigma)
+            assert np.all(se == float(f"{c.sigma:.6g}"))
+        else:
+            row = next(r for r in plan_table(counts, 1.0, 1e-7, encodings=[encoding]).rows if not r.error)
+            result = run(row.spec, hist, seed=seed)
+            se, lo, hi = _exported_intervals(hist, result.estimate, plan=result.plan)
+            low, high = confidence_intervals(result.plan.oracle(), hist.n, result.estimate)
+            assert np.allclose(lo, low, rtol=1e-5, atol=1e-3) and np.allclose(hi, high, rtol=1e-5, atol=1e-3)
         covered.append((lo <= counts) & (counts <= hi))
     fraction = float(np.mean(covered))
     tolerance = 4 * math.sqrt(0.95 * 0.05 / np.size(covered))
