@@ -405,7 +405,8 @@ def cmd_plan(a) -> None:
         print(to_json(record))
         return
     print(f"{name}: n = {table.n:,}, d = {table.d:,}, delta = {delta:g}, eps_c in the {table.notion} notion")
-    head = ("encoding", "accountant", "eps_c", "eps_l", "eps_l_repl", "messages", "bits/resp", "rmse", "n", "note")
+    head = ("encoding", "accountant", "eps_c", "eps_l", "eps_l_repl", "messages", "bits/resp", "rmse", "topk_recall")
+    head += ("n", "note")
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
         cells = (
@@ -417,6 +418,7 @@ def cmd_plan(a) -> None:
             r.messages,
             r.bits_per_respondent,
             r.rmse,
+            r.topk_recall,
             r.n,
             "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
         )
@@ -424,6 +426,8 @@ def cmd_plan(a) -> None:
     if table.central_rmse is not None:
         print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
     print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")
+    k = next((r.topk for r in table.rows if r.topk is not None), None)
+    print(f"topk_recall (k = {k}): the {planner.TOPK_NOTE}" if k else planner.NO_TOPK)
 
 
 def _plan_parser(sub) -> None:

@@ -12,6 +12,7 @@ from ldpcore.oracles import ENCODINGS
 from ui import page_config, plan_view
 from ui.inputs import data_sidebar
 from ui.protocol import eps_c_slider
+from ui.shape_input import SHAPE, shape_sidebar
 
 page_config()  # also when this page is a fresh server's first deep link
 
@@ -24,7 +25,16 @@ st.caption(
     "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
     "messages of how many bits it sends, and the error to expect. Follow a row's link to simulate it."
 )
-inp = data_sidebar()
+with st.sidebar:
+    source = st.radio(
+        "Plan for",
+        ["data", SHAPE],
+        captions=["a dataset or an upload", "n, d and a shape, without data"],
+        key="plan_source",
+        bind="query-params",
+        horizontal=True,
+    )
+inp = shape_sidebar() if source == SHAPE else data_sidebar()
 hist = inp.hist
 with st.sidebar:
     st.header("Plan")
@@ -102,17 +112,19 @@ st.caption(
 )
 dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
 max_side = int(max_side) if max_side.isdigit() else 0
-records = plan_view.rows(table, dataset, max_side)
+linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
+records = plan_view.rows(table, dataset, max_side, links=linked)
 rec = table.recommended
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
 else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
-    st.markdown(
-        f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
-        f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
-        "(every row's links are in the table)."
-    )
+    if linked:
+        st.markdown(
+            f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
+            f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
+            "(every row's links are in the table)."
+        )
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     cols[1].metric(
@@ -158,6 +170,10 @@ st.dataframe(
         ),
         "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
         "certified": st.column_config.CheckboxColumn("certified"),
+        "top-k recall": st.column_config.NumberColumn(
+            "top-k recall",
+            help=f"{plan_view.topk_words(table)}: {plan_view.planner.TOPK_NOTE}.",
+        ),
         "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
     },
 )
@@ -179,6 +195,14 @@ if curves.open:  # drawn only while open: each point solves the accountants afre
     )
 st.caption(
     "Predicted RMSE is exact for the unbiased estimators (the count sketch's median readout: an approximation); "
-    f"l_inf is the {plan_view.planner.LINF_NOTE}. Links open the row with the accountant's own eps_c and delta "
-    "(the same eps_l); an upload is not carried by a link."
+    f"l_inf is the {plan_view.planner.LINF_NOTE}. Top-k recall ({plan_view.topk_words(table)}) is the "
+    f"{plan_view.planner.TOPK_NOTE}. "
+    + (
+        "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
+        "by a link."
+        if linked
+        else "No row links to Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
+        "shape without data has none that a link could carry. Choose a dataset or upload a histogram CSV to "
+        "simulate a row."
+    )
 )

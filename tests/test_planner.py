@@ -397,8 +397,9 @@ def test_cli_plan_json_has_the_issue_fields():
     record = json.loads(out.stdout)
     assert record["recommended"] == "onehot" and record["reason"] and record["central_rmse"] > 0
     keys = {"encoding", "accountant", "eps_c", "certified", "neighbouring", "eps_l", "eps_l_replacement", "messages"}
-    keys |= {"bits_per_message", "bits_per_respondent", "rmse", "rmse_local_only", "linf", "n"}
+    keys |= {"bits_per_message", "bits_per_respondent", "rmse", "rmse_local_only", "linf", "n", "topk_recall"}
     assert all(keys <= set(r) for r in record["rows"])
+    assert all(r["topk_recall"] is None for r in record["rows"])  # no pixel of Horse holds 1% of the respondents
 
 
 def test_cli_plan_solves_for_eps_c_and_n():
@@ -408,6 +409,7 @@ def test_cli_plan_solves_for_eps_c_and_n():
     assert record["solve"] == "eps_c" and record["recommended"]
     best = next(r for r in record["rows"] if r["encoding"] == record["recommended"])
     assert best["rmse"] <= 30 and best["eps_c"] < 1
+    assert best["topk"] == 10 and 0.9 < best["topk_recall"] <= 1 and "independent normal" in best["topk_note"]
     out = _cli("plan", "--dataset", "horse", "--eps-c", "1", "--target-relative-rmse", "0.5", "--solve", "n", "--json")
     record = json.loads(out.stdout)
     assert record["solve"] == "n" and all(r["n"] > 0 for r in record["rows"])
