@@ -405,8 +405,7 @@ def cmd_plan(a) -> None:
         print(to_json(record))
         return
     print(f"{name}: n = {table.n:,}, d = {table.d:,}, delta = {delta:g}, eps_c in the {table.notion} notion")
-    head = ("encoding", "accountant", "eps_c", "eps_l", "eps_l_repl", "messages", "bits/resp", "rmse", "topk_recall")
-    head += ("n", "note")
+    head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
         cells = (
