@@ -10,11 +10,18 @@ from ldpcore.errors import InputError
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import page_config, plan_view
+from ui.format import short
 from ui.inputs import data_sidebar
 from ui.protocol import eps_c_slider
 from ui.shape_input import SHAPE, shape_sidebar
 
 page_config()  # also when this page is a fresh server's first deep link
+
+
+def _fit(x: float | None, pattern: str = "{:,.2f}", below: float = 1e4) -> str:
+    """A metric's value that fits its column at 1280 px: pattern below `below`, else 3 digits and a suffix."""
+    return short(x) if x is None or abs(x) >= below else pattern.format(x)
+
 
 SOLVES = {"error": "error at eps_c", "eps_c": "smallest eps_c for a target", "n": "smallest n for a target"}
 KINDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "expected l_inf"}
@@ -129,20 +136,22 @@ else:
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     cols[1].metric(
         f"eps_l ({table.notion if table.notion == 'replacement' else rec.local_neighbouring})",
-        fmt(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
-        delta=f"native {fmt(rec.eps_l)}",
+        _fit(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
+        delta=f"native {_fit(rec.eps_l)}",
         help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
         delta_color="off",
         delta_arrow="off",
     )
     cols[2].metric(
-        "messages", f"{rec.messages:,.2f}", help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
+        "messages", _fit(rec.messages), help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
     )
-    cols[3].metric("bits / respondent", f"{rec.bits_per_respondent:,.0f}")
+    cols[3].metric(
+        "bits / respondent", _fit(rec.bits_per_respondent, "{:,.0f}", 1e6), help=f"{rec.bits_per_respondent:,.0f}"
+    )
     cols[4].metric(
         "RMSE",
-        fmt(rec.rmse),
-        delta=f"95% CI ±{fmt(rec.ci95)}",
+        _fit(rec.rmse),
+        delta=f"95% CI ±{_fit(rec.ci95)}",
         delta_color="off",
         delta_arrow="off",
         help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "
@@ -150,7 +159,7 @@ else:
     )
     cols[5].metric(
         "without shuffler",
-        fmt(rec.rmse_local_only),
+        _fit(rec.rmse_local_only),
         help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys.",
     )
     if table.central_rmse is not None:
