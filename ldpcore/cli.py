@@ -17,7 +17,7 @@ from ldpcore.data.loaders import DATASETS, load_dataset, load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
 from ldpcore.experiment.run import run, run_central
 from ldpcore.experiment.spec import ProtocolSpec, plan
-from ldpcore.export import output_folder, to_json, write_run
+from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
 from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
@@ -124,8 +124,15 @@ def cmd_run(a) -> None:
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
     seconds = time.perf_counter() - start
-    files = write_run(result, record, a.out) if a.out else None  # run.json: the run's own record
-    record["central"] = {"mechanism": "analytic Gaussian", "sigma": central.sigma, **central.metrics}
+    std_error = std_errors(hist, result.estimate, result.plan)
+    record["uncertainty"] = uncertainty(std_error)
+    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
+    record["central"] = {
+        "mechanism": "analytic Gaussian",
+        "sigma": central.sigma,
+        "std_error": central.sigma,  # every bin's, as for uncertainty above
+        **central.metrics,
+    }
     record["seconds"] = seconds
     if report is not None:
         record["ingest"] = dataclasses.asdict(report)
@@ -398,7 +405,7 @@ def cmd_plan(a) -> None:
         print(to_json(record))
         return
     print(f"{name}: n = {table.n:,}, d = {table.d:,}, delta = {delta:g}, eps_c in the {table.notion} notion")
-    head = ("encoding", "accountant", "eps_c", "eps_l", "eps_l_repl", "messages", "bits/resp", "rmse", "n", "note")
+    head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
         cells = (
@@ -410,6 +417,7 @@ def cmd_plan(a) -> None:
             r.messages,
             r.bits_per_respondent,
             r.rmse,
+            r.topk_recall,
             r.n,
             "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
         )
@@ -417,6 +425,8 @@ def cmd_plan(a) -> None:
     if table.central_rmse is not None:
         print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
     print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")
+    k = next((r.topk for r in table.rows if r.topk is not None), None)
+    print(f"topk_recall (k = {k}): the {planner.TOPK_NOTE}" if k else planner.NO_TOPK)
 
 
 def _plan_parser(sub) -> None:

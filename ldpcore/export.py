@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.metrics import clip_estimate
+from ldpcore.experiment.planner import Z95, standard_errors
 
 CSV_ROWS_PER_CHUNK = 65_536  # the estimate CSV and the error map are made this many values at a time
 
@@ -59,25 +60,65 @@ def png_bytes(img: Image.Image, compress_level: int = 6) -> bytes:
     return buf.getvalue()
 
 
-def estimate_csv_chunks(hist: Histogram, estimate: np.ndarray):
-    """The estimate CSV (value,true,estimate,clipped rows; value = label, pixel index or bin index) as
-    pieces of text of CSV_ROWS_PER_CHUNK rows, so that a file of millions of rows is never held whole."""
-    yield "value,true,estimate,clipped\n"
+INTERVAL_NOTE = (
+    "per bin, the 95% normal interval estimate -+ 1.96 x std_error of the raw (unbiased) estimate; std_error by "
+    "plug-in: the oracle's analytic variance at the estimate clipped to [0, n] and rounded (the central Gaussian "
+    "baseline: its sigma)"
+)
+
+
+def std_errors(hist: Histogram, estimate: np.ndarray, plan=None, sigma: float | None = None) -> np.ndarray:
+    """Every bin's standard error: an LDP run's (its Plan) by plug-in (ldpcore.experiment.planner.standard_errors),
+    the central Gaussian baseline's (no plan) its sigma."""
+    if plan is not None:
+        return standard_errors(plan.oracle(), hist.n, estimate)
+    if sigma is None:
+        raise InputError("a standard error needs the run's plan, or the Gaussian baseline's sigma.")
+    return np.full(hist.d, float(sigma))
+
+
+def uncertainty(std_error: np.ndarray) -> dict:
+    """The run record's summary of the per-bin intervals (the bins themselves are in the estimate CSV)."""
+    return {
+        "level": 0.95,
+        "z": Z95,
+        "mean_std_error": float(np.mean(std_error)),
+        "rms_std_error": float(np.sqrt(np.mean(np.square(std_error)))),
+        "max_std_error": float(np.max(std_error)),
+        "how": INTERVAL_NOTE,
+        "per_bin": "estimate.csv: std_error, ci95_low, ci95_high",
+    }
+
+
+def estimate_csv_chunks(hist: Histogram, estimate: np.ndarray, std_error: np.ndarray):
+    """The estimate CSV (value,true,estimate,clipped,std_error,ci95_low,ci95_high rows; value = label, pixel index
+    or bin index; the interval as INTERVAL_NOTE says) as pieces of text of CSV_ROWS_PER_CHUNK rows, so that a file
+    of millions of rows is never held whole."""
+    yield "value,true,estimate,clipped,std_error,ci95_low,ci95_high\n"
     labels = iter(hist.labels) if hist.labels is not None else None
     for start in range(0, hist.d, CSV_ROWS_PER_CHUNK):
         stop = min(start + CSV_ROWS_PER_CHUNK, hist.d)
         values = [next(labels) for _ in range(stop - start)] if labels is not None else range(start, stop)
-        part = estimate[start:stop]
+        part, se = estimate[start:stop], std_error[start:stop]
         clipped = clip_estimate(part, hist.max_count)
+        low, high = part - Z95 * se, part + Z95 * se
         yield "".join(
-            f"{v},{t},{e:.6g},{c:.6g}\n"
-            for v, t, e, c in zip(values, hist.counts[start:stop].tolist(), part.tolist(), clipped.tolist())
+            f"{v},{t},{e:.6g},{c:.6g},{s:.6g},{lo:.6g},{hi:.6g}\n"
+            for v, t, e, c, s, lo, hi in zip(
+                values,
+                hist.counts[start:stop].tolist(),
+                part.tolist(),
+                clipped.tolist(),
+                se.tolist(),
+                low.tolist(),
+                high.tolist(),
+            )
         )
 
 
-def estimate_csv(hist: Histogram, estimate: np.ndarray) -> str:
-    """value,true,estimate,clipped rows (value = label, pixel index or bin index)."""
-    return "".join(estimate_csv_chunks(hist, estimate))
+def estimate_csv(hist: Histogram, estimate: np.ndarray, std_error: np.ndarray) -> str:
+    """The estimate CSV of estimate_csv_chunks in one string."""
+    return "".join(estimate_csv_chunks(hist, estimate, std_error))
 
 
 def to_json(record: object) -> str:
@@ -112,15 +153,16 @@ def output_folder(out) -> Path:
     return out
 
 
-def write_run(result, record: dict, out: Path) -> list[Path]:
-    """original.png, reconstruction.png, estimate.csv and run.json (the record, result.as_dict()) in the folder out
-    (made if needed); InputError if they cannot be written."""
+def write_run(result, record: dict, out: Path, std_error: np.ndarray) -> list[Path]:
+    """original.png, reconstruction.png, estimate.csv (with every bin's std_error and interval) and run.json (the
+    record, result.as_dict() with uncertainty(std_error)) in the folder out (made if needed); InputError if they
+    cannot be written."""
     out = output_folder(out)
     hist = result.histogram
     files = {
         "original.png": lambda: [png_bytes(render(hist))],
         "reconstruction.png": lambda: [png_bytes(render(hist, result.estimate))],
-        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, result.estimate)),
+        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, result.estimate, std_error)),
         "run.json": lambda: [to_json(record).encode()],
     }
     for name, parts in files.items():

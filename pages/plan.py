@@ -10,10 +10,18 @@ from ldpcore.errors import InputError
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import page_config, plan_view
+from ui.format import short
 from ui.inputs import data_sidebar
 from ui.protocol import eps_c_slider
+from ui.shape_input import SHAPE, shape_sidebar
 
 page_config()  # also when this page is a fresh server's first deep link
+
+
+def _fit(x: float | None, pattern: str = "{:,.2f}", below: float = 1e4) -> str:
+    """A metric's value that fits its column at 1280 px: pattern below `below`, else 3 digits and a suffix."""
+    return short(x) if x is None or abs(x) >= below else pattern.format(x)
+
 
 SOLVES = {"error": "error at eps_c", "eps_c": "smallest eps_c for a target", "n": "smallest n for a target"}
 KINDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "expected l_inf"}
@@ -24,7 +32,16 @@ st.caption(
     "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
     "messages of how many bits it sends, and the error to expect. Follow a row's link to simulate it."
 )
-inp = data_sidebar()
+with st.sidebar:
+    source = st.radio(
+        "Plan for",
+        ["data", SHAPE],
+        captions=["a dataset or an upload", "n, d and a shape, without data"],
+        key="plan_source",
+        bind="query-params",
+        horizontal=True,
+    )
+inp = shape_sidebar() if source == SHAPE else data_sidebar()
 hist = inp.hist
 with st.sidebar:
     st.header("Plan")
@@ -102,35 +119,39 @@ st.caption(
 )
 dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
 max_side = int(max_side) if max_side.isdigit() else 0
-records = plan_view.rows(table, dataset, max_side)
+linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
+records = plan_view.rows(table, dataset, max_side, links=linked)
 rec = table.recommended
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
 else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
-    st.markdown(
-        f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
-        f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
-        "(every row's links are in the table)."
-    )
+    if linked:
+        st.markdown(
+            f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
+            f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
+            "(every row's links are in the table)."
+        )
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     cols[1].metric(
         f"eps_l ({table.notion if table.notion == 'replacement' else rec.local_neighbouring})",
-        fmt(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
-        delta=f"native {fmt(rec.eps_l)}",
+        _fit(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
+        delta=f"native {_fit(rec.eps_l)}",
         help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
         delta_color="off",
         delta_arrow="off",
     )
     cols[2].metric(
-        "messages", f"{rec.messages:,.2f}", help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
+        "messages", _fit(rec.messages), help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
     )
-    cols[3].metric("bits / respondent", f"{rec.bits_per_respondent:,.0f}")
+    cols[3].metric(
+        "bits / respondent", _fit(rec.bits_per_respondent, "{:,.0f}", 1e6), help=f"{rec.bits_per_respondent:,.0f}"
+    )
     cols[4].metric(
         "RMSE",
-        fmt(rec.rmse),
-        delta=f"95% CI ±{fmt(rec.ci95)}",
+        _fit(rec.rmse),
+        delta=f"95% CI ±{_fit(rec.ci95)}",
         delta_color="off",
         delta_arrow="off",
         help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "
@@ -138,7 +159,7 @@ else:
     )
     cols[5].metric(
         "without shuffler",
-        fmt(rec.rmse_local_only),
+        _fit(rec.rmse_local_only),
         help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys.",
     )
     if table.central_rmse is not None:
@@ -158,6 +179,10 @@ st.dataframe(
         ),
         "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
         "certified": st.column_config.CheckboxColumn("certified"),
+        "top-k recall": st.column_config.NumberColumn(
+            "top-k recall",
+            help=f"{plan_view.topk_words(table)}: {plan_view.planner.TOPK_NOTE}.",
+        ),
         "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
     },
 )
@@ -179,6 +204,14 @@ if curves.open:  # drawn only while open: each point solves the accountants afre
     )
 st.caption(
     "Predicted RMSE is exact for the unbiased estimators (the count sketch's median readout: an approximation); "
-    f"l_inf is the {plan_view.planner.LINF_NOTE}. Links open the row with the accountant's own eps_c and delta "
-    "(the same eps_l); an upload is not carried by a link."
+    f"l_inf is the {plan_view.planner.LINF_NOTE}. Top-k recall ({plan_view.topk_words(table)}) is the "
+    f"{plan_view.planner.TOPK_NOTE}. "
+    + (
+        "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
+        "by a link."
+        if linked
+        else "No row links to Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
+        "shape without data has none that a link could carry. Choose a dataset or upload a histogram CSV to "
+        "simulate a row."
+    )
 )

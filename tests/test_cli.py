@@ -107,7 +107,16 @@ def test_run_writes_files(tmp_path, small_png):
     assert files == ["estimate.csv", "original.png", "reconstruction.png", "run.json"]
     assert Image.open(tmp_path / "o" / "reconstruction.png").size == (160, 137)
     assert json.loads((tmp_path / "o" / "run.json").read_text())["rmse"] == rec["rmse"]
-    assert len((tmp_path / "o" / "estimate.csv").read_text().splitlines()) == rec["d"] + 1
+    lines = (tmp_path / "o" / "estimate.csv").read_text().splitlines()
+    assert len(lines) == rec["d"] + 1
+    assert lines[0] == "value,true,estimate,clipped,std_error,ci95_low,ci95_high"
+    _, _, estimate, _, se, low, high = map(float, lines[1].split(","))
+    assert se > 0 and low == pytest.approx(estimate - 1.959964 * se, abs=1e-4 * se + 1e-3)
+    assert high == pytest.approx(estimate + 1.959964 * se, abs=1e-4 * se + 1e-3)
+    summary = json.loads((tmp_path / "o" / "run.json").read_text())["uncertainty"]
+    assert summary["level"] == 0.95 and 0 < summary["mean_std_error"] <= summary["max_std_error"]
+    assert summary == rec["uncertainty"] and "plug-in" in summary["how"]
+    assert rec["central"]["std_error"] == rec["central"]["sigma"]
 
 
 def test_run_is_deterministic_under_a_seed():

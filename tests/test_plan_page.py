@@ -1,5 +1,6 @@
 """AppTest of the Plan page: renders by default, reacts to eps_c, solves a target per row, a row's link opens
-Reconstruct with that configuration and the same eps_l, a URL reproduces the view, errors are one st.error."""
+Reconstruct with that configuration and the same eps_l, a URL reproduces the view, a shape without data plans
+(and follows d), the top-k recall column, a bad URL value warns once, errors are one st.error."""
 
 from urllib.parse import parse_qsl, urlparse
 
@@ -78,11 +79,52 @@ def test_a_url_reproduces_the_view():
     assert at.success[0].value == again.success[0].value
 
 
+def test_a_shape_without_data_plans_and_follows_d():
+    at = open_page("pages/plan.py", plan_source="shape")
+    assert_clean(at)
+    table = _table(at)
+    assert len(table) == 50 and "simulate" not in table and "sweep" not in table
+    assert (table["n"] == 10_000_000).all() and table["top-k recall"].notna().all()  # Zipf(1.1) has heavy hitters
+    assert "zipf:1.1 (n=10,000,000, d=5,000)" in at.caption[1].value
+    assert any("a shape without data has none that a link could carry" in c.value for c in at.caption)
+    smaller = open_page("pages/plan.py", plan_source="shape", d="200", shape="geometric", geometric_r="0.9")
+    assert_clean(smaller)
+    assert "geometric:0.9 (n=10,000,000, d=200)" in smaller.caption[1].value
+    assert not _table(smaller)["RMSE"].equals(table["RMSE"])
+
+
+def test_the_top_k_recall_column():
+    at = open_page("pages/plan.py", plan_source="shape", n="20000", d="300", shape="zipf", zipf_s="0.8", eps_c="0.3")
+    recall = _table(at)["top-k recall"].dropna()  # a row whose accountant is not valid has none
+    assert len(recall) >= 45 and recall.between(0, 1).all() and recall.min() < 0.5 < recall.max()  # k = 10 of 15
+    assert any("k = 10" in c.value for c in at.caption)
+    assert _table(open_page("pages/plan.py"))["top-k recall"].isna().all()  # Horse: no pixel holds 1%
+
+
+@pytest.mark.parametrize(
+    "query, shown",
+    [
+        (dict(d="abc"), "The URL's d='abc' is not a whole number: using d = 5,000."),
+        (dict(shape="nope"), "The URL's shape='nope' is not one of uniform, zipf, geometric: using shape = zipf."),
+        (dict(zipf_s="x"), "The URL's zipf_s='x' is not a number: using zipf_s = 1.1."),
+    ],
+)
+def test_a_bad_url_value_warns_once_and_falls_back(query, shown):
+    at = open_page("pages/plan.py", plan_source="shape", **query)
+    assert not at.exception and not at.error
+    assert [w.value for w in at.warning] == [shown]
+    assert len(_table(at)) == 50
+
+
 @pytest.mark.parametrize(
     "query, message",
     [
         (dict(delta="abc"), "delta must be a number"),
         (dict(delta="2"), "delta"),
+        (dict(plan_source="shape", d="1"), "the domain size d must be a whole number >= 2"),
+        (dict(plan_source="shape", n="0"), "n (respondents) must be a whole number >= 1"),
+        (dict(plan_source="shape", shape="geometric", geometric_r="1.5"), "geometric ratio must lie strictly"),
+        (dict(plan_source="shape", zipf_s="11"), "Zipf exponent must lie in [0, 10]"),
     ],
 )
 def test_invalid_input_is_one_st_error(query, message):

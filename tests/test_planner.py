@@ -3,6 +3,8 @@ the exact likelihood-ratio audit of the replacement-LDP column, the acceptance n
 (predicted RMSE against simulation, the recommendation, both inverses' target and minimality, the
 confidence-interval coverage) and the command line."""
 
+import csv
+import io
 import json
 import math
 import subprocess
@@ -26,8 +28,9 @@ from ldpcore.experiment.planner import (
     solve_eps_c,
     solve_n,
 )
-from ldpcore.experiment.run import run
+from ldpcore.experiment.run import run, run_central
 from ldpcore.experiment.spec import plan
+from ldpcore.export import estimate_csv, std_errors
 from ldpcore.oracles import ENCODINGS
 
 SKETCHES = ("sketch-fragments", "cms", "hcms", "count-sketch")
@@ -293,20 +296,88 @@ def test_inverse_is_monotone_and_marks_what_it_cannot_reach():
     assert all(r.reason.startswith("not reachable below eps_c = 10") for r in impossible.rows)
 
 
+# --- top-k recall ---------------------------------------------------------------------------------
+
+HEAVY = scaled_counts(Shape("zipf", 0.8).weights(300), 20_000)  # 15 bins above 1% of n: k = 10
+TOPK_ENCODINGS = ["onehot", "grr", "oue", "olh", "hadamard", "count-sketch"]
+TOPK_PARAMS = {"count-sketch": {"k": 16, "m": 256}}
+
+
+def _recalls(estimates: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray:
+    """The share of the true top k among the k largest estimates, for every row of estimates."""
+    true = np.argsort(-counts, kind="stable")[:k]
+    return np.isin(np.argpartition(-estimates, k - 1, axis=1)[:, :k], true).mean(axis=1)
+
+
+def test_topk_is_the_heavy_hitters_at_most_10_and_where_the_top_counts_do_not_tie():
+    assert plan_table(HEAVY, 1.0, 1e-6, encodings=["grr"]).rows[0].topk == 10
+    three = np.r_[[500, 400, 300], np.full(997, 1)]  # three bins above 1% of n = 2,197
+    assert {r.topk for r in plan_table(three, 1.0, 1e-6, encodings=["grr", "oue"]).rows if not r.error} == {3}
+    tie = np.r_[[900, 800], np.full(10, 700), np.full(990, 1)]  # bins 3 to 12 tie at the 10th count: k = 2
+    assert plan_table(tie, 1.0, 1e-6, encodings=["grr"]).rows[0].topk == 2
+    for counts in (load_dataset("horse").counts, np.full(50, 1_000)):  # no bin holds 1%; all tie
+        row = plan_table(counts, 1.0, 1e-6, encodings=["grr"]).rows[0]
+        assert row.topk is None and row.topk_recall is None and "no top-k recall" in row.topk_note
+
+
+def test_topk_recall_numerics_match_a_gaussian_simulation():
+    """The quadrature, the exact head and the Poisson tail against 4,000 draws of the same independent normals:
+    within 0.01 (the draws' standard error is about 0.003)."""
+    rng = np.random.default_rng(5)
+    table = plan_table(HEAVY, 0.3, 1e-6, encodings=TOPK_ENCODINGS, params=TOPK_PARAMS)
+    rows = [r for r in table.rows if not r.error and 0.1 < r.topk_recall < 0.97]
+    assert len(rows) >= 10
+    for row in rows:
+        sd = np.sqrt(np.broadcast_to(row.plan.oracle().variance(HEAVY.sum(), HEAVY), HEAVY.shape))
+        draws = HEAVY + sd * rng.standard_normal((4_000, HEAVY.size))
+        simulated = _recalls(draws, HEAVY, row.topk).mean()
+        assert abs(row.topk_recall - simulated) <= 0.01, (row.encoding, row.accountant, row.topk_recall, simulated)
+
+
+@pytest.mark.parametrize("encoding", TOPK_ENCODINGS)
+def test_predicted_topk_recall_matches_the_simulated_oracle(encoding):
+    """The row's top-k recall against 400 runs of the real oracle (exact aggregate sampling) on a small
+    heavy-hitter histogram, for the row of the encoding nearest a recall of 0.6 at eps_c = 0.3: within 0.02 (the
+    Gaussian, independent approximation) plus 4 standard errors of the simulated mean."""
+    table = plan_table(HEAVY, 0.3, 1e-6, encodings=[encoding], params=TOPK_PARAMS)
+    row = min((r for r in table.rows if not r.error), key=lambda r: abs(r.topk_recall - 0.6))
+    assert 0.15 < row.topk_recall < 0.97 and "independent normal" in row.topk_note
+    oracle, n, rng = row.plan.oracle(), int(HEAVY.sum()), np.random.default_rng(11)
+    estimates = np.array([oracle.estimate(oracle.sample_aggregate(HEAVY, rng), n) for _ in range(400)])
+    recalls = _recalls(estimates, HEAVY, row.topk)
+    error = 4 * recalls.std(ddof=1) / math.sqrt(recalls.size)
+    assert abs(row.topk_recall - recalls.mean()) <= 0.02 + error, (row.accountant, row.topk_recall, recalls.mean())
+
+
 # --- confidence intervals ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("encoding", ["onehot", "grr", "oue", "olh"])
-def test_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
-    """Plug-in 95% intervals over 8 seeds x 2,000 bins: the covered fraction is 0.95 within a binomial tolerance
-    (4 standard deviations of 16,000 Bernoulli(0.95) draws: 0.0069)."""
+def _exported_intervals(hist, estimate, **kw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(std_error, ci95_low, ci95_high) as the estimate CSV of `run --out` and the dashboard write them."""
+    text = estimate_csv(hist, estimate, std_errors(hist, estimate, **kw))
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return tuple(np.array([float(r[k]) for r in rows]) for k in ("std_error", "ci95_low", "ci95_high"))
+
+
+@pytest.mark.parametrize("encoding", ["onehot", "grr", "oue", "olh", "central"])
+def test_exported_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
+    """The estimate CSV's 95% intervals (plug-in standard errors; the central Gaussian baseline's sigma) over 8
+    seeds x 2,000 bins: the covered fraction is 0.95 within a binomial tolerance (4 standard deviations of 16,000
+    Bernoulli(0.95) draws: 0.0069); they are the planner's confidence_intervals to the CSV's 6 digits."""
     counts = scaled_counts(Shape("zipf", 1.1).weights(2_000), 1_000_000)
     hist = Histogram(counts, "zipf")
-    row = next(r for r in plan_table(counts, 1.0, 1e-7, encodings=[encoding]).rows if not r.error)
     covered = []
     for seed in range(8):
-        result = run(row.spec, hist, seed=seed)
-        lo, hi = confidence_intervals(result.plan.oracle(), hist.n, result.estimate)
+        if encoding == "central":
+            c = run_central(1.0, 1e-7, hist, seed=seed)
+            se, lo, hi = _exported_intervals(hist, c.estimate, sigma=c.sigma)
+            assert np.all(se == float(f"{c.sigma:.6g}"))
+        else:
+            row = next(r for r in plan_table(counts, 1.0, 1e-7, encodings=[encoding]).rows if not r.error)
+            result = run(row.spec, hist, seed=seed)
+            se, lo, hi = _exported_intervals(hist, result.estimate, plan=result.plan)
+            low, high = confidence_intervals(result.plan.oracle(), hist.n, result.estimate)
+            assert np.allclose(lo, low, rtol=1e-5, atol=1e-3) and np.allclose(hi, high, rtol=1e-5, atol=1e-3)
         covered.append((lo <= counts) & (counts <= hi))
     fraction = float(np.mean(covered))
     tolerance = 4 * math.sqrt(0.95 * 0.05 / np.size(covered))
@@ -326,8 +397,9 @@ def test_cli_plan_json_has_the_issue_fields():
     record = json.loads(out.stdout)
     assert record["recommended"] == "onehot" and record["reason"] and record["central_rmse"] > 0
     keys = {"encoding", "accountant", "eps_c", "certified", "neighbouring", "eps_l", "eps_l_replacement", "messages"}
-    keys |= {"bits_per_message", "bits_per_respondent", "rmse", "rmse_local_only", "linf", "n"}
+    keys |= {"bits_per_message", "bits_per_respondent", "rmse", "rmse_local_only", "linf", "n", "topk_recall"}
     assert all(keys <= set(r) for r in record["rows"])
+    assert all(r["topk_recall"] is None for r in record["rows"])  # no pixel of Horse holds 1% of the respondents
 
 
 def test_cli_plan_solves_for_eps_c_and_n():
@@ -337,6 +409,7 @@ def test_cli_plan_solves_for_eps_c_and_n():
     assert record["solve"] == "eps_c" and record["recommended"]
     best = next(r for r in record["rows"] if r["encoding"] == record["recommended"])
     assert best["rmse"] <= 30 and best["eps_c"] < 1
+    assert best["topk"] == 10 and 0.9 < best["topk_recall"] <= 1 and "independent normal" in best["topk_note"]
     out = _cli("plan", "--dataset", "horse", "--eps-c", "1", "--target-relative-rmse", "0.5", "--solve", "n", "--json")
     record = json.loads(out.stdout)
     assert record["solve"] == "n" and all(r["n"] > 0 for r in record["rows"])

@@ -90,37 +90,46 @@ def _num(x, digits: int = 4):
     return None if x is None else float(f"{x:.{digits}g}")
 
 
-def rows(table: planner.PlanTable, dataset: str, max_side: int) -> list[dict]:
+def topk_words(table: planner.PlanTable) -> str:
+    """Which k the table's top-k recall uses, in words."""
+    ks = sorted({r.topk for r in table.rows if r.topk is not None})
+    if not ks:
+        return "none here: " + planner.NO_TOPK.removeprefix("no top-k recall: ")
+    return "k = " + " to ".join(dict.fromkeys(str(k) for k in (ks[0], ks[-1])))
+
+
+def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = True) -> list[dict]:
     """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
-    "not ranked" where the row is not ranked)."""
+    "not ranked" where the row is not ranked); links: the simulate and sweep columns."""
     out = []
     for rank, r in enumerate(table.rows, 1):
-        out.append(
-            {
-                "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
-                "encoding": r.encoding,
-                "accountant": r.accountant,
-                "certified": r.certified and not r.error,
-                "eps_c": _num(r.eps_c),
-                "n": r.n,
-                f"eps_l ({table.notion})": _num(r.eps_l_replacement if table.notion == "replacement" else r.eps_l),
-                "eps_l (native)": _num(r.eps_l),
-                "native notion": r.local_neighbouring,
-                "eps_l_1 (one message)": _num(r.eps_l if r.eps_l_1 is None else r.eps_l_1),  # one report: eps_l
-                "messages": _num(r.messages),
-                "bits / message": r.bits_per_message,
-                "bits / respondent": _num(r.bits_per_respondent),
-                "RMSE": _num(r.rmse),
-                "95% CI +-": _num(r.ci95),
-                "relative RMSE": _num(r.relative_rmse),
-                "l_inf": _num(r.linf),
-                "RMSE without shuffler": _num(r.rmse_local_only),
-                "conversion": r.conversion,
-                "why not ranked": r.reason,
-                "simulate": link(r, dataset, max_side),
-                "sweep": link(r, dataset, max_side, "tradeoffs"),
-            }
-        )
+        record = {
+            "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
+            "encoding": r.encoding,
+            "accountant": r.accountant,
+            "certified": r.certified and not r.error,
+            "eps_c": _num(r.eps_c),
+            "n": r.n,
+            f"eps_l ({table.notion})": _num(r.eps_l_replacement if table.notion == "replacement" else r.eps_l),
+            "eps_l (native)": _num(r.eps_l),
+            "native notion": r.local_neighbouring,
+            "eps_l_1 (one message)": _num(r.eps_l if r.eps_l_1 is None else r.eps_l_1),  # one report: eps_l
+            "messages": _num(r.messages),
+            "bits / message": r.bits_per_message,
+            "bits / respondent": _num(r.bits_per_respondent),
+            "RMSE": _num(r.rmse),
+            "95% CI +-": _num(r.ci95),
+            "relative RMSE": _num(r.relative_rmse),
+            "l_inf": _num(r.linf),
+            "top-k recall": _num(r.topk_recall, 3),
+            "RMSE without shuffler": _num(r.rmse_local_only),
+            "conversion": r.conversion,
+            "why not ranked": r.reason,
+        }
+        if links:
+            record["simulate"] = link(r, dataset, max_side)
+            record["sweep"] = link(r, dataset, max_side, "tradeoffs")
+        out.append(record)
     return out
 
 

@@ -67,8 +67,11 @@ def full_png(inp, method: Method, eps_c: float, seed: int) -> bytes:
 
 
 def estimate_csv(inp, method: Method, eps_c: float, seed: int) -> str:
-    """The estimate of cell(...) as CSV (ldpcore.export.estimate_csv), made when it is asked for."""
-    return export.estimate_csv(inp.hist, cell(inp, method, eps_c, seed).estimate)
+    """The estimate of cell(...) as CSV with every bin's standard error and 95% interval
+    (ldpcore.export.estimate_csv), made when it is asked for."""
+    c = cell(inp, method, eps_c, seed)
+    std_error = export.std_errors(inp.hist, c.estimate, c.plan, (c.privacy or {}).get("sigma"))
+    return export.estimate_csv(inp.hist, c.estimate, std_error)
 
 
 @cached("images")

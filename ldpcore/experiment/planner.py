@@ -63,6 +63,16 @@ LINF_NOTE = (
     "expected largest per-bin error of the raw estimate, from independent Gaussian errors with the "
     "analytic per-bin variances: E max_j |e_j| = integral of 1 - prod_j P(|e_j| <= t) dt"
 )
+NO_TOPK = "no top-k recall: no bin holds 1% of the respondents, or the largest counts tie beyond 10 bins"
+HEAVY_SHARE = 0.01  # a heavy hitter holds at least this share of the respondents
+TOPK_MAX = 10  # top-k recall: k = the heavy hitters, at most this many
+TOPK_NOTE = (
+    "expected fraction of the true top k bins (k: the bins holding at least 1% of the respondents, at most 10, "
+    "fewer where the k-th and (k+1)-th counts tie) that are among the k largest estimates, with every bin's "
+    "estimate an independent normal of its count and the oracle's analytic variance: P(bin i in the estimated "
+    "top k) = E P(fewer than k other estimates exceed X_i), counted exactly over the 2k largest bins and as a "
+    "Poisson count over the others"
+)
 
 
 @dataclass(frozen=True)
@@ -236,9 +246,11 @@ class PlanRow:
     fragment (None where the encoding sends no fragments). rmse: predicted raw RMSE per bin (exact for
     unbiased estimators; rmse_note says what it is short of exact), ci95: the half-width of the 95%
     normal confidence interval of a bin of typical variance, linf: predicted expected l_inf error of the
-    raw estimate, rmse_local_only: the same encoding without a shuffler at eps_l = eps_c (in the table's
-    notion). certified: eps_c is certified and no error; within_constraints; reason: why the row is not
-    ranked ("" if it is). plan: the underlying ldpcore Plan (None on error).
+    raw estimate, topk_recall: the predicted share of the true top topk bins among the estimated top topk
+    (None without heavy hitters; topk_note says how, or why there is none), rmse_local_only: the same
+    encoding without a shuffler at eps_l = eps_c (in the table's notion). certified: eps_c is certified and
+    no error; within_constraints; reason: why the row is not ranked ("" if it is). plan: the underlying
+    ldpcore Plan (None on error).
     """
 
     encoding: str
@@ -266,6 +278,9 @@ class PlanRow:
     rmse_note: str = ""
     ci95: float | None = None
     linf: float | None = None
+    topk: int | None = None
+    topk_recall: float | None = None
+    topk_note: str = ""
     rmse_local_only: float | None = None
     local_only_note: str = ""
     within_constraints: bool = True
@@ -404,6 +419,90 @@ def _spread(var: np.ndarray, groups: Groups) -> tuple[float, float]:
     return rmse, linf
 
 
+# the normal upper tail on a table (linear interpolation, error < 4e-6): np.interp is many times cheaper than erfc
+_TAIL_Z = np.linspace(-9.0, 9.0, 3601)
+_TAIL = 0.5 * erfc(_TAIL_Z / math.sqrt(2))
+_NODES = np.linspace(-6.0, 6.0, 41)  # a top bin's standardised estimate: equally spaced quadrature nodes
+_WEIGHTS = np.exp(-(_NODES**2) / 2) / np.exp(-(_NODES**2) / 2).sum()
+_SURE = 8.0  # standard deviations beyond which a normal estimate is taken as certainly above or below (1e-15)
+_CLUSTER = 0.2  # the other bins are pooled by count in widths of this many of their smallest standard deviation,
+_POOLS = 256  # into at most about this many pools
+
+
+def _upper(z):
+    """P(Z > z) for a standard normal Z."""
+    return np.interp(z, _TAIL_Z, _TAIL)
+
+
+def _heavy_k(groups: Groups) -> int | None:
+    """The k of the top-k recall (TOPK_NOTE), None without heavy hitters."""
+    values, mult, n = groups.values, groups.bins, groups.n  # ascending
+    if values[-1] < HEAVY_SHARE * n:
+        return None
+    cap = min(int(mult[values >= HEAVY_SHARE * n].sum()), TOPK_MAX, groups.d - 1)
+    ends = np.cumsum(mult[::-1])  # bins down to each distinct count, largest first: a true top k ends at one
+    fits = ends[ends <= cap]
+    return int(fits[-1]) if fits.size else None
+
+
+def _topk_recall(var: np.ndarray, groups: Groups, k: int) -> float:
+    """The predicted top-k recall of TOPK_NOTE from each distinct count's variance (_variances). A top bin whose
+    estimate is 8 standard deviations clear of every bin outside the top k is in the estimated top k (error
+    < 1e-8 at d = 10^7); for each other top bin, the mean over its estimate x (quadrature) of P(fewer than k
+    of the other bins exceed x), with the 2k largest bins counted one by one (Poisson-binomial), the rest
+    pooled by count into a Poisson count. Nothing here is O(d)."""
+    values = groups.values[::-1].astype(np.float64)  # largest first
+    sd = np.sqrt(np.maximum(var[::-1], 0.0)) + 1e-9 * (1.0 + values)  # > 0: a zero variance is a step
+    mult = groups.bins[::-1]
+    head = min(2 * k, groups.d)
+    ends = np.cumsum(mult)
+    last = int(np.searchsorted(ends, head))  # the head's bins lie in the distinct counts [0, last]
+    take = np.minimum(mult[: last + 1], head - np.r_[0.0, ends[:last]]).astype(np.int64)
+    at = np.repeat(np.arange(last + 1), take)
+    c, s = values[at], sd[at]
+    rest = mult.copy()
+    rest[: last + 1] -= take
+    tail = np.flatnonzero(rest > 0)
+    outside = max(
+        (c[k:] + _SURE * s[k:]).max(initial=-math.inf), (values[tail] + _SURE * sd[tail]).max(initial=-math.inf)
+    )
+    unsure = np.flatnonzero(c[:k] - _SURE * s[:k] <= outside)
+    if not unsure.size:
+        return 1.0
+    x = c[unsure, None] + s[unsure, None] * _NODES  # (unsure, nodes): their estimates
+    lo, hi = x.min(), x.max()
+    room = k - int(np.count_nonzero(c - _SURE * s > hi))  # fewer than room of the others may exceed x
+    mid = np.flatnonzero((c - _SURE * s <= hi) & (c + _SURE * s >= lo))  # the head bins that may or may not
+    p = _upper((x[None] - c[mid, None, None]) / s[mid, None, None])  # (mid, unsure, nodes): mid bin above x
+    p[np.searchsorted(mid, unsure), np.arange(unsure.size)] = 0.0  # a bin does not compete with itself
+    below = np.zeros(x.shape + (room,))  # P(exactly r of the mid bins exceed x), r < room
+    below[..., 0] = 1.0
+    for pj in p:
+        moved = below * pj[..., None]
+        below -= moved
+        below[..., 1:] += moved[..., :-1]
+    tail = tail[(lo - values[tail]) / sd[tail] < _SURE]  # the pooled bins that may exceed x
+    lam = np.zeros(x.shape)
+    if tail.size:
+        m, ct, st = rest[tail], values[tail], sd[tail]
+        width = max(_CLUSTER * st.min(), (ct[0] - ct[-1]) / _POOLS)
+        key = np.floor((ct[0] - ct) / width).astype(np.int64)  # ct descending: key ascending
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        weight = np.add.reduceat(m, starts)
+        centre = np.add.reduceat(m * ct, starts) / weight
+        spread = np.sqrt(np.add.reduceat(m * st**2, starts) / weight)
+        reach = x < (centre + spread * _SURE).max()
+        z = (x[reach][None] - centre[:, None]) / spread[:, None]
+        lam[reach] = weight @ _upper(z)
+    term = np.empty(x.shape + (room,))  # P(Poisson(lam) = j), j < room
+    term[..., 0] = np.exp(-lam)
+    for j in range(1, room):
+        term[..., j] = term[..., j - 1] * lam / j
+    at_most = np.cumsum(term, axis=-1)[..., ::-1]  # at_most[..., r] = P(Poisson(lam) <= room - 1 - r)
+    inside = (below * at_most).sum(axis=-1) @ _WEIGHTS  # P(each unsure top bin is in the estimated top k)
+    return float(np.clip((k - unsure.size + inside.sum()) / k, 0.0, 1.0))
+
+
 def _rmse(var: np.ndarray, groups: Groups) -> float:
     return math.sqrt(float(np.dot(var, groups.bins)) / float(groups.bins.sum()))
 
@@ -464,7 +563,10 @@ def evaluate_row(
             encoding, accountant, params, n, d, eps_c, delta, notion
         )
         oracle = p.oracle()
-        rmse, linf = _spread(_variances(oracle, groups), groups)
+        var = _variances(oracle, groups)
+        rmse, linf = _spread(var, groups)
+        k = _heavy_k(groups)
+        recall = None if k is None else _topk_recall(var, groups, k)
     except InputError as exc:
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     replacement = replacement_eps(p.eps_b, e.neighbouring)
@@ -498,6 +600,9 @@ def evaluate_row(
         rmse_note=oracle.variance_note,
         ci95=Z95 * rmse,
         linf=linf,
+        topk=k,
+        topk_recall=recall,
+        topk_note=TOPK_NOTE if k is not None else NO_TOPK,
         rmse_local_only=local_only[0],
         local_only_note=local_only[1],
         within_constraints=not broken,
