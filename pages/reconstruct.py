@@ -8,7 +8,7 @@ import streamlit as st
 
 from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
-from ldpcore.export import fmt, to_json
+from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
@@ -295,4 +295,10 @@ d2.download_button(
     "text/csv",
     on_click="ignore",
 )
-d3.download_button("Run record (JSON)", partial(to_json, record), "run.json", "application/json", on_click="ignore")
+d3.download_button(
+    "Run record (JSON)",
+    partial(runs.record_json, inp, esa_method, spec.eps_c, seed, record),
+    "run.json",
+    "application/json",
+    on_click="ignore",
+)

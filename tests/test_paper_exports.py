@@ -113,3 +113,25 @@ def test_the_latex_zip_compiles(horse, tmp_path):
     assert out.returncode == 0, out.stdout[-2000:]
     assert (tmp_path / "main.pdf").read_bytes().startswith(b"%PDF-")
     assert "File `cells/" not in out.stdout  # every included image was found
+
+
+def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe():
+    """Reconstruct's Estimate (CSV) and Run record (JSON): per-bin intervals in the CSV, their summary in the JSON,
+    both from the same cached run (the JSON's mean standard error is the CSV's)."""
+    import json
+
+    from ldpcore.data.loaders import load_dataset
+    from ldpcore.experiment.run import Method
+    from ldpcore.experiment.spec import ProtocolSpec
+    from ui import runs
+    from ui.inputs import Input
+
+    inp = Input(load_dataset("child"), "child-exports-test", 5e-8)
+    method = Method("ESA", ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="grr"))
+    rows = list(csv.DictReader(io.StringIO(runs.estimate_csv(inp, method, 1.0, 3))))
+    record = json.loads(runs.record_json(inp, method, 1.0, 3, {"input": "child"}))
+    std = np.array([float(r["std_error"]) for r in rows])
+    assert len(rows) == inp.hist.d and record["input"] == "child"
+    assert record["uncertainty"]["mean_std_error"] == pytest.approx(std.mean(), rel=1e-5)
+    low, high, est = (np.array([float(r[k]) for r in rows]) for k in ("ci95_low", "ci95_high", "estimate"))
+    assert np.allclose(high - est, est - low, rtol=1e-4) and np.allclose(high - low, 2 * 1.959964 * std, rtol=1e-4)

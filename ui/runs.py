@@ -66,12 +66,22 @@ def full_png(inp, method: Method, eps_c: float, seed: int) -> bytes:
     return png_bytes(render(inp.hist, cell(inp, method, eps_c, seed).estimate))
 
 
+def _std_errors(inp, c: Cell):
+    return export.std_errors(inp.hist, c.estimate, c.plan, (c.privacy or {}).get("sigma"))
+
+
 def estimate_csv(inp, method: Method, eps_c: float, seed: int) -> str:
     """The estimate of cell(...) as CSV with every bin's standard error and 95% interval
     (ldpcore.export.estimate_csv), made when it is asked for."""
     c = cell(inp, method, eps_c, seed)
-    std_error = export.std_errors(inp.hist, c.estimate, c.plan, (c.privacy or {}).get("sigma"))
-    return export.estimate_csv(inp.hist, c.estimate, std_error)
+    return export.estimate_csv(inp.hist, c.estimate, _std_errors(inp, c))
+
+
+def record_json(inp, method: Method, eps_c: float, seed: int, record: dict) -> str:
+    """The page's run record as JSON with the summary of cell(...)'s per-bin intervals (ldpcore.export.
+    uncertainty, as `ldpcore run --out` writes it), made when it is asked for."""
+    c = cell(inp, method, eps_c, seed)
+    return export.to_json({**record, "uncertainty": export.uncertainty(_std_errors(inp, c))})
 
 
 @cached("images")

@@ -34,7 +34,7 @@ from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, get_encoding
 from ldpcore.oracles.direct import SupportAnalyzer
 from ldpcore.oracles.onehot import OneHot
-from ldpcore.privacy.bounds import shared_inverses
+from ldpcore.privacy.bounds import search_precision, shared_inverses
 from ldpcore.privacy.central import analytic_gaussian_sigma
 from ldpcore.privacy.notions import on_notion, replacement_eps
 
@@ -58,6 +58,7 @@ EPS_C_MAX = 10.0  # the inverse searches eps_c in [EPS_C_MIN, EPS_C_MAX]
 EPS_C_MIN = 1e-3
 N_MAX = 10**12  # the inverse in n searches up to this many respondents
 SOLVE_RTOL = 2e-3  # relative precision of both inverses (the answer meets the target; 0.998 x it does not)
+SEARCH_RTOL = 1e-5  # the inverses' trial points solve the accountants to this relative precision (conservative)
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 LINF_NOTE = (
     "expected largest per-bin error of the raw estimate, from independent Gaussian errors with the "
@@ -805,7 +806,8 @@ def _metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind):
 
     def value(eps):
         try:
-            p, *_ = _row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
+            with search_precision(SEARCH_RTOL):  # a trial point; the answer's row is evaluated exactly
+                p, *_ = _row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
             if p.amplification.capped:
                 return math.inf
             return _error_of(_variances(p.oracle(), groups), groups, kind)

@@ -189,6 +189,7 @@ class Bound:
         """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
         rtol > 0: for a curve, an eps0 the bound certifies that may lie up to a relative rtol below the largest.
         Inside shared_inverses() the results (frozen) are memoised: encodings that share a bound share it."""
+        rtol = rtol or getattr(_SHARED, "rtol", 0.0)  # search_precision()
         memo = getattr(_SHARED, "memo", None)
         if memo is None:
             return self._inverse(eps_c, n, delta, k, rtol)
@@ -248,6 +249,19 @@ def shared_inverses():
     finally:
         if outer is None:
             _SHARED.memo = None
+
+
+@contextlib.contextmanager
+def search_precision(rtol: float):
+    """Within this block (in this thread) Bound.inverse solves privacy curves to a relative rtol instead of
+    adjacent floats: each eps0 is still certified, at most a relative rtol below the largest. For a search
+    that evaluates many trial points (the planner's inverses) and then evaluates its answer exactly."""
+    outer = getattr(_SHARED, "rtol", 0.0)
+    _SHARED.rtol = rtol
+    try:
+        yield
+    finally:
+        _SHARED.rtol = outer
 
 
 TRIVIAL = (
