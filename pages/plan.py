@@ -134,10 +134,11 @@ else:
         )
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
-    cols[1].metric(
-        f"eps_l ({table.notion if table.notion == 'replacement' else rec.local_neighbouring})",
-        _fit(rec.eps_l_replacement if table.notion == "replacement" else rec.eps_l),
-        delta=f"native {_fit(rec.eps_l)}",
+    replacement = table.notion == "replacement"
+    cols[1].metric(  # the notion goes under the number: a label as long as "eps_l (replacement)" is cut off
+        "eps_l",
+        _fit(rec.eps_l_replacement if replacement else rec.eps_l),
+        delta=f"replacement; native {_fit(rec.eps_l)}" if replacement else rec.local_neighbouring,
         help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
         delta_color="off",
         delta_arrow="off",
