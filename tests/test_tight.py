@@ -228,6 +228,16 @@ def test_a_rows_value_does_not_depend_on_the_batch():
         assert down[0] == together[0][i] and up[0] == together[1][i]
 
 
+@pytest.mark.parametrize("eps0", [0.1, 4.0])
+def test_the_check_agrees_with_the_curve_on_both_sides_of_the_crossing(eps0):
+    """certifies() stops splitting blocks whose bound is at most delta: the same answer as the curve."""
+    n, delta = 50_000, 5e-8
+    eps = tight.removal_forward(eps0, n, delta)[0]
+    for e in (eps, eps * (1 + 1e-5), eps * (1 - 1e-5)):
+        assert tight.certifies(e, eps0, n, delta) == (tight.delta_removal(e, eps0, n) <= delta)
+    assert not tight.certifies(eps * (1 - 1e-5), eps0, n, delta)
+
+
 def test_binomial_functions_are_scipys():
     """ldpcore.privacy.binomial: scipy.stats.binom's values, bit for bit, inside and outside the support."""
     for n, p in [(0, 0.3), (1, 0.5), (12, 0.3), (10**9, 1e-7), (1_000_003, 0.4999)]:

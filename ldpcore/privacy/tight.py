@@ -233,7 +233,9 @@ def worst_case(eps: float, eps0: float, n: int, level: float = 0.0) -> WorstCase
 
 def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = False) -> list[WorstCase]:
     """The final blocks of the branch and bound, largest bound first (first_above: stop at the first
-    value attained above level, which then comes alone)."""
+    value attained above level, which then comes alone; else a block whose bound is at most level is
+    final: the answer only has to say whether the curve exceeds level, and its value is then an upper
+    bound of the curve at most level)."""
     m = n - 1
     if eps >= eps0 or m == 0:
         return [WorstCase(0.0 if eps >= eps0 else float(max(directed(eps, eps0, [0], [0]))), 0, m)]
@@ -246,19 +248,19 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
     while len(blocks):
         start, w = blocks[:, 0], blocks[:, 1]
         wide = w > w_min
-        down, up = directed(
-            eps, eps0, np.concatenate((m - (w - 1), np.full(int(wide.sum()), m))), np.concatenate((start, start[wide]))
-        )
-        value = np.maximum(down, up)
-        bound = value[: len(start)]  # the whole block; its start at the full crowd is a value attained
-        attained = np.concatenate((bound[~wide], value[len(start) :]))
-        best = max(best, float(attained.max()))
+        bound = np.maximum(*directed(eps, eps0, m - (w - 1), start))  # the whole block
+        # a wide block's start at the full crowd is a value attained (first_above: only where the block's
+        # bound exceeds level, the others being final); a narrow block's bound counts as attained
+        check = wide & (bound > level) if first_above else wide
+        value = np.maximum(*directed(eps, eps0, np.full(int(check.sum()), m), start[check])) if check.any() else []
+        attained = np.concatenate((bound[~wide], value))
+        best = max(best, float(attained.max(initial=0.0)))
         if first_above and best > level:
             at = int(np.argmax(attained))
-            c = np.concatenate((start[~wide], start[wide]))[at]
+            c = np.concatenate((start[~wide], start[check]))[at]
             crowd = m - (w[~wide][at] - 1) if at < (~wide).sum() else m
             return [WorstCase(best, int(c), int(crowd))]
-        final = ~wide | ((bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
+        final = ~wide | ((first_above or bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
         leaves += [
             WorstCase(float(v), int(c), int(m - (t - 1))) for v, c, t in zip(bound[final], start[final], w[final])
         ]
