@@ -13,7 +13,7 @@ from scipy.stats import binom
 
 from ldpcore.cli import main
 from ldpcore.experiment.spec import ProtocolSpec, plan
-from ldpcore.privacy import tight
+from ldpcore.privacy import binomial, tight
 from ldpcore.privacy.bounds import get_bound
 
 HORSE = dict(n=1_914_589, delta=5e-8)
@@ -226,6 +226,25 @@ def test_a_rows_value_does_not_depend_on_the_batch():
     together = tight.directed(0.2, 3.0, [9_748] * 4, [0, 2, 40, 300])
     for i, (down, up) in enumerate(alone):
         assert down[0] == together[0][i] and up[0] == together[1][i]
+
+
+@pytest.mark.parametrize("eps0", [0.1, 4.0])
+def test_the_check_agrees_with_the_curve_on_both_sides_of_the_crossing(eps0):
+    """certifies() stops splitting blocks whose bound is at most delta: the same answer as the curve."""
+    n, delta = 50_000, 5e-8
+    eps = tight.removal_forward(eps0, n, delta)[0]
+    for e in (eps, eps * (1 + 1e-5), eps * (1 - 1e-5)):
+        assert tight.certifies(e, eps0, n, delta) == (tight.delta_removal(e, eps0, n) <= delta)
+    assert not tight.certifies(eps * (1 - 1e-5), eps0, n, delta)
+
+
+def test_binomial_functions_are_scipys():
+    """ldpcore.privacy.binomial: scipy.stats.binom's values, bit for bit, inside and outside the support."""
+    for n, p in [(0, 0.3), (1, 0.5), (12, 0.3), (10**9, 1e-7), (1_000_003, 0.4999)]:
+        k = np.unique(np.clip(np.array([-2, -1, 0, 1, 5, n * p, n - 1, n, n + 1, n + 5]).astype(np.int64), -2, n + 5))
+        for name in ("pmf", "logpmf", "cdf", "sf"):
+            with np.errstate(divide="ignore"):
+                assert np.array_equal(getattr(binomial, name)(k, n, p), getattr(binom, name)(k, n, p)), (name, n, p)
 
 
 def test_solvers_land_on_the_conservative_side():

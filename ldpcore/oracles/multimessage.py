@@ -24,7 +24,7 @@ from ldpcore.errors import InputError, check_delta, check_eps, check_whole, requ
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
-from ldpcore.privacy import solver
+from ldpcore.privacy import binomial, solver
 from ldpcore.privacy.bounds import Randomizer, accountants_for
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -49,11 +49,9 @@ def paper_rho(eps: float, delta: float) -> int:
 def _hinge(s, a: np.ndarray, m: np.ndarray, r: float, e: float) -> np.ndarray:
     """E[(1 - e (s + V)/a)_+] for V ~ Bin(m, r): the terms v <= top = ceil(a/e - s) - 1, in closed
     form with sum_{v<=t} v Bin(v; m, r) = m r cdf(t-1; m-1, r)."""
-    from scipy import stats  # imported on first use: scipy.stats costs seconds
-
     top = np.ceil(a / e - s) - 1
-    below = stats.binom.cdf(top - 1, np.maximum(m - 1, 0), r)
-    return stats.binom.cdf(top, m, r) * (1 - e * s / a) - e / a * m * r * below
+    below = binomial.cdf(top - 1, np.maximum(m - 1, 0), r)
+    return binomial.cdf(top, m, r) * (1 - e * s / a) - e / a * m * r * below
 
 
 def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
@@ -71,8 +69,6 @@ def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
     is in closed form (_hinge); W and U are summed over windows and the probability left outside
     them is added (an upper bound, tight to ~1e-15, floating point).
     """
-    from scipy import stats
-
     check_eps(eps, "eps_c")
     rho, n, tau = check_whole(rho, 1, "rho"), check_whole(n, 1, "n"), check_whole(tau, 1, "tau")
     N, p = int(n) * int(rho), 2.0**-tau
@@ -80,13 +76,13 @@ def hadamard_delta(eps: float, rho: int, n: int, tau: int) -> float:
     p_u, p_v = p_one / (1 - p_both), p_one / (1 - p_both - p_one)  # U | W, and V | W, U
     e = math.exp(eps)
     ws = binomial_window(N, p_both)
-    pw = stats.binom.pmf(ws, N, p_both)
+    pw = binomial.pmf(ws, N, p_both)
     ws, pw = ws[pw >= _TAIL / ws.size], pw[pw >= _TAIL / ws.size]  # the rest is negligible; its mass is added below
     # one row per w: its window of u (padded to the longest; the padding has probability 0)
     lo, hi = np.array([binomial_window(N - w, p_u)[[0, -1]] for w in ws]).reshape(-1, 2).T
     u = lo[:, None] + np.arange(int((hi - lo).max()) + 1)
     w = ws[:, None]
-    pu = np.where(u <= hi[:, None], pw[:, None] * stats.binom.pmf(u, N - w, p_u), 0.0)
+    pu = np.where(u <= hi[:, None], pw[:, None] * binomial.pmf(u, N - w, p_u), 0.0)
     a, m = 1.0 + w + u, np.maximum(N - w - u, 0)
     hinge = (1 - p) * _hinge(w, a, m, p_v, e) + p * _hinge(w + 1, a, m, p_v, e)
     return min(1.0, float((pu * hinge).sum()) + max(0.0, 1.0 - float(pu.sum())))
@@ -248,18 +244,17 @@ def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
     mass outside them, and where the lower law is 0, has infinite loss."""
     from dp_accounting.pld import pld_pmf  # slow import
     from dp_accounting.pld import privacy_loss_distribution as pld
-    from scipy import stats
 
     z = binomial_window(n, q, _TAIL)
     k, shift = np.arange(z[0], z[-1] + 2), int(not reverse)  # upper = N + shift
     with np.errstate(divide="ignore"):
-        upper, lower = stats.binom.logpmf(k - shift, n, q), stats.binom.logpmf(k - 1 + shift, n, q)
+        upper, lower = binomial.logpmf(k - shift, n, q), binomial.logpmf(k - 1 + shift, n, q)
     keep = np.isfinite(upper) & np.isfinite(lower)
     idx = np.ceil((upper[keep] - lower[keep]) / discretization).astype(np.int64)
     probs = np.bincount(idx - idx.min(), weights=np.exp(upper[keep]))
     infinite = (
-        stats.binom.cdf(z[0] - 1 - shift, n, q)
-        + stats.binom.sf(z[-1] + 1 - shift, n, q)
+        binomial.cdf(z[0] - 1 - shift, n, q)
+        + binomial.sf(z[-1] + 1 - shift, n, q)
         + np.exp(upper[~np.isfinite(lower)]).sum()
     )
     pmf = pld_pmf.DensePLDPmf(discretization, int(idx.min()), probs, float(infinite), pessimistic_estimate=True)
@@ -460,11 +455,9 @@ class CountMinMultiMessage:
         """Mean and variance of M = min_t (e_t + N_t), N_t iid Bin(n, q), for each column of the
         offsets e (tau, bins): P(M >= y) = prod_t P(N > y - e_t - 1), summed over the window where
         every N_t lies but for _TAIL (so M >= min e + lo almost surely). O(tau bins window)."""
-        from scipy import stats
-
         support = binomial_window(n, self.q)
         lo, span = support[0], support[-1] - support[0]
-        sf = stats.binom.sf(np.arange(lo - 1, support[-1] + 1), n, self.q)  # P(N > z), z = lo-1..hi
+        sf = binomial.sf(np.arange(lo - 1, support[-1] + 1), n, self.q)  # P(N > z), z = lo-1..hi
         base = offsets.min(axis=0) + lo
         mean, var = np.empty(offsets.shape[1]), np.empty(offsets.shape[1])
         y = np.arange(1, span + 1)

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.privacy import solver
+from ldpcore.privacy.binomial import cdf, pmf, sf
 
 U = 2.0**-52  # float64 relative spacing
 ETA_PMF = 1e-12  # charged relative error of one scipy binomial pmf (tests measure <= 1e-14 up to n = 1e9)
@@ -94,8 +95,6 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
     exactly for k in S's left tail; present(k) - e^eps absent(k) = a s(k-1) - b s(k), positive
     in the right tail. Each row depends on its own pair only (not on the rest of the batch).
     """
-    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
-
     crowd = np.atleast_1d(np.asarray(crowd, dtype=np.int64))
     ones = np.atleast_1d(np.asarray(ones, dtype=np.int64))
     if eps >= eps0:
@@ -106,11 +105,9 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
     a_lo = np.maximum(0, np.floor(ones * p - A_SD * (sd_a + 1))).astype(np.int64)
     a_hi = np.minimum(ones, np.ceil(ones * p + A_SD * (sd_a + 1))).astype(np.int64)
     ia = np.arange(int((a_hi - a_lo).max()) + 1)
-    pa = np.where(ia <= (a_hi - a_lo)[:, None], binom.pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
+    pa = np.where(ia <= (a_hi - a_lo)[:, None], pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
     # mass of A outside [a_lo, a_hi] (charged twice its computed value): s loses at most this in total
-    a_out = 2 * (
-        np.where(a_lo > 0, binom.cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, binom.sf(a_hi, ones, p), 0.0)
-    )
+    a_out = 2 * (np.where(a_lo > 0, cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, sf(a_hi, ones, p), 0.0))
     # B ~ Bin(big, p) alone: P(B=k)/P(B=k-1) = (big-k+1) p/(k q) crosses b/a below kd, a/b above ku;
     # S's thresholds lie within A's span of these (mediants), +-1 for rounding
     kd = np.ceil((big + 1) * (p * a / (q * b + p * a))).astype(np.int64) + 1 - a_lo
@@ -126,10 +123,8 @@ def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> 
     point in the support, then the ratios P(k+1)/P(k) = (big-k) p/((k+1) q) multiplied on (each
     step rounds by at most 4 U; _tail_sum charges it). Rows whose first value is below 1e-280
     (where subnormals would lose digits) are evaluated point by point."""
-    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
-
     first = np.maximum(lo, 0)
-    anchor = binom.pmf(first, big, p)
+    anchor = pmf(first, big, p)
     k = first[:, None] + np.arange(length - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         steps = np.where(k < big[:, None], (big[:, None] - k) * p / ((k + 1) * (1.0 - p)), 0.0)
@@ -140,7 +135,7 @@ def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> 
         out = np.where(at >= 0, np.take_along_axis(out, np.maximum(at, 0), axis=1), 0.0)
     tiny = anchor < 1e-280
     if tiny.any():
-        out[tiny] = binom.pmf(lo[tiny, None] + np.arange(length), big[tiny, None], p)
+        out[tiny] = pmf(lo[tiny, None] + np.arange(length), big[tiny, None], p)
     return out
 
 
@@ -238,7 +233,9 @@ def worst_case(eps: float, eps0: float, n: int, level: float = 0.0) -> WorstCase
 
 def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = False) -> list[WorstCase]:
     """The final blocks of the branch and bound, largest bound first (first_above: stop at the first
-    value attained above level, which then comes alone)."""
+    value attained above level, which then comes alone; else a block whose bound is at most level is
+    final: the answer only has to say whether the curve exceeds level, and its value is then an upper
+    bound of the curve at most level)."""
     m = n - 1
     if eps >= eps0 or m == 0:
         return [WorstCase(0.0 if eps >= eps0 else float(max(directed(eps, eps0, [0], [0]))), 0, m)]
@@ -251,19 +248,19 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
     while len(blocks):
         start, w = blocks[:, 0], blocks[:, 1]
         wide = w > w_min
-        down, up = directed(
-            eps, eps0, np.concatenate((m - (w - 1), np.full(int(wide.sum()), m))), np.concatenate((start, start[wide]))
-        )
-        value = np.maximum(down, up)
-        bound = value[: len(start)]  # the whole block; its start at the full crowd is a value attained
-        attained = np.concatenate((bound[~wide], value[len(start) :]))
-        best = max(best, float(attained.max()))
+        bound = np.maximum(*directed(eps, eps0, m - (w - 1), start))  # the whole block
+        # a wide block's start at the full crowd is a value attained (first_above: only where the block's
+        # bound exceeds level, the others being final); a narrow block's bound counts as attained
+        check = wide & (bound > level) if first_above else wide
+        value = np.maximum(*directed(eps, eps0, np.full(int(check.sum()), m), start[check])) if check.any() else []
+        attained = np.concatenate((bound[~wide], value))
+        best = max(best, float(attained.max(initial=0.0)))
         if first_above and best > level:
             at = int(np.argmax(attained))
-            c = np.concatenate((start[~wide], start[wide]))[at]
+            c = np.concatenate((start[~wide], start[check]))[at]
             crowd = m - (w[~wide][at] - 1) if at < (~wide).sum() else m
             return [WorstCase(best, int(c), int(crowd))]
-        final = ~wide | ((bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
+        final = ~wide | ((first_above or bound <= best * (1 + REFINE_RTOL)) & (bound <= level))
         leaves += [
             WorstCase(float(v), int(c), int(m - (t - 1))) for v, c, t in zip(bound[final], start[final], w[final])
         ]
@@ -288,8 +285,6 @@ def certifies(eps: float, eps0: float, n: int, delta: float) -> bool:
 def _delta_others_zero(eps: float, eps0: float, n: int) -> float:
     """The curve with every other bit at 0 (c = 0), from binomial tails in O(1): only a starting point
     for the search (it is a lower bound of the worst case, and its tails lose ~1e-7 at n ~ 1e9)."""
-    from scipy.stats import binom  # imported on first use: scipy.stats costs about a second
-
     if eps >= eps0:
         return 0.0
     m = n - 1
@@ -297,8 +292,8 @@ def _delta_others_zero(eps: float, eps0: float, n: int) -> float:
     near = np.arange(-2, 3)
     s = math.floor((m + 1) * p * b / (q * a + p * b)) + 1 + near
     j = math.ceil((m + 1) * p * a / (q * b + p * a)) - 1 + near
-    up = a * binom.sf(s - 2, m, p) - b * binom.sf(s - 1, m, p)
-    down = a * binom.cdf(j, m, p) - b * binom.cdf(j - 1, m, p)
+    up = a * sf(s - 2, m, p) - b * sf(s - 1, m, p)
+    down = a * cdf(j, m, p) - b * cdf(j - 1, m, p)
     return float(max(up.max(), down.max(), 0.0))
 
 
