@@ -1,6 +1,7 @@
 """Reconstruct: the data, the protocol, and what each party learns: the same reports without a shuffler,
 shuffled (ESA), and the central baseline, side by side."""
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 
@@ -46,23 +47,37 @@ notion = (
 # everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
 # renders the page once per step instead of once per element that waited for a computation
 esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
-esa = runs.cell(inp, esa_method, spec.eps_c, seed)
-if esa.error:
-    st.error(esa.error)
-    st.stop()
-central = runs.cell(inp, central_method, spec.eps_c, seed)
-alone = teaching.local_cell(inp, esa_method, spec.eps_c, seed)
+# the central baseline and the run without a shuffler (and, for images, their pictures) are independent of the ESA
+# run: two threads make them meanwhile (numpy releases the GIL while drawing), into the same shared caches
+pool = ThreadPoolExecutor(2)
+try:
+    jobs = [
+        pool.submit(runs.cell, inp, central_method, spec.eps_c, seed),
+        pool.submit(teaching.local_cell, inp, esa_method, spec.eps_c, seed),
+    ]
+    if hist.is_image:
+        jobs += [
+            pool.submit(teaching.local_png, inp, esa_method, spec.eps_c, seed),
+            pool.submit(runs.cell_png, inp, central_method, spec.eps_c, seed),
+        ]
+    esa = runs.cell(inp, esa_method, spec.eps_c, seed)
+    if esa.error:
+        st.error(esa.error)
+        st.stop()
+    if hist.is_image:  # at display resolution; the downloads below are at the input's
+        pngs = (
+            runs.original_png(inp),
+            jobs[2].result(),
+            runs.cell_png(inp, esa_method, spec.eps_c, seed),
+            jobs[3].result(),
+        )
+    central, alone = jobs[0].result(), jobs[1].result()
+finally:
+    pool.shutdown(wait=False, cancel_futures=True)  # after st.stop: what runs finishes into the caches
 p, m = esa.plan, esa.metrics
 encoding = ENCODINGS[spec.encoding]
 TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
-if hist.is_image:  # at display resolution; the downloads below are at the input's
-    pngs = (
-        runs.original_png(inp),
-        teaching.local_png(inp, esa_method, spec.eps_c, seed),
-        runs.cell_png(inp, esa_method, spec.eps_c, seed),
-        runs.cell_png(inp, central_method, spec.eps_c, seed),
-    )
 unit = error_unit(hist.is_image)
 
 head.caption(

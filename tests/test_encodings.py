@@ -274,3 +274,23 @@ def test_murs_bound_round_trip_and_monotone(k, fakes):
             assert bound.forward(amp.eps0 * (1 + 1e-9), n, delta, k).eps_c > eps_c
             if k is not None:
                 assert amp.eps_c == pytest.approx(eps_c, rel=1e-9)
+
+
+@pytest.mark.parametrize("size", [1, 5, 3 * 2**15 + 7])  # the last spans blocks of error_metrics' passes
+def test_error_metrics_match_their_definitions(size):
+    from ldpcore.experiment.metrics import error_metrics
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 50, size)
+    estimate = truth + rng.normal(0, 30, size)
+    clipped = np.clip(estimate, 0, 49)
+    got = error_metrics(truth, estimate, 49, peak=255.0)
+    rmse = math.sqrt(np.mean((clipped - truth) ** 2))
+    assert got["rmse"] == pytest.approx(rmse, rel=1e-12)
+    assert got["rmse_raw"] == pytest.approx(math.sqrt(np.mean((estimate - truth) ** 2)), rel=1e-12)
+    assert got["linf"] == np.abs(clipped - truth).max()
+    if clipped.sum() > 0:
+        tv = 0.5 * np.abs(truth / truth.sum() - clipped / clipped.sum()).sum()
+        assert got["tv"] == pytest.approx(tv, rel=1e-12)
+    assert got["psnr"] == pytest.approx(20 * math.log10(255 / rmse), rel=1e-12)
+    assert error_metrics(truth, -np.ones(size), 49)["tv"] == 1.0  # nothing left after clipping
