@@ -122,6 +122,9 @@ def test_pm_constants_and_the_thresholds():
     star = math.log((-5 + 2 * np.cbrt(6353 - 405 * math.sqrt(241)) + 2 * np.cbrt(6353 + 405 * math.sqrt(241))) / 27)
     sharp = math.log((7 + 4 * math.sqrt(7) + 2 * math.sqrt(20 + 14 * math.sqrt(7))) / 9)
     assert EPS_STAR == pytest.approx(star, rel=1e-13) and EPS_SHARP == pytest.approx(sharp, rel=1e-13)
+    # eps*: PM's variance at t = 0 falls below Duchi's worst case exactly above it
+    assert pm_variance(0.0, EPS_STAR - 1e-9) > duchi_worst_variance(EPS_STAR - 1e-9)
+    assert pm_variance(0.0, EPS_STAR + 1e-9) < duchi_worst_variance(EPS_STAR + 1e-9)
     # eps#: PM's worst case beats Duchi's exactly above it
     assert pm_worst_variance(EPS_SHARP - 1e-9) > duchi_worst_variance(EPS_SHARP - 1e-9)
     assert pm_worst_variance(EPS_SHARP + 1e-9) < duchi_worst_variance(EPS_SHARP + 1e-9)

@@ -145,6 +145,9 @@ class _Synthetic(Mapping):
     def __getitem__(self, name: str):
         return _distributions()[name]
 
+    def __contains__(self, name) -> bool:  # without making the distributions
+        return name in SYNTHETIC_DESCRIPTIONS
+
     def __iter__(self):
         return iter(SYNTHETIC_DESCRIPTIONS)
 
