@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures import COLORS, log_ticks
+from ui.axes import COLORS, log_ticks
 
 TRUTH = "#444444"
 
