@@ -103,13 +103,17 @@ if table.d_categorical:
     st.plotly_chart(
         estimates_figure(names, truth, freqs, np.sqrt(var), "Category frequencies", "share"), width="stretch"
     )
-with st.expander("Every estimate (means in the data's units)"):
-    st.dataframe(
-        est.rows(),
-        width="stretch",
-        hide_index=True,
-        column_config={c: st.column_config.NumberColumn(format="%.4g") for c in ("truth", "estimate", "error", "std")},
-    )
+# the table is built when the expander is opened (a closed one would still import pandas and send it)
+with st.expander("Every estimate (means in the data's units)", key="num_rows", on_change="rerun") as rows_box:
+    if rows_box.open:
+        st.dataframe(
+            est.rows(),
+            width="stretch",
+            hide_index=True,
+            column_config={
+                c: st.column_config.NumberColumn(format="%.4g") for c in ("truth", "estimate", "error", "std")
+            },
+        )
 
 kind = "numeric" if table.d_numeric else "categorical"
 st.plotly_chart(

@@ -34,6 +34,15 @@ def test_the_eps_control_changes_the_numbers(page, control, value, shown):
     assert all(metric(at, label) != before[label] for label in shown), before
 
 
+def test_numeric_estimates_table_is_built_when_opened():
+    at = open_page("pages/numeric.py")
+    assert [e.label for e in at.expander] == ["Every estimate (means in the data's units)"] and not at.dataframe
+    at.session_state["num_rows"] = True  # as a click on the expander does
+    at.run()
+    assert_clean(at)
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 16  # one row per numeric attribute (d = 16)
+
+
 def test_numeric_upload_csv():
     at = open_page("pages/numeric.py")
     at.selectbox(key="num_data").set_value("upload").run()

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from ldpcore.data.numeric_table import table_columns
+from ldpcore.data.numeric_table import _quantile, table_columns
 from ldpcore.errors import InputError
 from ldpcore.systems.numeric import (
     DUCHI_TIES,
@@ -122,6 +122,9 @@ def test_pm_constants_and_the_thresholds():
     star = math.log((-5 + 2 * np.cbrt(6353 - 405 * math.sqrt(241)) + 2 * np.cbrt(6353 + 405 * math.sqrt(241))) / 27)
     sharp = math.log((7 + 4 * math.sqrt(7) + 2 * math.sqrt(20 + 14 * math.sqrt(7))) / 9)
     assert EPS_STAR == pytest.approx(star, rel=1e-13) and EPS_SHARP == pytest.approx(sharp, rel=1e-13)
+    # eps*: PM's variance at t = 0 falls below Duchi's worst case exactly above it
+    assert pm_variance(0.0, EPS_STAR - 1e-9) > duchi_worst_variance(EPS_STAR - 1e-9)
+    assert pm_variance(0.0, EPS_STAR + 1e-9) < duchi_worst_variance(EPS_STAR + 1e-9)
     # eps#: PM's worst case beats Duchi's exactly above it
     assert pm_worst_variance(EPS_SHARP - 1e-9) > duchi_worst_variance(EPS_SHARP - 1e-9)
     assert pm_worst_variance(EPS_SHARP + 1e-9) < duchi_worst_variance(EPS_SHARP + 1e-9)
@@ -445,6 +448,17 @@ def test_synthetic_data_follow_the_papers_distributions(name):
         assert SYNTHETIC[name].moment(2) == pytest.approx(
             integrate.quad(lambda x: x**2 * (x + 2) ** -10, -1, 1)[0] / z, rel=1e-9
         )
+
+
+@pytest.mark.parametrize("name", SYNTHETIC)
+def test_synthetic_draws_are_scipys_quantile_at_uniforms(name):
+    # the sampler is the inverse transform: its quantile function is scipy's ppf, tails included, and
+    # the draws pass a chi-square test on 50 equal-probability bins of that distribution
+    u = np.concatenate([np.linspace(0, 1, 2001), [1e-15, 1e-12, 1e-9, 1 - 1e-9, 1 - 1e-12]])
+    assert np.allclose(_quantile(name, u), np.clip(SYNTHETIC[name].ppf(u), -1, 1), rtol=0, atol=1e-12)
+    x = synthetic_table(name, 100_000, 1, np.random.default_rng(3)).numeric.ravel()
+    counts = np.bincount(np.searchsorted(SYNTHETIC[name].ppf(np.linspace(0, 1, 51)[1:-1]), x), minlength=50)
+    assert stats.chisquare(counts).pvalue > ALPHA / len(SYNTHETIC)
 
 
 def test_csv_table_loads_numeric_and_categorical_columns(tmp_path):

@@ -12,9 +12,11 @@ import sys
 import numpy as np
 import pytest
 
+import ldpcore.systems.sgd as sgd_module
 from ldpcore.errors import InputError
 from ldpcore.systems.sgd import (
     ELEMENTWISE_MECHANISMS,
+    MAX_CURVE_POINTS,
     REPORT_BITS_SPHERE,
     SGDConfig,
     advanced_composition,
@@ -22,6 +24,7 @@ from ldpcore.systems.sgd import (
     calibrate,
     clip_elementwise,
     clip_l2,
+    curve_iterations,
     elementwise_randomize,
     elementwise_variance,
     get_loss,
@@ -262,6 +265,26 @@ def test_moderate_run_learns_with_accounting_and_progress(easy):
     assert r.epoch_test_accuracy.shape == (5,) and r.test_loss[-1] < r.test_loss[0]
     assert r.accounting.batch_size == 1000 and r.accounting.eps_l_total == 10.0 and r.warning == ""
     assert r.bits_per_report == 129
+
+
+def test_long_runs_evaluate_a_thinned_test_curve_with_every_epoch_end(easy, monkeypatch):
+    # 2 epochs x 200 batches = 400 iterations > MAX_CURVE_POINTS: every 2nd iterate (the epochs' ends among them)
+    cfg = SGDConfig(mechanism="sphere", eps=2.0, epochs=2, batch_size=100)
+    r = train(easy, cfg, np.random.default_rng(0))
+    assert r.iterations == 400 and MAX_CURVE_POINTS < 401
+    assert np.array_equal(r.curve_x, np.arange(0, 401, 2)) and len(r.test_accuracy) == len(r.test_loss) == 201
+    # the same values as the full curve of the same run at those points
+    monkeypatch.setattr(sgd_module, "MAX_CURVE_POINTS", 1000)
+    full = train(easy, cfg, np.random.default_rng(0))
+    assert full.curve_iterations is None and len(full.test_accuracy) == 401
+    assert np.array_equal(r.test_accuracy, full.test_accuracy[r.curve_x])
+    assert np.array_equal(r.test_loss, full.test_loss[r.curve_x]) and np.array_equal(r.theta, full.theta)
+    assert np.array_equal(r.epoch_test_accuracy, full.epoch_test_accuracy)
+    assert np.array_equal(r.epoch_test_loss, full.test_loss[[200, 400]])
+    monkeypatch.undo()
+    points = curve_iterations(999, 333)  # 0, 4, ..., 996 and the epochs' ends 333, 666, 999
+    assert np.array_equal(points, np.union1d(np.arange(0, 997, 4), [333, 666, 999]))
+    assert curve_iterations(MAX_CURVE_POINTS - 1, 10) is None
 
 
 @pytest.mark.parametrize("mechanism", ["sphere", "pm", "hm", "duchi"])

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ldpcore.experiment.audit import ObserverAudit, dp_tradeoff
-from ui.figures import COLORS
+from ui.axes import COLORS
 
 FPR_GRID = np.unique(np.concatenate([np.logspace(-12, 0, 600), np.linspace(0, 1, 201)]))
 

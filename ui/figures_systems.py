@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures import COLORS, log_ticks
+from ui.axes import COLORS, log_ticks
 
 TRUTH = "#444444"
 
@@ -175,12 +175,11 @@ def running_counts_figure(truth, estimate, std) -> go.Figure:
 
 
 def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
-    """Test accuracy after each iteration (0 = the initial model) of two ldpcore.systems.sgd.TrainResult, private vs
-    the non-private baseline, epoch ends marked."""
-    it = np.arange(len(private.test_accuracy))
-    fig = go.Figure(_line(it, baseline.test_accuracy, "non-private baseline", TRUTH, dash="dash"))
-    fig.add_trace(_line(it, private.test_accuracy, label, COLORS[0]))
-    ends = it[private.batches_per_epoch :: private.batches_per_epoch]
+    """Test accuracy after the iterations of curve_x (0 = the initial model) of two ldpcore.systems.sgd.TrainResult,
+    private vs the non-private baseline, epoch ends marked."""
+    fig = go.Figure(_line(baseline.curve_x, baseline.test_accuracy, "non-private baseline", TRUTH, dash="dash"))
+    fig.add_trace(_line(private.curve_x, private.test_accuracy, label, COLORS[0]))
+    ends = np.arange(private.batches_per_epoch, private.iterations + 1, private.batches_per_epoch)
     fig.add_trace(
         go.Scatter(
             x=ends,

@@ -145,11 +145,17 @@ class _Synthetic(Mapping):
     def __getitem__(self, name: str):
         return _distributions()[name]
 
+    def __contains__(self, name) -> bool:  # without making the distributions
+        return name in SYNTHETIC_DESCRIPTIONS
+
     def __iter__(self):
         return iter(SYNTHETIC_DESCRIPTIONS)
 
     def __len__(self) -> int:
         return len(SYNTHETIC_DESCRIPTIONS)
+
+
+_GAUSS_MEANS = {"gauss-0": 0.0, "gauss-1/3": 1 / 3, "gauss-2/3": 2 / 3, "gauss-1": 1.0}
 
 
 @cache
@@ -160,10 +166,7 @@ def _distributions() -> dict:
         return stats.truncnorm((-1 - mu) / sd, (1 - mu) / sd, loc=mu, scale=sd)
 
     return {
-        "gauss-0": truncated_gaussian(0.0),
-        "gauss-1/3": truncated_gaussian(1 / 3),
-        "gauss-2/3": truncated_gaussian(2 / 3),
-        "gauss-1": truncated_gaussian(1.0),
+        **{name: truncated_gaussian(mu) for name, mu in _GAUSS_MEANS.items()},
         "uniform": stats.uniform(-1, 2),
         "power-law": stats.truncpareto(9, 3, loc=-2),
     }
@@ -190,7 +193,31 @@ def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> Nume
     require(name in SYNTHETIC, f"unknown synthetic data {name!r}; choose one of {', '.join(SYNTHETIC)}.")
     n, d = check_whole(n, 1, "n (respondents)"), check_whole(d, 1, "d (attributes)")
     require(d <= MAX_COLUMNS, f"d (attributes) must be at most {MAX_COLUMNS} (got {d}).")
-    return NumericTable(numeric=SYNTHETIC[name].rvs(size=(n, d), random_state=rng), name=name)
+    return NumericTable(numeric=_draw(name, (n, d), rng), name=name)
+
+
+def _quantile(name: str, u: np.ndarray) -> np.ndarray:
+    """SYNTHETIC[name].ppf(u) in closed form (numpy and scipy.special only; scipy.stats' truncnorm ppf
+    is slow and importing scipy.stats costs about a second): the truncated Gaussian's inverse CDF maps u
+    into [Phi(a), Phi(b)] and applies Phi^-1 (ndtri, accurate in both tails; these truncations keep
+    Phi(b) <= 1 - 3e-5, so no precision is lost near 1); the power law's CDF (1 - y^-9) / (1 - 3^-9),
+    y = x + 2, inverts exactly. Clipped to [-1, 1] against rounding at the ends."""
+    if name.startswith("gauss-"):
+        from scipy.special import ndtr, ndtri
+
+        mu, sd = _GAUSS_MEANS[name], 0.25
+        lo, hi = ndtr((-1 - mu) / sd), ndtr((1 - mu) / sd)
+        x = mu + sd * ndtri(lo + u * (hi - lo))
+    elif name == "uniform":
+        x = 2 * u - 1
+    else:  # power-law
+        x = (1 - u * (1 - 3.0**-9)) ** (-1 / 9) - 2
+    return np.clip(x, -1.0, 1.0)
+
+
+def _draw(name: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """Exact draws from SYNTHETIC[name]: its quantile function at uniforms on [0, 1) (inverse transform)."""
+    return _quantile(name, rng.random(size))
 
 
 # --- CSV --------------------------------------------------------------------------------

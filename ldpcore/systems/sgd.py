@@ -865,8 +865,9 @@ class SGDConfig:
 
 @dataclass(frozen=True, eq=False)
 class TrainResult:
-    """One training run. test_accuracy / test_loss: index 0 is the initial model (theta = 0),
-    index t the model after iteration t (length iterations + 1). epoch_*: after each epoch
+    """One training run. test_accuracy / test_loss: the model after iteration curve_iterations[i]
+    (0: the initial model, theta = 0): every iteration up to MAX_CURVE_POINTS of them, else evenly
+    spaced ones with every epoch's end and the last (curve_iterations). epoch_*: after each epoch
     (train_loss is the mean unregularised loss over the n respondents). batch_size: the
     smallest batch (smallest_batch). accounting: None for the non-private baseline. warning:
     sample_size_warning's sentence or "".
@@ -883,18 +884,29 @@ class TrainResult:
     accounting: SGDAccounting | None
     warning: str
     bits_per_report: float | None = None
+    curve_iterations: np.ndarray | None = None  # None: every iteration 0 .. iterations
 
     @property
     def final_accuracy(self) -> float:
         return float(self.test_accuracy[-1])
 
     @property
+    def curve_x(self) -> np.ndarray:
+        """The iteration of each point of the test curves."""
+        return np.arange(self.iterations + 1) if self.curve_iterations is None else self.curve_iterations
+
+    @property
+    def _epoch_points(self) -> np.ndarray:
+        ends = np.arange(self.batches_per_epoch, self.iterations + 1, self.batches_per_epoch)
+        return np.searchsorted(self.curve_x, ends)
+
+    @property
     def epoch_test_accuracy(self) -> np.ndarray:
-        return self.test_accuracy[self.batches_per_epoch :: self.batches_per_epoch]
+        return self.test_accuracy[self._epoch_points]
 
     @property
     def epoch_test_loss(self) -> np.ndarray:
-        return self.test_loss[self.batches_per_epoch :: self.batches_per_epoch]
+        return self.test_loss[self._epoch_points]
 
 
 def _bits_per_report(mechanism: str, p: int) -> float | None:
@@ -906,6 +918,18 @@ def _bits_per_report(mechanism: str, p: int) -> float | None:
 
 
 EVAL_BLOCK_BYTES = 8 * 2**20  # scores of the iterates evaluated at once on the test set
+# iterates evaluated on the test set at most (besides the epochs' ends): evaluating all of them cost twice the
+# training itself at n = 200,000 (1,000 iterations x 50,000 test points), for a chart this many points draw as well
+MAX_CURVE_POINTS = 250
+
+
+def curve_iterations(total: int, per_epoch: int) -> np.ndarray | None:
+    """The iterations whose iterate the test curves evaluate: None (all of 0 .. total) up to
+    MAX_CURVE_POINTS, else every ceil(total / MAX_CURVE_POINTS)-th, every epoch's end and the last."""
+    if total + 1 <= MAX_CURVE_POINTS:
+        return None
+    stride = -(-total // MAX_CURVE_POINTS)
+    return np.union1d(np.arange(0, total + 1, stride), np.arange(per_epoch, total + 1, per_epoch))
 
 
 def _test_curves(loss: Loss, thetas: np.ndarray, Xt: np.ndarray, yt: np.ndarray, k: int):
@@ -955,8 +979,11 @@ def train(
     theta = np.zeros(d)
     X, y, Xt, yt = data.X_train, data.y_train, data.X_test, data.y_test
 
-    thetas = np.empty((total + 1, d))  # every iterate, evaluated on the test set after training
+    points = curve_iterations(total, m)
+    keep = np.ones(total + 1, dtype=bool) if points is None else np.isin(np.arange(total + 1), points)
+    thetas = np.empty((int(keep.sum()), d))  # the iterates the test curves evaluate, after training
     thetas[0] = theta
+    kept = 1
     e_tr = np.empty(config.epochs)
     t = 0
     for epoch in range(config.epochs):
@@ -971,7 +998,9 @@ def train(
                 norm = np.linalg.norm(theta)
                 if norm > config.radius:
                     theta *= config.radius / norm
-            thetas[t] = theta
+            if keep[t]:
+                thetas[kept] = theta
+                kept += 1
             if progress is not None:
                 progress(t, total)
         e_tr[epoch] = float(np.mean(loss.value(loss.scores(theta, X, k), y)))
@@ -994,6 +1023,7 @@ def train(
         accounting,
         warning,
         _bits_per_report(config.mechanism, d) if private else None,
+        points,
     )
 
 

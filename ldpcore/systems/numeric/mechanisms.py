@@ -13,11 +13,11 @@ exact for small eps.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import expit
 
 from ldpcore.data.scaling import require_all, unit_values
@@ -153,9 +153,10 @@ def pm_worst_variance(eps):
 # --- Hybrid Mechanism (Sec. III-C) ------------------------------------------------------
 
 # eps* (Eq. 6): below it PM's variance at t = 0 exceeds Duchi's worst case, so HM is pure
-# Duchi; eps# (Table I): PM's and Duchi's worst cases cross.
-EPS_STAR = brentq(lambda e: pm_variance(0.0, e) - duchi_worst_variance(e), 0.1, 1.0, xtol=1e-15)
-EPS_SHARP = brentq(lambda e: pm_worst_variance(e) - duchi_worst_variance(e), 0.5, 3.0, xtol=1e-15)
+# Duchi; eps# (Table I): PM's and Duchi's worst cases cross. The paper's closed forms (the roots
+# of the polynomials in e^(eps/2) that equate the variances; tests check the crossings).
+EPS_STAR = math.log((-5 + 2 * math.cbrt(6353 - 405 * math.sqrt(241)) + 2 * math.cbrt(6353 + 405 * math.sqrt(241))) / 27)
+EPS_SHARP = math.log((7 + 4 * math.sqrt(7) + 2 * math.sqrt(20 + 14 * math.sqrt(7))) / 9)
 THEORY_NOTE = (
     "Per-report variances on [-1, 1] (Wang et al., ICDE 2019, Section III). Below eps* the Hybrid Mechanism is "
     "pure Duchi; above eps# the Piecewise Mechanism's worst case beats Duchi's."
