@@ -5,7 +5,8 @@ A view counts as updated when the page's visible content (text, images, chart pa
 the change and Streamlit has finished running the script. Steps use values not computed before, so nothing
 is served from the cache; "cold" rows start a fresh server for every repetition (the worst case: empty
 caches, first session). Prints, per row, the median and maximum over the repetitions and the median's ratio
-to the goal (<= 1 meets it).
+to the goal (<= 1 meets it). Two floor rows come first: a fresh server's first view of a page with one metric,
+and with one metric and one small Plotly chart, without any code of this project (what no first view can beat).
 
 Usage: python benchmarks/bench_browser.py [--reps 5] [--only SUBSTRING ...]
 """
@@ -53,6 +54,13 @@ DRAWN = (
     )
     + "') !== null"
 )
+# the floor of a fresh server's first view, without any of this project's code: Streamlit and its frontend with
+# one metric, and with one metric and one small Plotly chart (the chart pages also load Plotly's renderer)
+FLOORS = {
+    "metric": "import streamlit as st\nst.metric('x', 1)\n",
+    "metric and chart": "import plotly.graph_objects as go\nimport streamlit as st\nst.metric('x', 1)\n"
+    "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))\n",
+}
 TIMEOUT = 180_000  # ms: the slowest views (Map report table) take tens of seconds today
 
 
@@ -151,11 +159,17 @@ class Bench:
         with self.page(self.url + path) as page:
             return [timed_change(page, action(page, i)) for i in range(reps)]
 
-    def cold(self, path: str, reps: int, then: Callable[[object], Callable[[], None]] | None = None) -> list[float]:
-        """A fresh server per repetition: the first view of path (or, with then, the change after it)."""
+    def cold(
+        self,
+        path: str,
+        reps: int,
+        then: Callable[[object], Callable[[], None]] | None = None,
+        script: str = "app.py",
+    ) -> list[float]:
+        """A fresh server of script per repetition: the first view of path (or, with then, the change after it)."""
         out = []
         for _ in range(reps):
-            with streamlit_app() as url, self.page() as page:
+            with streamlit_app(script=script) as url, self.page() as page:
                 if then is None:
                     out.append(timed_open(page, url + path))
                 else:
@@ -163,6 +177,12 @@ class Bench:
                     settled(page)
                     out.append(timed_change(page, then(page)))
         return out
+
+    def floor(self, name: str, reps: int) -> list[float]:
+        """The first view of a fresh server running the FLOORS script `name` (no code of this project)."""
+        script = self.tmp / f"floor_{name.replace(' ', '_')}.py"
+        script.write_text(FLOORS[name])
+        return self.cold("/", reps, script=str(script))
 
     def uploaded(self, reps: int, action: Callable[[object, int], Callable[[], None]]) -> list[float]:
         """Reconstruct on the uploaded Zipf CSV (d = 5,000, n = 1e7): the change action(page, i) each time."""
@@ -179,10 +199,12 @@ class Bench:
 ENCODINGS = ("grr", "oue", "olh", "hadamard", "cms", "count-sketch", "sue", "solh")
 
 
-def rows(b: Bench, reps: int) -> list[tuple[str, float, Callable[[], list[float]]]]:
-    """(interaction, goal in seconds, measure) for every row of the issue's table."""
+def rows(b: Bench, reps: int) -> list[tuple[str, float | None, Callable[[], list[float]]]]:
+    """(interaction, goal in seconds or None for a floor, measure) for every row of the issue's table, after the
+    floors that the first views cannot go below."""
     compare = ("grr", "oue", "sue", "olh", "hadamard", "solh")
     return [
+        *((f"Floor (fresh server, no project code): {name}", None, lambda n=name: b.floor(n, reps)) for name in FLOORS),
         ("Reconstruct, eps_c step, Horse", 0.3, lambda: b.steps("/reconstruct?dataset=horse", step_eps_c, reps)),
         ("Reconstruct, eps_c step, Child", 0.4, lambda: b.steps("/reconstruct?dataset=child", step_eps_c, reps)),
         ("Reconstruct, eps_c step, Map", 0.8, lambda: b.steps("/reconstruct?dataset=map", step_eps_c, reps)),
@@ -253,18 +275,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, streamlit_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         bench = Bench(browser, url, Path(tmp))
-        print(f"{'interaction':<50} {'median':>8} {'max':>8} {'goal':>6} {'ratio':>6}")
+        print(f"{'interaction':<56} {'median':>8} {'max':>8} {'goal':>6} {'ratio':>6}")
         for name, goal, measure in rows(bench, args.reps):
             if args.only and not any(s.lower() in name.lower() for s in args.only):
                 continue
             try:
                 seconds = measure()
             except Exception as exc:  # a row that cannot be driven is reported, the others still run
-                print(f"{name:<50} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+                print(f"{name:<56} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
                 continue
             median = statistics.median(seconds)
+            if goal is None:
+                print(f"{name:<56} {median:7.2f}s {max(seconds):7.2f}s {'-':>6} {'-':>6}", flush=True)
+                continue
             results.append((name, median, goal))
-            print(f"{name:<50} {median:7.2f}s {max(seconds):7.2f}s {goal:5.1f}s {median / goal:6.2f}", flush=True)
+            print(f"{name:<56} {median:7.2f}s {max(seconds):7.2f}s {goal:5.1f}s {median / goal:6.2f}", flush=True)
         browser.close()
     met = sum(m <= g for _, m, g in results)
     print(f"{met} of {len(results)} rows meet their goal (median <= goal)")

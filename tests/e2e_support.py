@@ -61,8 +61,10 @@ def streamlit_server(
     env: dict | None = None,
     host: str = "127.0.0.1",
     flags: tuple[str, ...] = ("--server.address", "127.0.0.1", "--server.headless", "true"),
+    script: str = "app.py",
 ):
-    """Yield (base URL, process) of `streamlit run app.py` on port (default: a free one); stop it afterwards.
+    """Yield (base URL, process) of `streamlit run <script>` (the app by default) on port (default: a free one),
+    run from the repository's folder (its .streamlit/config.toml applies); stop it afterwards.
     env: extra environment variables for the server (e.g. cache budgets); flags: the command line's options
     besides the port (flags=() and host="localhost": the README's command, .streamlit/config.toml decides);
     the server's stdout and stderr go to OUTPUT/streamlit-<port>.log."""
@@ -70,7 +72,7 @@ def streamlit_server(
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = open(OUTPUT / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *flags],
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), *flags],
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -99,9 +101,9 @@ def streamlit_server(
 
 
 @contextlib.contextmanager
-def streamlit_app(timeout: float = 60.0):
-    """Yield the base URL of `streamlit run app.py` on a free port; stop it afterwards."""
-    with streamlit_server(timeout=timeout) as (url, _):
+def streamlit_app(timeout: float = 60.0, script: str = "app.py"):
+    """Yield the base URL of `streamlit run <script>` (the app by default) on a free port; stop it afterwards."""
+    with streamlit_server(timeout=timeout, script=script) as (url, _):
         yield url
 
 
