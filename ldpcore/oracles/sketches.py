@@ -970,13 +970,20 @@ def _centre_densities(s2: float, values: np.ndarray, bins: np.ndarray, m: int) -
     s = math.sqrt(s2 + float(np.dot(bins[tiny], values[tiny] ** 2)) / m)
     centre, repeats = values[middle], bins[middle]
     u = np.linspace(0.0, 9.0, max(2049, math.ceil(45 * (centre.max() if centre.size else 0) / s) + 1))
-    own = np.log1p(-(1 - np.cos(np.outer(centre, u) / s)) / m) if centre.size else np.zeros((0, u.size))
-    log_all = repeats @ own - u * u / 2
+    factor = np.outer(centre / s, u)  # in place: (cos(t c) - 1)/m, then each count's own factor 1 + that
+    np.cos(factor, out=factor)
+    factor -= 1.0
+    factor /= m
+    log_all = repeats @ np.log1p(factor) - u * u / 2
+    factor += 1.0
     scale = (1 - 1 / m) ** bins[far].sum() / (math.pi * s)
-    every = float(np.trapezoid(np.exp(log_all), u)) * scale
+    total = np.exp(log_all)
+    weights = np.full(u.size, u[1] - u[0])  # the trapezoid rule on the equally spaced u
+    weights[[0, -1]] /= 2
+    every = float(np.dot(total, weights)) * scale
     out = np.full(values.shape, every)
     out[far] = every / (1 - 1 / m)
-    out[middle] = np.trapezoid(np.exp(log_all - own), u, axis=1) * scale
+    out[middle] = (total * weights / factor).sum(axis=1) * scale  # the product without the count's own factor
     return out
 
 

@@ -71,8 +71,10 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     from scipy.stats import binom
 
     c, mass = _clone_blocks(n - 1, p_clone)
-    a = np.floor((c + 1) * (e_prime / (1 + e_prime))) + 1
-    g = binom.pmf(a - 1, c, 0.5) - e_prime_m1 * binom.sf(a - 1, c, 0.5)
+    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1, in 0..c
+    # binom's own pmf and sf kernels, without the argument checks of binom.pmf/sf (valid here by construction,
+    # and most of their cost on a few hundred points): the same floats
+    g = binom._pmf(k, c, 0.5) - e_prime_m1 * binom._sf(k, c, 0.5)
     return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
 
 
