@@ -43,7 +43,10 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     if lo > 0:
         starts = np.concatenate(([0], starts))
     edges = np.append(starts, m + 1) - 1  # block j is (edges[j], edges[j+1]]
-    cdf, sf = binom.cdf(edges, m, p), binom.sf(edges, m, p)
+    # binom's cdf and sf kernels (the floats of binom.cdf/sf, without their argument checks); edges[0] may be -1
+    at = np.maximum(edges, 0).astype(np.float64)
+    cdf = np.where(edges < 0, 0.0, binom._cdf(at, m, p))
+    sf = np.where(edges < 0, 1.0, binom._sf(at, m, p))
     mass = np.where(starts > m * p, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
     starts.setflags(write=False)
     mass.setflags(write=False)
@@ -71,10 +74,12 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     from scipy.stats import binom
 
     c, mass = _clone_blocks(n - 1, p_clone)
-    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1, in 0..c
-    # binom's own pmf and sf kernels, without the argument checks of binom.pmf/sf (valid here by construction,
-    # and most of their cost on a few hundred points): the same floats
-    g = binom._pmf(k, c, 0.5) - e_prime_m1 * binom._sf(k, c, 0.5)
+    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1
+    inside = k <= c  # else both terms are 0, as binom.pmf/sf say
+    k = np.minimum(k, c)
+    # binom's own pmf and sf kernels, without the argument checks of binom.pmf/sf (most of their cost on a few
+    # hundred points): the same floats
+    g = np.where(inside, binom._pmf(k, c, 0.5) - e_prime_m1 * binom._sf(k, c, 0.5), 0.0)
     return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
 
 
