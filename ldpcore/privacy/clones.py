@@ -25,6 +25,7 @@ from ldpcore.privacy.tight import binomial_range
 CACHE_SIZE = 256  # (n, eps0) entries kept by each cache: eps0 -> eps_c evaluates the curve often at one eps0
 MAX_POINTS = 512  # at most this many values of C are evaluated; wider windows are blocked
 BLOCK_RTOL = 1e-5  # blocks may be as wide as this fraction of C (g barely changes across them)
+FALLING_RTOL = 1e-6  # a blanket bound lower at eps than at eps (1 - this) is still falling: no minimiser search
 
 
 @lru_cache(maxsize=CACHE_SIZE)
@@ -143,12 +144,22 @@ def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float
     """min(1, min over eps' <= eps of the bound): an (eps', delta) guarantee holds at every eps >= eps'.
 
     Both bounds first fall and then rise in eps (their prefactor grows like e^eps), so the
-    minimum over eps' <= eps is the bound at min(eps, its minimiser).
+    minimum over eps' <= eps is the bound at min(eps, its minimiser): the bound at eps itself where it
+    is still falling there (lower at eps than at eps (1 - FALLING_RTOL); were the minimiser within that
+    of eps, the bound at eps is above it by a negligible second-order amount, on the safe side), else
+    the minimiser is searched.
     """
     if eps >= eps0:
         return 0.0
-    eps = min(eps, _lowest(log_bound, eps0, n, k))
-    return 1.0 if eps <= 0 else math.exp(min(0.0, log_bound(eps, eps0, n, k)))
+    if eps <= 0:
+        return 1.0
+    at = log_bound(eps, eps0, n, k)
+    if not log_bound(eps * (1 - FALLING_RTOL), eps0, n, k) > at:  # not still falling at eps: find the minimiser
+        eps = min(eps, _lowest(log_bound, eps0, n, k))
+        if eps <= 0:
+            return 1.0
+        at = log_bound(eps, eps0, n, k)
+    return math.exp(min(0.0, at))
 
 
 @lru_cache(maxsize=CACHE_SIZE)
