@@ -865,6 +865,17 @@ def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notio
     return _search(f, EPS_C_MIN, EPS_C_MAX, target.value, guess=guess)
 
 
+def _local_slope(seen: dict[float, float], x: float) -> float | None:
+    """The slope in (log x, log value) between x and the nearest other point evaluated (None if there is none
+    with finite positive values, or the value does not fall)."""
+    points = [(abs(math.log(y / x)), y) for y, v in seen.items() if y != x and 0 < v < math.inf]
+    if not points or not 0 < seen.get(x, 0.0) < math.inf:
+        return None
+    y = min(points)[1]
+    s = (math.log(seen[y]) - math.log(seen[x])) / (math.log(y) - math.log(x))
+    return s if s < 0 else None
+
+
 def _finish(rows, target: Target, why_prefix: str, found_flags) -> list[PlanRow]:
     out = []
     for row, found in zip(rows, found_flags, strict=True):
@@ -941,16 +952,25 @@ def solve_n(
         return memo[n]
 
     rows, flags = [], []
+    answers: dict[tuple, tuple[float, float | None]] = {}  # (encoding, params) -> (its last answer, the slope there)
     for enc, acc in _rows_wanted(encodings):
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
 
-        def value(n, enc=enc, acc=acc, ps=ps):
-            return _metric_at_eps(enc, acc, ps, at(n), delta, notion, target.kind)(eps_c)
+        seen: dict[float, float] = {}
 
-        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess
-        guess, slope = (start.n, -1.0) if target.kind != "rmse" else (None, None)
-        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess, slope)
+        def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
+            seen[x] = _metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind)(eps_c)
+            return seen[x]
+
+        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess.
+        # The encoding's answer under its previous accountant, with the slope found there, is a closer guess
+        # (accountants often nearly agree).
+        guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)
+        guess, slope = answers.get((enc, ps), (guess, slope))
+        found = _search(value, max(d, 2), n_max, target.value, guess, slope)
         n = n_max if found is None else int(round(found[0]))
+        if found is not None:
+            answers[(enc, ps)] = (found[0], _local_slope(seen, found[0]) or slope)
         rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
