@@ -721,7 +721,8 @@ def _search(value_at, lo: float, hi: float, target: float, guess: float | None =
 
     From a guess the bracket grows outwards along the secant through the last two values in (log x, log value)
     (the first step along slope, where given), aiming a little past the target (more after every miss), or by
-    factors 2, 4, 16, ... where there is no secant; then the Illinois variant of regula falsi in the same
+    factors 2, 4, 16, ... where there is no secant, or to the edge of the tolerance where the secant puts the
+    target within it; then the Illinois variant of regula falsi in the same
     coordinates narrows it to SOLVE_RTOL, testing the edge of the tolerance instead where the estimate falls
     within it of an end, and bisecting where a value is infinite."""
     memo: dict = {}
@@ -750,7 +751,9 @@ def _search(value_at, lo: float, hi: float, target: float, guess: float | None =
         up = not f(x) <= target  # the crossing lies above x
         while True:
             y = along_secant(x, before)
-            if y is not None:
+            if y is not None and (x < y <= x * (1 + SOLVE_RTOL) if up else x / (1 + SOLVE_RTOL) <= y < x):
+                y = x * (1 + 0.999 * SOLVE_RTOL) if up else x / (1 + 0.999 * SOLVE_RTOL)  # x is about the answer
+            elif y is not None:
                 y = y * (1 + aim) if up else y / (1 + aim)
             if y is None or (y <= x if up else y >= x):
                 y, step = (x * step if up else x / step), step * step
@@ -865,6 +868,17 @@ def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notio
     return _search(f, EPS_C_MIN, EPS_C_MAX, target.value, guess=guess)
 
 
+def _local_slope(seen: dict[float, float], x: float) -> float | None:
+    """The slope in (log x, log value) between x and the nearest other point evaluated (None if there is none
+    with finite positive values, or the value does not fall)."""
+    points = [(abs(math.log(y / x)), y) for y, v in seen.items() if y != x and 0 < v < math.inf]
+    if not points or not 0 < seen.get(x, 0.0) < math.inf:
+        return None
+    y = min(points)[1]
+    s = (math.log(seen[y]) - math.log(seen[x])) / (math.log(y) - math.log(x))
+    return s if s < 0 else None
+
+
 def _finish(rows, target: Target, why_prefix: str, found_flags) -> list[PlanRow]:
     out = []
     for row, found in zip(rows, found_flags, strict=True):
@@ -941,17 +955,29 @@ def solve_n(
         return memo[n]
 
     rows, flags = [], []
+    answers: dict = {}  # (encoding, params) and accountant -> (the last answer there, the slope at it)
+    locals_at: dict = {}  # n -> _local_cache there
     for enc, acc in _rows_wanted(encodings):
         ps = tuple(sorted(get_encoding(enc).check_params((params or {}).get(enc, {})).items()))
 
-        def value(n, enc=enc, acc=acc, ps=ps):
-            return _metric_at_eps(enc, acc, ps, at(n), delta, notion, target.kind)(eps_c)
+        seen: dict[float, float] = {}
 
-        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess
-        guess, slope = (start.n, -1.0) if target.kind != "rmse" else (None, None)
-        found = _search(lambda x, v=value: v(int(round(x))), max(d, 2), n_max, target.value, guess, slope)
+        def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
+            seen[x] = _metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind)(eps_c)
+            return seen[x]
+
+        # from the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess.
+        # The encoding's answer under its previous accountant, else another encoding's under this accountant,
+        # with the slope found there, is a closer guess (accountants, and one-hot and its sketch, often nearly
+        # agree).
+        guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)
+        guess, slope = answers.get((enc, ps), answers.get(acc, (guess, slope)))
+        found = _search(value, max(d, 2), n_max, target.value, guess, slope)
         n = n_max if found is None else int(round(found[0]))
-        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps))
+        if found is not None:
+            answers[(enc, ps)] = answers[acc] = (found[0], _local_slope(seen, found[0]) or slope)
+        local = locals_at.setdefault(n, _local_cache(notion, eps_c, at(n)))  # rows at the same n share it
+        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps, local(enc, ps)))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]

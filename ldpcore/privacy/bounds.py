@@ -166,6 +166,7 @@ class Bound:
     def forward(self, eps0: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
         """Central eps_c of n shuffled eps0-LDP reports, or not valid with a reason. rtol > 0: for a
         curve, an eps_c that still holds but may lie up to a relative rtol above the smallest one."""
+        rtol = rtol or getattr(_SHARED, "rtol", 0.0)  # search_precision()
         eps0, n, delta = check_eps(eps0, "eps0"), check_whole(n, 1, "n (respondents)"), check_delta(delta)
         lo, hi, reason = self.region(n, delta, k)
         if not reason and not lo <= eps0 <= hi:
@@ -253,9 +254,10 @@ def shared_inverses():
 
 @contextlib.contextmanager
 def search_precision(rtol: float):
-    """Within this block (in this thread) Bound.inverse solves privacy curves to a relative rtol instead of
-    adjacent floats: each eps0 is still certified, at most a relative rtol below the largest. For a search
-    that evaluates many trial points (the planner's inverses) and then evaluates its answer exactly."""
+    """Within this block (in this thread) Bound.inverse and Bound.forward solve privacy curves to a relative rtol
+    instead of adjacent floats: each eps0 is still certified, at most a relative rtol below the largest, and
+    each eps_c still holds, at most a relative rtol above the smallest. For a search that evaluates many
+    trial points (the planner's inverses) and then evaluates its answer exactly."""
     outer = getattr(_SHARED, "rtol", 0.0)
     _SHARED.rtol = rtol
     try:

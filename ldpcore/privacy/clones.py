@@ -25,6 +25,7 @@ from ldpcore.privacy.tight import binomial_range
 CACHE_SIZE = 256  # (n, eps0) entries kept by each cache: eps0 -> eps_c evaluates the curve often at one eps0
 MAX_POINTS = 512  # at most this many values of C are evaluated; wider windows are blocked
 BLOCK_RTOL = 1e-5  # blocks may be as wide as this fraction of C (g barely changes across them)
+FALLING_RTOL = 1e-6  # a blanket bound lower at eps than at eps (1 - this) is still falling: no minimiser search
 
 
 @lru_cache(maxsize=CACHE_SIZE)
@@ -43,7 +44,10 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     if lo > 0:
         starts = np.concatenate(([0], starts))
     edges = np.append(starts, m + 1) - 1  # block j is (edges[j], edges[j+1]]
-    cdf, sf = binom.cdf(edges, m, p), binom.sf(edges, m, p)
+    # binom's cdf and sf kernels (the floats of binom.cdf/sf, without their argument checks); edges[0] may be -1
+    at = np.maximum(edges, 0).astype(np.float64)
+    cdf = np.where(edges < 0, 0.0, binom._cdf(at, m, p))
+    sf = np.where(edges < 0, 1.0, binom._sf(at, m, p))
     mass = np.where(starts > m * p, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
     starts.setflags(write=False)
     mass.setflags(write=False)
@@ -71,8 +75,12 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     from scipy.stats import binom
 
     c, mass = _clone_blocks(n - 1, p_clone)
-    a = np.floor((c + 1) * (e_prime / (1 + e_prime))) + 1
-    g = binom.pmf(a - 1, c, 0.5) - e_prime_m1 * binom.sf(a - 1, c, 0.5)
+    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1
+    inside = k <= c  # else both terms are 0, as binom.pmf/sf say
+    k = np.minimum(k, c)
+    # binom's own pmf and sf kernels, without the argument checks of binom.pmf/sf (most of their cost on a few
+    # hundred points): the same floats
+    g = np.where(inside, binom._pmf(k, c, 0.5) - e_prime_m1 * binom._sf(k, c, 0.5), 0.0)
     return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
 
 
@@ -136,12 +144,22 @@ def _blanket(log_bound, eps: float, eps0: float, n: int, k: int | None) -> float
     """min(1, min over eps' <= eps of the bound): an (eps', delta) guarantee holds at every eps >= eps'.
 
     Both bounds first fall and then rise in eps (their prefactor grows like e^eps), so the
-    minimum over eps' <= eps is the bound at min(eps, its minimiser).
+    minimum over eps' <= eps is the bound at min(eps, its minimiser): the bound at eps itself where it
+    is still falling there (lower at eps than at eps (1 - FALLING_RTOL); were the minimiser within that
+    of eps, the bound at eps is above it by a negligible second-order amount, on the safe side), else
+    the minimiser is searched.
     """
     if eps >= eps0:
         return 0.0
-    eps = min(eps, _lowest(log_bound, eps0, n, k))
-    return 1.0 if eps <= 0 else math.exp(min(0.0, log_bound(eps, eps0, n, k)))
+    if eps <= 0:
+        return 1.0
+    at = log_bound(eps, eps0, n, k)
+    if not log_bound(eps * (1 - FALLING_RTOL), eps0, n, k) > at:  # not still falling at eps: find the minimiser
+        eps = min(eps, _lowest(log_bound, eps0, n, k))
+        if eps <= 0:
+            return 1.0
+        at = log_bound(eps, eps0, n, k)
+    return math.exp(min(0.0, at))
 
 
 @lru_cache(maxsize=CACHE_SIZE)
