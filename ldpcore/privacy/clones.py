@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ldpcore.privacy import binomial
 from ldpcore.privacy.tight import binomial_range
 
 CACHE_SIZE = 256  # (n, eps0) entries kept by each cache: eps0 -> eps_c evaluates the curve often at one eps0
@@ -36,18 +37,13 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     (single values where the window has at most MAX_POINTS of them and 1e-5 lo < 2), the last
     one running to m. Masses come from the cdf below the mean and the sf above it.
     """
-    from scipy.stats import binom  # imported on first use, as below: scipy.stats and scipy.optimize cost seconds
-
     lo, hi = binomial_range(m, p)
     width = max(1, math.ceil((hi - lo + 1) / MAX_POINTS), math.floor(BLOCK_RTOL * lo))
     starts = np.arange(lo, hi + 1, width)
     if lo > 0:
         starts = np.concatenate(([0], starts))
     edges = np.append(starts, m + 1) - 1  # block j is (edges[j], edges[j+1]]
-    # binom's cdf and sf kernels (the floats of binom.cdf/sf, without their argument checks); edges[0] may be -1
-    at = np.maximum(edges, 0).astype(np.float64)
-    cdf = np.where(edges < 0, 0.0, binom._cdf(at, m, p))
-    sf = np.where(edges < 0, 1.0, binom._sf(at, m, p))
+    cdf, sf = binomial.cdf(edges, m, p), binomial.sf(edges, m, p)  # edges[0] may be -1: cdf 0, sf 1
     mass = np.where(starts > m * p, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
     starts.setflags(write=False)
     mass.setflags(write=False)
@@ -72,15 +68,11 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     gap = e0 * -math.expm1(eps - eps0)  # e^eps0 - e^eps > 0, also when eps ~ eps0
     kappa, e_prime = gap / (e0 + 1), math.expm1(eps + eps0) / gap
     e_prime_m1 = math.expm1(eps) * (e0 + 1) / gap  # e^eps' - 1
-    from scipy.stats import binom
-
     c, mass = _clone_blocks(n - 1, p_clone)
     k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1
     inside = k <= c  # else both terms are 0, as binom.pmf/sf say
     k = np.minimum(k, c)
-    # binom's own pmf and sf kernels, without the argument checks of binom.pmf/sf (most of their cost on a few
-    # hundred points): the same floats
-    g = np.where(inside, binom._pmf(k, c, 0.5) - e_prime_m1 * binom._sf(k, c, 0.5), 0.0)
+    g = np.where(inside, binomial.pmf(k, c, 0.5) - e_prime_m1 * binomial.sf(k, c, 0.5), 0.0)
     return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
 
 
