@@ -597,9 +597,12 @@ class CountMeanSketch(_Sketch):
         its m entries independently), and every respondent's cell is read (its value is in [d]), so
         the read cells have the law of _sample's and the unread ones (all Bin(n_j, f)) do not enter
         the estimates. The true counts are kept per (row, value), X[j, h_j(x)] summing the values of
-        one cell; row by row a scratch array of m slots names one value per distinct read cell. The
-        estimates have the joint law of the table's, not its draws: a seed gives the same run each
-        time, but not the run of sample_aggregate(table=True). O(sum_v min(c_v, 2k) + k d)."""
+        one cell; row by row a scratch array of m slots names one value per distinct read cell. A cell
+        read by several values is drawn; the cells a value reads alone (most of them when d << m) enter
+        only its own sum, and a sum of independent binomials with one p is binomial, so they are drawn
+        at once per value: Bin(sum X, 1-f) + Bin(sum (n_j - X), f) over them. The estimates have the
+        joint law of the table's, not its draws: a seed gives the same run each time, but not the run
+        of sample_aggregate(table=True). O(sum_v min(c_v, 2k) + k d), about k d^2/m draws."""
         k, d = self.k, self.d
         self._check_draws(int(np.minimum(counts, 2 * k).sum()) + k * d)
         bound, chunks = self._placements(counts, rng)
@@ -610,23 +613,30 @@ class CountMeanSketch(_Sketch):
         loads = held.sum(axis=1, dtype=np.int64)
         chars, keys = self.hashes.chars(np.arange(d), _key_bytes(d)), np.arange(d)
 
-        def draw(gen, rows):
-            sums, slot = np.zeros(d, dtype=np.int64), np.empty(self.m, dtype=np.intp)
-            buf, tmp, drawn = np.empty(d, np.uint64), np.empty(d, np.uint64), np.empty(d, np.int64)
+        def draw(gen, rows):  # sums over the shared cells; true counts and loads over each value's own cells
+            sums, own, own_loads = np.zeros(d, np.int64), np.zeros(d, np.int64), np.zeros(d, np.int64)
+            slot, buf, tmp = np.empty(self.m, dtype=np.intp), np.empty(d, np.uint64), np.empty(d, np.uint64)
+            drawn = np.empty(d, np.int64)
             for j in rows:
                 cells = self.hashes.row_into(j, chars, buf, tmp)
                 slot[cells] = keys  # the last value of each read cell names it
                 named = slot[cells]
-                first = np.flatnonzero(named == keys)  # one value per distinct read cell
-                x = np.bincount(named, weights=held[j], minlength=d)[first].astype(np.int64)
+                readers = np.bincount(named, minlength=d)  # values reading each cell, at the value naming it
+                lone = readers[named] == 1
+                own[lone] += held[j, lone]
+                own_loads[lone] += loads[j]
+                crowd = ~lone
+                shared = np.flatnonzero(readers > 1)
+                x = np.bincount(named[crowd], weights=held[j, crowd], minlength=d)[shared].astype(np.int64)
                 empty = x == 0
-                drawn[first[empty]] = _iid_binomial(int(loads[j]), self.flip, int(empty.sum()), gen)
-                x, occupied = x[~empty], first[~empty]
+                drawn[shared[empty]] = _iid_binomial(int(loads[j]), self.flip, int(empty.sum()), gen)
+                x, occupied = x[~empty], shared[~empty]
                 drawn[occupied] = x - gen.binomial(x, self.flip) + gen.binomial(loads[j] - x, self.flip)
-                sums += drawn[named]
-            return sums
+                sums[crowd] += drawn[named[crowd]]
+            return sums, own, own_loads
 
-        sums = sum(_threaded(draw, _halves(k), k * d, rng))
+        sums, own, own_loads = (sum(part) for part in zip(*_threaded(draw, _halves(k), k * d, rng)))
+        sums += own - rng.binomial(own, self.flip) + rng.binomial(own_loads - own, self.flip)
         return SketchReports(loads, None, self.hash_seed, sums)
 
     def randomize(self, values, rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray]:
