@@ -6,7 +6,7 @@ inflate) of sample_aggregate and of estimate for the Apple CMS
 Erlingsson et al. 2020, Table I (d=1,778,120, n=203,950,512), plus the other sketches at the Horse scale,
 and flags a heavy-hitter simulation over 10 s. Then the CMS on a Zipf(1.1) histogram (d=5,000,
 n=1e7, the browser benchmark's upload) drawing the whole k x m table and only the k d cells its
-estimator reads (the default for d <= m/4). Then one huge count, the histogram
+estimator reads (the default for d <= m/8). Then one huge count, the histogram
 [2^40, 5, 0], run end to end (run(): plan, simulation, estimate, metrics) with HCMS, the count
 sketch and Hadamard response at their defaults, each in a fresh subprocess: median wall and CPU
 seconds of run() (after a run on [50, 5, 0] has made the encoding's first-use imports) and the subprocess's

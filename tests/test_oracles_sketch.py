@@ -451,15 +451,15 @@ def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, co
 
 @pytest.mark.parametrize("cls", [CountMeanSketch, FragmentedSketch])
 def test_drawing_only_the_read_cells_gives_the_law_of_the_whole_table(cls):
-    """With d <= m/4 a bit sketch draws only the k d cells its estimator reads (_sample_read): for fixed
+    """With d <= m/8 a bit sketch draws only the k d cells its estimator reads (_sample_read): for fixed
     hashes with collisions (values 0 and 3 share a cell in some row), the estimates' means are the
     noiseless sketch and their variances the exact conditional ones, as for the whole table; every
     value's read sum, and the sum of the two colliding values (their joint law), has the table's law
     (chi-square homogeneity); the same seed gives the same run."""
     counts = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
-    sketch, n, reps = _build(cls, 3.0, counts.size, k=4, m=32, seed=1), int(counts.sum()), 1500
+    sketch, n, reps = _build(cls, 3.0, counts.size, k=4, m=64, seed=1), int(counts.sum()), 1500
     gamma, _ = _collisions(sketch)
-    assert gamma[0, 3] > 0 and (gamma - np.diag(np.diag(gamma)) > 0).sum() >= 8  # six colliding pairs
+    assert gamma[0, 3] > 0 and (gamma - np.diag(np.diag(gamma)) > 0).sum() >= 8  # four colliding pairs
     rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(2)
     read = [sketch.sample_aggregate(counts, rng_a) for _ in range(reps)]
     table = [sketch.sample_aggregate(counts, rng_b, table=True) for _ in range(reps)]
