@@ -3,8 +3,10 @@
 Prints the median wall time (and CPU time over all threads, which a busy machine does not
 inflate) of sample_aggregate and of estimate for the Apple CMS
 (k=1024, m=65,536) at the Horse scale (d=87,680, n~1.9M) and at the heavy-hitter scale of
-seeds/000 Table I (d=1,778,120, n=203,950,512), plus the other sketches at the Horse scale,
-and flags a heavy-hitter simulation over 10 s. Then one huge count, the histogram
+Erlingsson et al. 2020, Table I (d=1,778,120, n=203,950,512), plus the other sketches at the Horse scale,
+and flags a heavy-hitter simulation over 10 s. Then the CMS on a Zipf(1.1) histogram (d=5,000,
+n=1e7, the browser benchmark's upload) drawing the whole k x m table and only the k d cells its
+estimator reads (the default for d <= m/8). Then one huge count, the histogram
 [2^40, 5, 0], run end to end (run(): plan, simulation, estimate, metrics) with HCMS, the count
 sketch and Hadamard response at their defaults, each in a fresh subprocess: median wall and CPU
 seconds of run() (after a run on [50, 5, 0] has made the encoding's first-use imports) and the subprocess's
@@ -45,9 +47,9 @@ print(json.dumps({{"wall": time.perf_counter() - wall, "cpu": time.process_time(
 """
 
 
-def bench(name, sketch, counts, repeats):
+def bench(name, sketch, counts, repeats, table=False):
     rng = np.random.default_rng(0)
-    sim, sim_cpu, agg = median_seconds(lambda: sketch.sample_aggregate(counts, rng), repeats)
+    sim, sim_cpu, agg = median_seconds(lambda: sketch.sample_aggregate(counts, rng, table=table), repeats)
     est, est_cpu, estimate = median_seconds(lambda: sketch.estimate(agg, int(counts.sum())), repeats)
     rmse = error_metrics(counts, estimate, counts.max())["rmse_raw"]
     print(
@@ -95,6 +97,12 @@ def main():
     horse = load_dataset("horse").counts
     for cls in (CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch):
         bench(f"{cls.__name__} (Horse)", cls.from_eps(args.eps, horse.size), horse, args.repeats)
+    weights = 1.0 / np.arange(1, 5_001) ** 1.1  # as bench_browser.zipf_csv
+    zipf = np.floor(weights / weights.sum() * 10_000_000).astype(np.int64)
+    zipf[0] += 10_000_000 - zipf.sum()
+    for table in (True, False):
+        name = f"CountMeanSketch (Zipf, {'table' if table else 'read cells'})"
+        bench(name, CountMeanSketch.from_eps(args.eps, zipf.size), zipf, args.repeats, table)
     if not args.skip_heavy:
         heavy = load_dataset("heavy-hitters").counts
         sim = bench(

@@ -1,5 +1,7 @@
 """Trade-offs: sweep eps_c (and tau) and draw error, local epsilons and messages against it."""
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -54,7 +56,8 @@ one_notion = st.toggle(
 )
 notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
-eps_fine = np.geomspace(lo, hi, 120) if hi > lo else np.array([lo])
+# the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
+eps_fine = np.geomspace(lo, hi, max(12, math.ceil(24 * math.log10(hi / lo)) + 1)) if hi > lo else np.array([lo])
 curves = {m.label: runs.curve(inp, m, eps_fine) for m in methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()

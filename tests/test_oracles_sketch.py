@@ -447,3 +447,34 @@ def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, co
     limit = re.escape(f"random numbers for these counts; the limit is {SIMULATION_DRAWS:.0e}")
     with pytest.raises(InputError, match=limit):
         sketch.sample_aggregate(counts, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("cls", [CountMeanSketch, FragmentedSketch])
+def test_drawing_only_the_read_cells_gives_the_law_of_the_whole_table(cls):
+    """With d <= m/8 a bit sketch draws only the k d cells its estimator reads (_sample_read): for fixed
+    hashes with collisions (values 0 and 3 share a cell in some row), the estimates' means are the
+    noiseless sketch and their variances the exact conditional ones, as for the whole table; every
+    value's read sum, and the sum of the two colliding values (their joint law), has the table's law
+    (chi-square homogeneity); the same seed gives the same run."""
+    counts = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
+    sketch, n, reps = _build(cls, 3.0, counts.size, k=4, m=64, seed=1), int(counts.sum()), 1500
+    gamma, _ = _collisions(sketch)
+    assert gamma[0, 3] > 0 and (gamma - np.diag(np.diag(gamma)) > 0).sum() >= 8  # four colliding pairs
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(2)
+    read = [sketch.sample_aggregate(counts, rng_a) for _ in range(reps)]
+    table = [sketch.sample_aggregate(counts, rng_b, table=True) for _ in range(reps)]
+    assert read[0].cells is None and table[0].sums is None
+    with pytest.raises(InputError, match="table=True"):
+        _ = read[0].table
+    var, target = _conditional_variance(sketch, counts), sketch.noiseless_estimate(counts)
+    alpha = 1e-3 / counts.size
+    lo, hi = stats.chi2.ppf([alpha / 2, 1 - alpha / 2], reps - 1) / (reps - 1)
+    for reports in (read, table):
+        est = np.array([sketch.estimate(r, n) for r in reports])
+        assert np.all(np.abs(est.mean(axis=0) - target) < 4 * np.sqrt(var / reps))
+        ratio = est.var(axis=0, ddof=1) / var
+        assert np.all((ratio > lo) & (ratio < hi)), ratio
+    sums = [np.array([r.sums for r in read]), np.array([sketch._rowsum(r.cells) for r in table]).astype(np.int64)]
+    _cells_agree(*(np.column_stack([s, s[:, 0] + s[:, 3]]) for s in sums))
+    a, b = (sketch.sample_aggregate(counts, np.random.default_rng(9)) for _ in range(2))
+    assert np.array_equal(a.sums, b.sums) and np.array_equal(a.loads, b.loads)

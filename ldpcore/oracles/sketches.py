@@ -30,13 +30,17 @@ law given the hashes (noiseless_estimate, the tests of the conditional law).
 Exact aggregate simulation: each value's respondents pick rows uniformly (a row per
 respondent below 2k respondents, else one Multinomial(c_v, 1/k)), giving the true row
 counts X at cost O(sum_v min(c_v, 2k) + k m); the reported 1s of a bit sketch are then
-Bin(X, 1-f) + Bin(n_j - X, f) per cell. A Hadamard report is kept (its true bit on a
+Bin(X, 1-f) + Bin(n_j - X, f) per cell. Those cells are independent given X and every
+respondent's cell is one the estimator reads, so with d <= m/8 only the k d read cells are drawn
+and their sums kept (_sample_read, O(sum_v min(c_v, 2k) + k d); table=True draws the whole
+table). A Hadamard report is kept (its true bit on a
 uniform coefficient) w.p. 1-2f, else uniform on (coefficient, bit); the kept reports of one
 value in one row are Multinomial(K, 1/m) over the coefficients, with bits fixed by the
 coefficient, and the other reports of a row Multinomial(U, 1/(2m)): drawn per report when
 few, else as one multinomial in O(m) (_uniform_multinomial), so the cost is
 O(sum_v min(c_v, k m) + k m), independent of n for a fixed domain; above SIMULATION_DRAWS
-it is refused.
+it is refused. A Hadamard sketch draws its whole table: the read values (H B[j])[h_j(x)] are not
+independent across cells (every report moves the transform at every cell of its row).
 
 Privacy: a CMS, HCMS or count-sketch report is one eps-LDP message (replacement), so the
 generic amplification bounds apply to it (ldpcore.oracles registers them). The fragmented
@@ -155,8 +159,11 @@ def binomial_window(n: int, p: float, tail: float = 1e-18) -> np.ndarray:
 
 def _iid_binomial(n: int, p: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """size iid Bin(n, p) draws (_inversion on the binomial_window cdf). The law of numpy's sampler up to
-    floating point, several times faster for many draws with the same (n, p)."""
+    floating point, several times faster for many draws with the same (n, p); numpy's own for fewer
+    draws than 8 per point of the window (the table would cost more than it saves)."""
     z = binomial_window(n, p)
+    if size < 8 * z.size:
+        return rng.binomial(n, p, size)
     return _inversion(z, bdtr(z, n, p), size, rng)
 
 
@@ -275,11 +282,21 @@ class HashFamily:
 class SketchReports:
     """What a sketch's analyzer sees: loads[j] reports in row j and, per cell, either the reported
     1s, cells[j, b] (bit sketches), or cells[j, l] = (#+1) - (#-1) of the reports of coefficient l
-    (Hadamard sketches; all Apple's server keeps of them); seed: the public hash functions."""
+    (Hadamard sketches; all Apple's server keeps of them); seed: the public hash functions. A bit
+    sketch drawn for its estimates only (_sample_read) holds instead of the table the sums its
+    estimator reads, sums[x] = sum_j cells[j, h_j(x)] for every x in [d], and cells is None."""
 
     loads: np.ndarray
-    cells: np.ndarray
+    cells: np.ndarray | None
     seed: int
+    sums: np.ndarray | None = None
+
+    @property
+    def table(self) -> np.ndarray:
+        """cells, or InputError for reports that hold only the sums their estimator reads."""
+        if self.cells is None:
+            raise InputError("these reports hold only the sums the estimator reads: draw them with table=True.")
+        return self.cells
 
 
 @dataclass(frozen=True)
@@ -390,10 +407,21 @@ class _Sketch:
         """This sketch with its fixed hash functions, or with hash functions drawn from rng (seed None)."""
         return self if self.seed is not None else self.with_hashes(int(rng.integers(2**63)))
 
-    def sample_aggregate(self, counts, rng: np.random.Generator) -> SketchReports:
+    def sample_aggregate(self, counts, rng: np.random.Generator, table: bool = False) -> SketchReports:
         """Exact draw of what the analyzer sees (the class's _sample), with the hash functions drawn
-        from rng unless fixed."""
-        return self._hashed(rng)._sample(check_counts(counts, self.d), rng)
+        from rng unless fixed. A bit sketch whose estimator reads fewer cells than the table holds
+        draws only those and keeps the sums it reads (_sample_read: the estimates have the same law);
+        table=True: always the whole k x m table."""
+        sketch, counts = self._hashed(rng), check_counts(counts, self.d)
+        return sketch._sample_read(counts, rng) if sketch._reads_few and not table else sketch._sample(counts, rng)
+
+    @property
+    def _reads_few(self) -> bool:
+        """Whether _sample_read pays: the estimator reads at most k d of the k m cells (bit sketches only)."""
+        return False
+
+    def _sample_read(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
+        raise NotImplementedError
 
     def estimate(self, aggregate: SketchReports, n: int) -> np.ndarray:
         """Counts of all d values, read with the reports' hash functions."""
@@ -557,6 +585,60 @@ class CountMeanSketch(_Sketch):
         )
         return SketchReports(loads, X, self.hash_seed)
 
+    @property
+    def _reads_few(self) -> bool:
+        """The estimator reads at most k d cells: drawing only those pays up to d = m/8 (measured: about m/5)."""
+        return 8 * self.d <= self.m
+
+    def _sample_read(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
+        """Exact draw of the sums the estimator reads, sum_j S[j, h_j(x)] for every x in [d], drawing
+        only the cells it reads (at most k d of the k m). Given the true row counts X, the cells are
+        independent, S[j, b] = Bin(X[j, b], 1-f) + Bin(n_j - X[j, b], f) (every report flips each of
+        its m entries independently), and every respondent's cell is read (its value is in [d]), so
+        the read cells have the law of _sample's and the unread ones (all Bin(n_j, f)) do not enter
+        the estimates. The true counts are kept per (row, value), X[j, h_j(x)] summing the values of
+        one cell; row by row a scratch array of m slots names one value per distinct read cell. A cell
+        read by several values is drawn; the cells a value reads alone (most of them when d << m) enter
+        only its own sum, and a sum of independent binomials with one p is binomial, so they are drawn
+        at once per value: Bin(sum X, 1-f) + Bin(sum (n_j - X), f) over them. The estimates have the
+        joint law of the table's, not its draws: a seed gives the same run each time, but not the run
+        of sample_aggregate(table=True). O(sum_v min(c_v, 2k) + k d), about k d^2/m draws."""
+        k, d = self.k, self.d
+        self._check_draws(int(np.minimum(counts, 2 * k).sum()) + k * d)
+        bound, chunks = self._placements(counts, rng)
+        held = np.zeros(k * d, dtype=_count_dtype(bound))
+        for values, rows, part in chunks:
+            np.add.at(held, rows * d + values, part.astype(held.dtype))
+        held = held.reshape(k, d)
+        loads = held.sum(axis=1, dtype=np.int64)
+        chars, keys = self.hashes.chars(np.arange(d), _key_bytes(d)), np.arange(d)
+
+        def draw(gen, rows):  # sums over the shared cells; true counts and loads over each value's own cells
+            sums, own, own_loads = np.zeros(d, np.int64), np.zeros(d, np.int64), np.zeros(d, np.int64)
+            slot, buf, tmp = np.empty(self.m, dtype=np.intp), np.empty(d, np.uint64), np.empty(d, np.uint64)
+            drawn = np.empty(d, np.int64)
+            for j in rows:
+                cells = self.hashes.row_into(j, chars, buf, tmp)
+                slot[cells] = keys  # the last value of each read cell names it
+                named = slot[cells]
+                readers = np.bincount(named, minlength=d)  # values reading each cell, at the value naming it
+                lone = readers[named] == 1
+                own[lone] += held[j, lone]
+                own_loads[lone] += loads[j]
+                crowd = ~lone
+                shared = np.flatnonzero(readers > 1)
+                x = np.bincount(named[crowd], weights=held[j, crowd], minlength=d)[shared].astype(np.int64)
+                empty = x == 0
+                drawn[shared[empty]] = _iid_binomial(int(loads[j]), self.flip, int(empty.sum()), gen)
+                x, occupied = x[~empty], shared[~empty]
+                drawn[occupied] = x - gen.binomial(x, self.flip) + gen.binomial(loads[j] - x, self.flip)
+                sums[crowd] += drawn[named[crowd]]
+            return sums, own, own_loads
+
+        sums, own, own_loads = (sum(part) for part in zip(*_threaded(draw, _halves(k), k * d, rng)))
+        sums += own - rng.binomial(own, self.flip) + rng.binomial(own_loads - own, self.flip)
+        return SketchReports(loads, None, self.hash_seed, sums)
+
     def randomize(self, values, rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray]:
         """Per-respondent reference: (hash seed, rows (n,), bits (n, m) bool, True for +1)."""
         check_reference(self, np.size(values))
@@ -585,7 +667,8 @@ class CountMeanSketch(_Sketch):
     def _estimate(self, aggregate: SketchReports, n: int) -> np.ndarray:
         """Counts of all d values. The debiasing T = (S - n_j f)/(1-2f) is linear, so the readout
         sums the raw counts: sum_j T[j, h_j(x)] = (sum_j S[j, h_j(x)] - f n)/(1-2f)."""
-        summed = (self._rowsum(aggregate.cells) - self.flip * aggregate.loads.sum()) / (1 - 2 * self.flip)
+        read = aggregate.sums if aggregate.cells is None else self._rowsum(aggregate.cells)
+        summed = (read - self.flip * aggregate.loads.sum()) / (1 - 2 * self.flip)
         return self.m / (self.m - 1) * (summed - n / self.m)
 
     def _variance_at(self, n: int, x: np.ndarray | None, squares: float):
@@ -702,7 +785,7 @@ class HadamardCountMeanSketch(_Sketch):
         self._check_draws(int(np.minimum(kept, table).sum()) + min(others, 2 * table))
         state, n = rng.bit_generator.state, int(counts.sum())
         reports = self._draw(kept, others, np.int32 if n < 3 * 2**29 * self.k else np.int64, rng)
-        if reports.loads.max() >= 2**31 and reports.cells.dtype == np.int32:
+        if reports.loads.max() >= 2**31 and reports.table.dtype == np.int32:
             rng.bit_generator.state = state
             reports = self._draw(kept, others, np.int64, rng)
         return reports
@@ -802,8 +885,8 @@ class HadamardCountMeanSketch(_Sketch):
         in integers (every partial sum is at most n_j in size, so the cells' dtype holds it exactly)."""
         scale = 1 / (1 - 2 * self.flip)
         if self.d <= _DIRECT_VALUES:
-            return self._read_values(self._hadamard_at(aggregate.cells), n, scale)
-        return self._read(_fwht_rows(aggregate.cells.copy()), n, scale)
+            return self._read_values(self._hadamard_at(aggregate.table), n, scale)
+        return self._read(_fwht_rows(aggregate.table.copy()), n, scale)
 
     def _hadamard_at(self, cells: np.ndarray) -> np.ndarray:
         """(k, d): s_j(x) (H B[j])[h_j(x)] for every row and value, without transforming whole rows: by
