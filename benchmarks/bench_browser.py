@@ -106,8 +106,8 @@ def choose(page, label: str, option: str) -> Callable[[], None]:
         widget = page.locator('[data-testid="stSelectbox"], [data-testid="stMultiSelect"]').filter(has_text=label)
         widget.first.locator("input").first.click()
         page.keyboard.type(option)
-        page.get_by_role("option", name=option, exact=True).first.wait_for(timeout=TIMEOUT)
-        page.keyboard.press("Enter")
+        # click the exact option: Enter takes the first fuzzy match ("oue" also matches c-o-unt-sk-e-tch)
+        page.get_by_role("option", name=option, exact=True).first.click(timeout=TIMEOUT)
         page.keyboard.press("Escape")
 
     return act
