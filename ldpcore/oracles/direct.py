@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -153,8 +154,9 @@ class GRR(SupportAnalyzer):
         check_realised(f"GRR on d={d} values", eps, smallest, lambda e: cls.smallest_at(e, d))
 
     @classmethod
+    @lru_cache(maxsize=256)
     def largest_eps(cls, d: int) -> float:
-        """The largest eps float64 realises for GRR on d values (limits)."""
+        """The largest eps float64 realises for GRR on d values (limits); cached on d."""
         return largest_eps(lambda eps: cls.smallest_at(eps, d))
 
     @classmethod

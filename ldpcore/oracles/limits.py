@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 
 from ldpcore.errors import InputError, require
 from ldpcore.privacy import solver
@@ -41,11 +42,13 @@ def realises(eps: float, smallest: float) -> bool:
     return eps_error(smallest) <= EPS_RTOL * max(1.0, eps)
 
 
+@lru_cache(maxsize=256)
 def largest_eps(smallest_at: Callable[[float], float]) -> float:
     """The largest eps (rounded down to 4 decimals) that float64 realises, for an oracle whose
     smallest probability at eps is smallest_at(eps), decreasing in eps (bisection on [1, 800] to
     adjacent floats, ldpcore.privacy.solver: every oracle realises eps = 1, and at 800 every
-    e^-eps has underflowed)."""
+    e^-eps has underflowed). Cached on smallest_at (a function or class method: the planner asks
+    every encoding's limit at every trial point)."""
     eps = solver.bisect(lambda e: realises(e, smallest_at(e)), 1.0, 800.0)
     return math.floor(eps * 1e4) / 1e4
 
