@@ -113,9 +113,11 @@ except InputError as exc:
     st.error(str(exc))
     st.stop()
 
+notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
 st.caption(
-    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; eps_c "
-    f"in the {table.notion} notion" + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "") + "."
+    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
+    + "."
 )
 dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
 max_side = int(max_side) if max_side.isdigit() else 0
@@ -135,10 +137,11 @@ else:
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     replacement = table.notion == "replacement"
-    cols[1].metric(  # the notion goes under the number: a label as long as "eps_l (replacement)" is cut off
+    cols[1].metric(  # the notion is in the caption above and the native value under the number: at 1280 px a
+        # label "eps_l (replacement)" or a delta "replacement; native 9.63" is cut off
         "eps_l",
         _fit(rec.eps_l_replacement if replacement else rec.eps_l),
-        delta=f"replacement; native {_fit(rec.eps_l)}" if replacement else rec.local_neighbouring,
+        delta=f"native {_fit(rec.eps_l)}" if replacement else rec.local_neighbouring,
         help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
         delta_color="off",
         delta_arrow="off",
@@ -151,7 +154,7 @@ else:
     )
     cols[4].metric(
         "RMSE",
-        _fit(rec.rmse),
+        _fit(rec.rmse, below=1e3),
         delta=f"95% CI ±{_fit(rec.ci95)}",
         delta_color="off",
         delta_arrow="off",
@@ -160,8 +163,9 @@ else:
     )
     cols[5].metric(
         "without shuffler",
-        _fit(rec.rmse_local_only),
-        help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys.",
+        _fit(rec.rmse_local_only, below=1e3),  # 2,738.77 is cut off at 1280 px, 2.74 k is not
+        help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys. "
+        f"Predicted RMSE {fmt(rec.rmse_local_only)}.",
     )
     if table.central_rmse is not None:
         st.caption(f"Central Gaussian baseline at the same (eps_c, delta), no LDP: RMSE {fmt(table.central_rmse)}.")
