@@ -58,7 +58,8 @@ def error_metrics(truth: np.ndarray, estimate: np.ndarray, upper: float, peak: f
 
 
 def _tv_clipped(truth: np.ndarray, estimate: np.ndarray, upper: float, total: float, buffers) -> float:
-    """total_variation(truth, clip_estimate(estimate, upper)) block by block, given the clipped total."""
+    """Total variation distance between truth and clip_estimate(estimate, upper), both normalised to
+    distributions (1 where the clipped estimate has no mass), block by block, given the clipped total."""
     if total <= 0:
         return 1.0
     truth_total = float(truth.sum())
@@ -78,11 +79,3 @@ def _tv_clipped(truth: np.ndarray, estimate: np.ndarray, upper: float, total: fl
 def analytic_rmse(oracle, n: int, counts: np.ndarray) -> float:
     """The analytic rmse_raw: root of the mean over bins of the oracle's per-bin variance at these counts."""
     return math.sqrt(float(np.mean(oracle.variance(n, counts))))
-
-
-def total_variation(truth: np.ndarray, estimate: np.ndarray) -> float:
-    """Total variation distance between the two histograms normalised to distributions."""
-    total = estimate.sum()
-    if total <= 0:
-        return 1.0
-    return 0.5 * float(np.abs(truth / truth.sum() - estimate / total).sum())

@@ -11,8 +11,9 @@ from scipy.special import gammaln, xlog1py, xlogy
 
 
 def _args(k, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """k and n as int64 arrays of one shape, and k clipped into 0..n (where the functions are defined)."""
-    k, n = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64))
+    """k (rounded down, as scipy.stats.binom does) and n as int64 arrays of one shape, and k clipped into 0..n
+    (where the functions are defined)."""
+    k, n = np.broadcast_arrays(np.floor(k).astype(np.int64), np.asarray(n, dtype=np.int64))
     return k, n, np.clip(k, 0, n)
 
 
