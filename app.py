@@ -6,18 +6,21 @@ The pages, their titles, icons and navigation sections come from ui/registry.py.
 
 import streamlit as st
 
-from ui import page_config, warm_up
-from ui.registry import PAGES, by_section
+if __name__ == "__main__":  # Streamlit runs this file as the app's script, once per rerun of every session
+    from ui import page_config
+    from ui.registry import PAGES, by_section
 
-page_config(entry=True)
+    page_config(entry=True)
+    st.navigation(
+        {
+            section: [
+                st.Page(p.path, title=p.title, icon=p.material_icon, url_path=p.url_path or None, default=p is PAGES[0])
+                for p in pages
+            ]
+            for section, pages in by_section().items()
+        }
+    ).run()
+else:  # `streamlit run app.py` imports it once as the server: heavy libraries load while the first browser connects
+    from ui.serve import lifespan
 
-st.navigation(
-    {
-        section: [
-            st.Page(p.path, title=p.title, icon=p.material_icon, url_path=p.url_path or None, default=p is PAGES[0])
-            for p in pages
-        ]
-        for section, pages in by_section().items()
-    }
-).run()
-warm_up()  # then import the heavy libraries in the background, for the next page
+    app = st.App(__file__, lifespan=lifespan)

@@ -5,14 +5,11 @@ No privacy or estimation logic lives here; everything is computed by ldpcore.
 
 import ctypes
 import runpy
-import threading
 from pathlib import Path
 
 import streamlit as st
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
-_warming = threading.Lock()
-_started = False
 # the pages, their sections and icons: ui/registry.py
 
 
@@ -30,25 +27,6 @@ def _release_freed_memory() -> None:
 
 
 _release_freed_memory()
-
-
-def warm_up() -> None:
-    """Import the heavy libraries (scipy.optimize, ldpcore, plotly) once per server process in
-    the background, so the first data page does not wait for them."""
-    global _started
-    with _warming:
-        if _started:
-            return
-        _started = True
-    threading.Thread(target=_import_heavy, name="warm-up", daemon=True).start()
-
-
-def _import_heavy() -> None:
-    import plotly.graph_objects  # noqa: F401
-    import scipy.optimize  # noqa: F401
-
-    import ldpcore.experiment.run  # noqa: F401
-    import ldpcore.export  # noqa: F401
 
 
 def page_config(entry: bool = False) -> None:
