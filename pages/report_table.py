@@ -1,6 +1,5 @@
 """Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
 
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import streamlit as st
@@ -15,7 +14,6 @@ from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, 
 
 page_config()  # also when this page is a fresh server's first deep link
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
-WORKERS = 2  # cells run at once: numpy releases the GIL while drawing, so two cores fill the table together
 
 st.title("Report table")
 st.caption(
@@ -43,17 +41,7 @@ if not eps_rows:
     st.stop()
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
-# the cells are independent runs: WORKERS threads run them (each with its picture, in the shared caches) in the
-# table's order while runs.grid takes them in that order as they land, with its progress bar; cells a rerun no
-# longer needs are cancelled, a running one finishes into the cache
-pool = ThreadPoolExecutor(WORKERS)
-try:
-    for eps_c in sorted(eps_rows):
-        for method in methods:
-            pool.submit(runs.cell_png, inp, method, eps_c, seed, THUMB)
-    cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table", png_width=THUMB)
-finally:
-    pool.shutdown(wait=False, cancel_futures=True)
+cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table", png_width=THUMB)
 natives = neighbourings(cells)
 notion = (
     "replacement"

@@ -8,6 +8,7 @@ resolution, at most DISPLAY_WIDTH pixels wide; results: analytic curves).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import streamlit as st
@@ -24,6 +25,7 @@ from ui.cache import cached
 
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
 FAST = 1  # PNG compression level of displayed images (downloads keep the default)
+WORKERS = 2  # a grid's cells run at once: numpy releases the GIL while drawing, so two cores fill it together
 
 
 def _runs(method: Method, eps_c: float) -> tuple[dict, bool]:
@@ -133,11 +135,21 @@ def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = No
     """Every method at every eps_c, cached per cell, with a progress bar naming the cell being computed; the
     cells' estimates are left out (a sweep's list would otherwise hold all of them at once: get one with
     cell() or cell_png()). png_width: also make each cell's picture (cell_png) right after its run, while its
-    estimate is certainly in the runs cache (a table larger than that cache would otherwise simulate the cells
-    it evicted a second time to draw them)."""
+    estimate is certainly in the runs cache (a grid larger than that cache would otherwise simulate the cells
+    it evicted a second time to draw them).
+
+    The cells are independent runs: WORKERS threads compute them into the shared caches in the grid's order
+    while the progress bar takes them in that order as they land (the cache runs each once); cells a rerun no
+    longer needs are cancelled, a running one finishes into the cache."""
     bar = st.progress(0.0, text=label)
     total = len(methods) * len(eps_cs)
     done = 0
+
+    def ahead(m: Method, e: float) -> None:
+        if png_width is None:
+            cell(inp, m, e, seed)
+        else:
+            cell_png(inp, m, e, seed, max_width=png_width)
 
     def one(m: Method, e: float, _h, s: int) -> Cell:
         nonlocal done
@@ -148,7 +160,14 @@ def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = No
             cell_png(inp, m, e, s, max_width=png_width)
         return result
 
-    cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
+    pool = ThreadPoolExecutor(WORKERS)
+    try:
+        for e in eps_cs:
+            for m in methods:
+                pool.submit(ahead, m, e)
+        cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
     bar.empty()
     return cells
 
