@@ -20,7 +20,7 @@ if __name__ == "__main__":  # Streamlit runs this file as the app's script, once
             for section, pages in by_section().items()
         }
     ).run()
-else:  # `streamlit run app.py` imports it once as the server: heavy libraries load while the first browser connects
+else:  # `streamlit run app.py` imports it once as the server (an st.App): its start imports the pages' libraries
     from ui.serve import lifespan
 
     app = st.App(__file__, lifespan=lifespan)
