@@ -49,7 +49,7 @@ notion = (
 esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
 # the central baseline and the run without a shuffler (and, for images, their pictures) are independent of the ESA
 # run: two threads make them meanwhile (numpy releases the GIL while drawing), into the same shared caches
-pool = ThreadPoolExecutor(2)
+pool = ThreadPoolExecutor(runs.WORKERS)
 try:
     jobs = [
         pool.submit(runs.cell, inp, central_method, spec.eps_c, seed),

@@ -179,7 +179,7 @@ def accuracy_figure(private, baseline, bayes: float, label: str) -> go.Figure:
     private vs the non-private baseline, epoch ends marked."""
     fig = go.Figure(_line(baseline.curve_x, baseline.test_accuracy, "non-private baseline", TRUTH, dash="dash"))
     fig.add_trace(_line(private.curve_x, private.test_accuracy, label, COLORS[0]))
-    ends = np.arange(private.batches_per_epoch, private.iterations + 1, private.batches_per_epoch)
+    ends = private.epoch_ends
     fig.add_trace(
         go.Scatter(
             x=ends,

@@ -145,7 +145,7 @@ def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = No
     total = len(methods) * len(eps_cs)
     done = 0
 
-    def ahead(m: Method, e: float) -> None:
+    def ahead(m: Method, e: float) -> None:  # cell_png runs the cell first (an undefined one has no picture)
         if png_width is None:
             cell(inp, m, e, seed)
         else:
@@ -155,10 +155,8 @@ def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = No
         nonlocal done
         bar.progress(done / total, text=f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})")
         done += 1
-        result = replace(cell(inp, m, e, s), estimate=None)
-        if png_width is not None and result.error is None:
-            cell_png(inp, m, e, s, max_width=png_width)
-        return result
+        ahead(m, e)  # the cell (and its picture) as the pool makes it: whichever comes first, the cache runs it once
+        return replace(cell(inp, m, e, s), estimate=None)
 
     pool = ThreadPoolExecutor(WORKERS)
     try:

@@ -10,8 +10,8 @@ import importlib
 import pkgutil
 from collections.abc import AsyncIterator
 
-# imported by Streamlit or by plotly on a page's first element, not at the top of any module of ours
-_LAZY = ("dp_accounting", "scipy.optimize", "scipy.stats", "plotly.colors")
+# imported inside functions of ours (dp_accounting, scipy's) or by Streamlit on a page's first chart (plotly's)
+_LAZY = ("dp_accounting", "scipy.optimize", "scipy.stats", "plotly.offline", "plotly.tools")
 
 
 @contextlib.asynccontextmanager
@@ -36,8 +36,6 @@ def import_all() -> None:
     import pandas
     import plotly.graph_objects as go
     import plotly.io
-    import plotly.offline  # noqa: F401
-    import plotly.tools  # noqa: F401
     import pyarrow
     from PIL import Image
 

@@ -193,7 +193,7 @@ def synthetic_table(name: str, n: int, d: int, rng: np.random.Generator) -> Nume
     require(name in SYNTHETIC, f"unknown synthetic data {name!r}; choose one of {', '.join(SYNTHETIC)}.")
     n, d = check_whole(n, 1, "n (respondents)"), check_whole(d, 1, "d (attributes)")
     require(d <= MAX_COLUMNS, f"d (attributes) must be at most {MAX_COLUMNS} (got {d}).")
-    return NumericTable(numeric=_draw(name, (n, d), rng), name=name)
+    return NumericTable(numeric=_quantile(name, rng.random((n, d))), name=name)  # inverse transform: exact draws
 
 
 def _quantile(name: str, u: np.ndarray) -> np.ndarray:
@@ -213,11 +213,6 @@ def _quantile(name: str, u: np.ndarray) -> np.ndarray:
     else:  # power-law
         x = (1 - u * (1 - 3.0**-9)) ** (-1 / 9) - 2
     return np.clip(x, -1.0, 1.0)
-
-
-def _draw(name: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """Exact draws from SYNTHETIC[name]: its quantile function at uniforms on [0, 1) (inverse transform)."""
-    return _quantile(name, rng.random(size))
 
 
 # --- CSV --------------------------------------------------------------------------------

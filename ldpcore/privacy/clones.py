@@ -69,10 +69,8 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     kappa, e_prime = gap / (e0 + 1), math.expm1(eps + eps0) / gap
     e_prime_m1 = math.expm1(eps) * (e0 + 1) / gap  # e^eps' - 1
     c, mass = _clone_blocks(n - 1, p_clone)
-    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1
-    inside = k <= c  # else both terms are 0, as binom.pmf/sf say
-    k = np.minimum(k, c)
-    g = np.where(inside, binomial.pmf(k, c, 0.5) - e_prime_m1 * binomial.sf(k, c, 0.5), 0.0)
+    k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1 (g = 0 there)
+    g = binomial.pmf(k, c, 0.5) - e_prime_m1 * binomial.sf(k, c, 0.5)
     return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
 
 

@@ -896,9 +896,13 @@ class TrainResult:
         return np.arange(self.iterations + 1) if self.curve_iterations is None else self.curve_iterations
 
     @property
+    def epoch_ends(self) -> np.ndarray:
+        """The iteration that ends each epoch."""
+        return np.arange(self.batches_per_epoch, self.iterations + 1, self.batches_per_epoch)
+
+    @property
     def _epoch_points(self) -> np.ndarray:
-        ends = np.arange(self.batches_per_epoch, self.iterations + 1, self.batches_per_epoch)
-        return np.searchsorted(self.curve_x, ends)
+        return np.searchsorted(self.curve_x, self.epoch_ends)
 
     @property
     def epoch_test_accuracy(self) -> np.ndarray:
