@@ -14,13 +14,12 @@ import pytest
 
 import ldpcore.systems.sgd as sgd_module
 from ldpcore.errors import InputError
+from ldpcore.privacy.composition import advanced_composition, basic_composition
 from ldpcore.systems.sgd import (
     ELEMENTWISE_MECHANISMS,
     MAX_CURVE_POINTS,
     REPORT_BITS_SPHERE,
     SGDConfig,
-    advanced_composition,
-    basic_composition,
     calibrate,
     clip_elementwise,
     clip_l2,
