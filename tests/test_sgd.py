@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-import ldpcore.systems.sgd as sgd_module
+import ldpcore.systems.sgd.training as sgd_training
 from ldpcore.errors import InputError
 from ldpcore.privacy.composition import advanced_composition, basic_composition
 from ldpcore.systems.sgd import (
@@ -273,7 +273,7 @@ def test_long_runs_evaluate_a_thinned_test_curve_with_every_epoch_end(easy, monk
     assert r.iterations == 400 and MAX_CURVE_POINTS < 401
     assert np.array_equal(r.curve_x, np.arange(0, 401, 2)) and len(r.test_accuracy) == len(r.test_loss) == 201
     # the same values as the full curve of the same run at those points
-    monkeypatch.setattr(sgd_module, "MAX_CURVE_POINTS", 1000)
+    monkeypatch.setattr(sgd_training, "MAX_CURVE_POINTS", 1000)
     full = train(easy, cfg, np.random.default_rng(0))
     assert full.curve_iterations is None and len(full.test_accuracy) == 401
     # the same training path (theta bit for bit: the same operations in the same order); the test curves are
