@@ -191,9 +191,9 @@ def test_fast_csv_reader_matches_the_csv_module(lines, newline):
 
 
 def test_csv_blocks_join_across_their_boundaries(monkeypatch):
-    import ldpcore.data.loaders as data
+    import ldpcore.data.sources as sources
 
-    monkeypatch.setattr(data, "BLOCK_BYTES", 7)  # lines cut across many blocks
+    monkeypatch.setattr(sources, "BLOCK_BYTES", 7)  # lines cut across many blocks
     h = load_csv(b"value,count\n" + b"".join(b"name%d,%d\n" % (i, i * 37) for i in range(500)), name="h.csv")
     assert list(h.counts) == [i * 37 for i in range(500)] and h.labels[499] == "name499"
     with pytest.raises(InputError, match="line 294: value 'name0' already appeared on line 2"):

@@ -60,7 +60,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ldpcore.data.loaders import BUNDLED, MAX_PIXELS, Histogram
+from ldpcore.data.datasets import BUNDLED
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.images import MAX_PIXELS
 from ldpcore.data.numeric_table import MAX_CATEGORIES, MAX_ROWS, NumericTable
 from ldpcore.data.scaling import to_unit
 from ldpcore.errors import InputError, check_whole, require

@@ -14,8 +14,8 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from ldpcore.data.loaders import read_text
 from ldpcore.data.scaling import to_unit, unit_values
+from ldpcore.data.sources import read_text
 from ldpcore.errors import InputError, check_whole, require
 
 MAX_ROWS = 10_000_000

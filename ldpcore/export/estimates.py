@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.metrics import clip_estimate
 from ldpcore.experiment.planner import Z95, standard_errors

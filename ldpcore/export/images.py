@@ -9,7 +9,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.metrics import clip_estimate
 from ldpcore.export.estimates import CSV_ROWS_PER_CHUNK

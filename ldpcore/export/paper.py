@@ -8,7 +8,7 @@ import textwrap
 
 from PIL import Image, ImageDraw
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.export.images import png_bytes, thumbnail
 from ldpcore.export.latex import LATEX_DOCUMENT, table_latex
 from ldpcore.export.table import TableInfo, cell_caption, table_csv, table_grid, table_rows
