@@ -63,3 +63,13 @@ def check_grads(grads) -> np.ndarray:
 
 def check_mechanism(mechanism: str, allowed: tuple[str, ...] = ELEMENTWISE_MECHANISMS) -> None:
     require(mechanism in allowed, f"unknown gradient mechanism {mechanism!r}; choose one of {', '.join(allowed)}.")
+
+
+def bits_per_report(mechanism: str, p: int) -> float | None:
+    """The bits of one report of a private mechanism in p dimensions: REPORT_BITS_SPHERE for "sphere",
+    one sign per coordinate for "duchi", None for the real-valued reports of the others."""
+    if mechanism == SPHERE:
+        return float(REPORT_BITS_SPHERE)
+    if mechanism == "duchi":
+        return float(p)  # one sign per coordinate
+    return None  # real-valued reports

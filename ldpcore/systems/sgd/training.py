@@ -16,9 +16,9 @@ from ldpcore.systems.sgd.common import (
     NONPRIVATE,
     NONPRIVATE_ELEMENTWISE,
     NONPRIVATE_MECHANISMS,
-    REPORT_BITS_SPHERE,
     SPHERE,
     ProgressFn,
+    bits_per_report,
     check_grads,
     check_rng,
 )
@@ -100,14 +100,6 @@ class TrainResult:
         return self.test_loss[self._epoch_points]
 
 
-def _bits_per_report(mechanism: str, p: int) -> float | None:
-    if mechanism == SPHERE:
-        return float(REPORT_BITS_SPHERE)
-    if mechanism == "duchi":
-        return float(p)  # one sign per coordinate
-    return None  # real-valued reports
-
-
 EVAL_BLOCK_BYTES = 8 * 2**20  # scores of the iterates evaluated at once on the test set
 # iterates evaluated on the test set at most (besides the epochs' ends): evaluating all of them cost twice the
 # training itself at n = 200,000 (1,000 iterations x 50,000 test points), for a chart this many points draw as well
@@ -187,7 +179,7 @@ def train(
         e_tr,
         accounting,
         warning,
-        _bits_per_report(config.mechanism, d) if private else None,
+        bits_per_report(config.mechanism, d) if private else None,
         points,
     )
 
