@@ -9,15 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from ldpcore.data.loaders import (
-    DATASETS,
-    load_csv,
-    load_dataset,
-    load_image,
-    load_path,
-    load_upload,
-    synthetic_heavy_hitters,
-)
+from ldpcore.data.datasets import DATASETS, load_dataset, synthetic_heavy_hitters
+from ldpcore.data.histogram_csv import load_csv
+from ldpcore.data.images import load_image
+from ldpcore.data.loaders import load_path, load_upload
 from ldpcore.errors import InputError
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.export import png_bytes

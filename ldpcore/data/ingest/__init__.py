@@ -29,30 +29,30 @@ report      the status of a row, IngestReport, and the notes and messages a user
 input_file  one file opened in a private DuckDB database: format, columns, SQL per column
 tally       the aggregation per (value, status), reduced per user
 binning     numeric columns in bins as numpy.histogram makes them
-readers     read_categorical, read_numeric, read_points, read_counts, columns, write_counts
-table       read_table
+readers     read_categorical, read_numeric, read_points, read_counts, read_table, columns, write_counts
 samples     the bundled samples (SAMPLES, load_sample)
 rules and report hold what any other reader of records reuses to give the same rules, reports and
-notes; every public name is importable from ldpcore.data.ingest.
+notes (the row statuses KEPT, NULL, ... that IngestReport.from_status counts are report's); the readers,
+the report, the rules and the note builders are importable from ldpcore.data.ingest.
 """
 
 from ldpcore.data.ingest.binning import BIN_RULES
 from ldpcore.data.ingest.input_file import MEMORY_LIMIT
-from ldpcore.data.ingest.readers import columns, read_categorical, read_counts, read_numeric, read_points, write_counts
+from ldpcore.data.ingest.readers import (
+    columns,
+    read_categorical,
+    read_counts,
+    read_numeric,
+    read_points,
+    read_table,
+    write_counts,
+)
 from ldpcore.data.ingest.report import (
-    EMPTY,
-    KEPT,
-    NO_USER,
-    NOT_NUMBER,
-    NULL,
-    OUT_OF_DOMAIN,
     IngestReport,
-    box_text,
     inferred_box_note,
     inferred_range_note,
     missing_note,
     no_value_error,
-    range_text,
     report_notes,
     rows_text,
 )
@@ -71,26 +71,18 @@ from ldpcore.data.ingest.rules import (
     user_rule,
 )
 from ldpcore.data.ingest.samples import SAMPLES, Sample, load_sample
-from ldpcore.data.ingest.table import read_table
 
 __all__ = [
     "BIN_RULES",
-    "EMPTY",
-    "KEPT",
     "LAT_NAMES",
     "LON_NAMES",
     "MAX_DOMAIN",
     "MEMORY_LIMIT",
-    "NOT_NUMBER",
-    "NO_USER",
-    "NULL",
     "ONE_ROW",
-    "OUT_OF_DOMAIN",
     "SAMPLES",
     "IngestReport",
     "Rule",
     "Sample",
-    "box_text",
     "check_domain",
     "columns",
     "inferred_box_note",
@@ -103,7 +95,6 @@ __all__ = [
     "parse_range",
     "parse_rule",
     "point_columns",
-    "range_text",
     "read_categorical",
     "read_counts",
     "read_numeric",
