@@ -17,7 +17,7 @@ Two ways for a respondent to report a gradient, both eps_l-LDP (replacement) per
   gradients averaged exactly (non-private baselines; ``nonprivate_config`` picks the one that
   matches a config's mechanism, ``train_nonprivate`` trains it).
 
-common       the mechanisms by name, the defaults, the checks of a generator and of gradients
+common       the mechanisms by name and their report bits, the defaults, the checks of inputs
 data         seeded synthetic classification data (make_classification)
 losses       logistic, hinge, squared and softmax losses on the scores x.theta
 clipping     L2 and elementwise clipping

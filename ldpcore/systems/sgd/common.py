@@ -1,6 +1,6 @@
 """Names, constants and input checks shared by the modules of ldpcore.systems.sgd: the gradient
-mechanisms by name with a sentence each, the defaults of a training run, and the checks of a generator
-and of a gradient array."""
+mechanisms by name with a sentence each and the bits of one report, the defaults of a training run, and
+the checks of a generator and of a gradient array."""
 
 from __future__ import annotations
 
