@@ -120,7 +120,7 @@ def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe()
     both from the same cached run (the JSON's mean standard error is the CSV's)."""
     import json
 
-    from ldpcore.data.loaders import load_dataset
+    from ldpcore.data.datasets import load_dataset
     from ldpcore.experiment.run import Method
     from ldpcore.experiment.spec import ProtocolSpec
     from ui import runs

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import assert_clean, open_page
 
-from ldpcore.data.loaders import load_dataset
+from ldpcore.data.datasets import load_dataset
 from ldpcore.experiment.run import analytic, paper_methods
 from ldpcore.experiment.spec import ProtocolSpec
 from ldpcore.privacy.notions import on_notion
