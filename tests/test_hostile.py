@@ -250,7 +250,7 @@ def test_output_into_a_closed_pipe_is_one_line():
 
 
 def _upload(name: str, data: bytes):
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     at.selectbox(key="dataset").set_value("upload").run()
     at.file_uploader[0].set_value((name, data, "application/octet-stream"))
     return at.run()

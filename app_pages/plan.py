@@ -9,13 +9,11 @@ import streamlit as st
 from ldpcore.errors import InputError
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
-from ui import page_config, plan_view
+from ui import plan_view
 from ui.format import short
 from ui.inputs import data_sidebar
 from ui.protocol import eps_c_slider
 from ui.shape_input import SHAPE, shape_sidebar
-
-page_config()  # also when this page is a fresh server's first deep link
 
 
 def _fit(x: float | None, pattern: str = "{:,.2f}", below: float = 1e4) -> str:

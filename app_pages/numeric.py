@@ -15,14 +15,11 @@ from ldpcore.systems.numeric import (
 from ldpcore.systems.numeric.analysis import EXPLANATION, TABLE_MECHANISMS
 from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
 from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
-from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
 from ui.feedback import input_errors
 from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
 from ui.tables import table_sidebar
-
-page_config()  # also when this page is a fresh server's first deep link
 
 EPS_LO = 0.05
 MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the slider's values among them

@@ -5,12 +5,10 @@ import streamlit as st
 
 from ldpcore.experiment.audit import one_in
 from ldpcore.export import fmt
-from ui import audits, page_config, runs
+from ui import audits, runs
 from ui.figures_audit import attack_figure, bounds_figure, guess_figure
 from ui.inputs import data_sidebar
 from ui.protocol import protocol_sidebar
-
-page_config()  # also when this page is a fresh server's first deep link
 
 OBSERVER_NAMES = {
     "server": "Server without a shuffler",

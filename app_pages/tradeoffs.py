@@ -7,13 +7,11 @@ import streamlit as st
 
 from ldpcore.experiment.run import paper_methods
 from ldpcore.privacy.notions import notions_differ
-from ui import page_config, runs
+from ui import runs
 from ui.chart_export import export_menu
 from ui.figures import neighbouring_of, tradeoff_figures, values_at
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_control
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Trade-offs")
 st.caption(

@@ -12,13 +12,10 @@ from ldpcore.systems.sgd import (
     calibrate,
     nonprivate_config,
 )
-from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import accuracy_figure, composition_figure
-
-page_config()  # also when this page is a fresh server's first deep link
 
 TARGETS = ("eps_c", "eps_l")
 

@@ -3,13 +3,10 @@
 import streamlit as st
 
 from ldpcore.systems.longitudinal import EXPLANATION, MODE_HELP, MODES, TreeProtocol
-from ui import page_config
 from ui import runs_systems as runs
 from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import running_counts_figure
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Longitudinal tracking")
 st.caption(EXPLANATION)

@@ -8,11 +8,10 @@ from ldpcore.experiment.compare import cells_on_notion, neighbourings
 from ldpcore.experiment.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ldpcore.privacy.notions import notions_differ
-from ui import page_config, runs
+from ui import runs
 from ui.inputs import data_sidebar
 from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
 
-page_config()  # also when this page is a fresh server's first deep link
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
 
 st.title("Report table")

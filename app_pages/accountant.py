@@ -5,13 +5,10 @@ import streamlit as st
 
 from ldpcore.privacy.accountant import compare, eps0_curve, eps_c_curve
 from ldpcore.privacy.bounds import BOUNDS
-from ui import page_config
 from ui.cache import cached
 from ui.figures import log_lines
 from ui.format import or_reason
 from ui.protocol import parse_delta
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Accountant")
 st.caption(

@@ -13,13 +13,11 @@ from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
-from ui import page_config, runs, teaching
+from ui import runs, teaching
 from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
 from ui.histogram import histogram_view
 from ui.inputs import data_sidebar
 from ui.protocol import protocol_sidebar
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Reconstruct")
 inp = data_sidebar()

@@ -16,12 +16,9 @@ from ldpcore.systems.crowds import (
     partition_errors,
     sample_deletion,
 )
-from ui import page_config
 from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.feedback import input_errors
 from ui.figures_systems import drops_figure, partition_figure, split_figure
-
-page_config()  # also when this page is a fresh server's first deep link
 
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 

@@ -4,14 +4,11 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.systems.multiparty import DATA_SHAPES, MULTI_MESSAGE_HELP, THREAT_HELP, error_against_n, threat_table
-from ui import page_config
 from ui.cache import cached
 from ui.feedback import input_errors
 from ui.figures import log_lines
 from ui.format import or_reason
 from ui.protocol import eps_c_slider, parse_delta
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("Multiple anonymous messages")
 st.caption(MULTI_MESSAGE_HELP)

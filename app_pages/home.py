@@ -4,10 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import page_config
 from ui.registry import PAGES, by_section
-
-page_config()  # also when this page is a fresh server's first deep link
 
 st.title("What anonymous local differential privacy costs and buys")
 st.markdown(
