@@ -3,12 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.privacy.accountant import compare, eps0_curve, eps_c_curve
-from ldpcore.privacy.bounds import BOUNDS
-from ui.cache import cached
-from ui.figures import log_lines
-from ui.format import or_reason
-from ui.protocol import parse_delta
+from ldpcore.privacy.bounds import BOUNDS, BoundName
+from ui import accountant
+from ui.kit.axes import log_lines
+from ui.kit.controls import parse_delta
+from ui.kit.format import or_reason
 
 st.title("Accountant")
 st.caption(
@@ -57,40 +56,16 @@ k = int(
 delta = parse_delta(delta_text, "1e-8")
 
 
-@cached("results")
-def _table(n, delta, k, direction, value):
-    rows = compare(n, delta, k, **{direction: value})
-    return [
-        {
-            "bound": a.bound,
-            "eps0": a.eps0,
-            "eps_c": a.eps_c,
-            "note": a.reason
-            or ("capped: the bound's validity ends here" if a.capped else "")
-            + (" " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in a.extra.items()) if a.extra else ""),
-            "title": BOUNDS[a.bound].title,
-            "neighbouring": a.neighbouring,
-            "applies to": BOUNDS[a.bound].applies_to,
-        }
-        for a in rows
-    ]
-
-
-# each curve cached on the arguments it uses (eps0 against n does not depend on the chosen n)
-_eps_c_curve = cached("results")(eps_c_curve)
-_eps0_curve = cached("results")(eps0_curve)
-
-
-rows = _table(n, delta, k, direction, value)
+rows = accountant.table(n, delta, k, direction, value)
 shown = "eps0" if direction == "eps_c" else "eps_c"
 by_name = {r["bound"]: r for r in rows}
 cols = st.columns(3)
 for col, (name, label) in zip(
     cols,
     [
-        ("cheu19", "Lemma II.6 (the paper's)"),
-        ("tight-binary-rr", "exact binary RR (tight)"),
-        ("fmt21-numeric", "numerical clones (any eps0-LDP)"),
+        (BoundName.CHEU19, "Lemma II.6 (the paper's)"),
+        (BoundName.TIGHT_BINARY_RR, "exact binary RR (tight)"),
+        (BoundName.FMT21_NUMERIC, "numerical clones (any eps0-LDP)"),
     ],
 ):
     r = by_name[name]
@@ -125,8 +100,8 @@ curves = {name: np.full(len(eps0_grid), np.nan) for name in BOUNDS}
 per_n = {name: np.full(len(n_grid), np.nan) for name in BOUNDS}
 for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for name, b in BOUNDS.items() if b.solves]):
     for name in names:
-        curves[name] = _eps_c_curve(name, eps0_grid, n, delta, k)
-        per_n[name] = _eps0_curve(name, target, n_grid, delta, k)
+        curves[name] = accountant.eps_c_against_eps0(name, eps0_grid, n, delta, k)
+        per_n[name] = accountant.eps0_against_n(name, target, n_grid, delta, k)
     charts[0].plotly_chart(
         log_lines(
             eps0_grid, curves, f"eps_c against eps0 (n = {n:,}, delta = {delta:g})", "local eps0", "central eps_c"

@@ -5,10 +5,11 @@ import streamlit as st
 
 from ldpcore.experiment.audit import one_in
 from ldpcore.export import fmt
-from ui import audits, runs
-from ui.figures_audit import attack_figure, bounds_figure, guess_figure
-from ui.inputs import data_sidebar
-from ui.protocol import protocol_sidebar
+from ui import adversary
+from ui.adversary import attack_figure, bounds_figure, guess_figure
+from ui.kit import runs
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import protocol_sidebar
 
 OBSERVER_NAMES = {
     "server": "Server without a shuffler",
@@ -58,7 +59,7 @@ axes = c4.segmented_control(
     help="auto: log axes where the certified eps is above 2 (the attack's errors are then tiny), else linear.",
 )
 
-report = audits.audit(inp, spec, observer, trials, confidence, seed)
+report = adversary.audit(inp, spec, observer, trials, confidence, seed)
 if isinstance(report, str):
     st.error(report)
     st.stop()
@@ -174,7 +175,7 @@ def _next_draw():
 d1, d2 = st.columns([1, 3])
 draw = int(d1.number_input("Respondent draw", 0, 2**31 - 1, 0, key="adv_draw", bind="query-params"))
 d2.button("Draw another respondent", on_click=_next_draw)
-demo = audits.demonstration(inp, spec, draw)
+demo = adversary.demonstration(inp, spec, draw)
 if isinstance(demo, str):
     st.error(demo)
     st.stop()

@@ -16,9 +16,9 @@ from ldpcore.systems.crowds import (
     partition_errors,
     sample_deletion,
 )
-from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
-from ui.feedback import input_errors
-from ui.figures_systems import drops_figure, partition_figure, split_figure
+from ui.crowds import drops_figure, partition_figure, split_figure
+from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
+from ui.kit.feedback import input_errors
 
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 

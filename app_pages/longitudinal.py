@@ -3,10 +3,9 @@
 import streamlit as st
 
 from ldpcore.systems.longitudinal import EXPLANATION, MODE_HELP, MODES, TreeProtocol
-from ui import runs_systems as runs
-from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
-from ui.feedback import input_errors
-from ui.figures_systems import running_counts_figure
+from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
+from ui.kit.feedback import input_errors
+from ui.longitudinal import running_counts_figure, tracking
 
 st.title("Longitudinal tracking")
 st.caption(EXPLANATION)
@@ -50,7 +49,7 @@ with st.sidebar:
 
 with input_errors():
     protocol = TreeProtocol(d, k, eps, mode)
-    run = runs.tracking(n, d, k, eps, mode, initial, rate, seed)
+    run = tracking(n, d, k, eps, mode, initial, rate, seed)
     central = protocol.shuffled_eps(n, delta)
 
 st.caption(

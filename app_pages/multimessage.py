@@ -1,14 +1,13 @@
 """Multi-message: single vs multiple anonymous messages against n, and who can see what."""
 
-import numpy as np
 import streamlit as st
 
-from ldpcore.systems.multiparty import DATA_SHAPES, MULTI_MESSAGE_HELP, THREAT_HELP, error_against_n, threat_table
-from ui.cache import cached
-from ui.feedback import input_errors
-from ui.figures import log_lines
-from ui.format import or_reason
-from ui.protocol import eps_c_slider, parse_delta
+from ldpcore.systems.multiparty import DATA_SHAPES, MULTI_MESSAGE_HELP, THREAT_HELP, threat_table
+from ui import multimessage
+from ui.kit.axes import log_lines
+from ui.kit.controls import eps_c_slider, parse_delta
+from ui.kit.feedback import input_errors
+from ui.kit.format import or_reason
 
 st.title("Multiple anonymous messages")
 st.caption(MULTI_MESSAGE_HELP)
@@ -28,13 +27,7 @@ shape = c4.radio(
 delta = parse_delta(delta_text, "1e-6")
 
 
-@cached("results", spinner="Computing the curves...")
-def _curves(eps, delta, d, shape):
-    n_grid = np.geomspace(1e3, 1e8, 16).astype(np.int64)
-    return n_grid, error_against_n(eps, delta, d, n_grid, shape)
-
-
-n_grid, curves = _curves(eps, delta, d, shape)
+n_grid, curves = multimessage.curves(eps, delta, d, shape)
 left, right = st.columns(2)
 left.plotly_chart(
     log_lines(

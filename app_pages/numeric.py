@@ -15,11 +15,17 @@ from ldpcore.systems.numeric import (
 from ldpcore.systems.numeric.analysis import EXPLANATION, TABLE_MECHANISMS
 from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
 from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
-from ui import runs_systems as runs
-from ui.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
-from ui.feedback import input_errors
-from ui.figures_systems import estimates_figure, mse_figure, pm_density_figure, worst_case_figure
-from ui.tables import table_sidebar
+from ui.kit.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
+from ui.kit.feedback import input_errors
+from ui.numeric import (
+    comparisons,
+    estimates_figure,
+    mse_figure,
+    pm_density_figure,
+    table_estimate,
+    table_sidebar,
+    worst_case_figure,
+)
 
 EPS_LO = 0.05
 MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the slider's values among them
@@ -42,10 +48,10 @@ with st.sidebar:
     delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
 
 with input_errors():
-    est = runs.table_estimate(data.key, table, mechanism, eps, data.seed)
-    comparisons = runs.comparisons(data.key, table, MSE_GRID)
+    est = table_estimate(data.key, table, mechanism, eps, data.seed)
+    compared = comparisons(data.key, table, MSE_GRID)
     central = shuffled_eps_c(eps, table.n, delta)
-best = comparisons[MSE_GRID.index(eps)].best
+best = compared[MSE_GRID.index(eps)].best
 
 st.caption(
     f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
@@ -114,9 +120,7 @@ with st.expander("Every estimate (means in the data's units)", key="num_rows", o
 
 kind = "numeric" if table.d_numeric else "categorical"
 st.plotly_chart(
-    mse_figure(
-        MSE_GRID, comparisons, TABLE_MECHANISMS, eps, mechanism, (est.numeric_mse or est.frequency_mse)[0], kind
-    ),
+    mse_figure(MSE_GRID, compared, TABLE_MECHANISMS, eps, mechanism, (est.numeric_mse or est.frequency_mse)[0], kind),
     width="stretch",
 )
 

@@ -7,13 +7,14 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError
+from ldpcore.experiment import planner
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
-from ui import plan_view
-from ui.format import short
-from ui.inputs import data_sidebar
-from ui.protocol import eps_c_slider
-from ui.shape_input import SHAPE, shape_sidebar
+from ui import plan
+from ui.kit.controls import eps_c_slider
+from ui.kit.format import short
+from ui.kit.inputs import data_sidebar
+from ui.plan import SHAPE, shape_sidebar
 
 
 def _fit(x: float | None, pattern: str = "{:,.2f}", below: float = 1e4) -> str:
@@ -106,7 +107,7 @@ try:
         delta = float(text) if text else inp.delta
     except ValueError:
         raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
-    table = plan_view.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
+    table = plan.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
 except InputError as exc:
     st.error(str(exc))
     st.stop()
@@ -120,7 +121,7 @@ st.caption(
 dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
 max_side = int(max_side) if max_side.isdigit() else 0
 linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
-records = plan_view.rows(table, dataset, max_side, links=linked)
+records = plan.rows(table, dataset, max_side, links=linked)
 rec = table.recommended
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
@@ -128,8 +129,8 @@ else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
     if linked:
         st.markdown(
-            f"[Simulate it on Reconstruct]({plan_view.link(rec, dataset, max_side)}) · "
-            f"[sweep it on Trade-offs]({plan_view.link(rec, dataset, max_side, 'tradeoffs')}) "
+            f"[Simulate it on Reconstruct]({plan.link(rec, dataset, max_side)}) · "
+            f"[sweep it on Trade-offs]({plan.link(rec, dataset, max_side, 'tradeoffs')}) "
             "(every row's links are in the table)."
         )
     cols = st.columns(6)
@@ -184,31 +185,31 @@ st.dataframe(
         "certified": st.column_config.CheckboxColumn("certified"),
         "top-k recall": st.column_config.NumberColumn(
             "top-k recall",
-            help=f"{plan_view.topk_words(table)}: {plan_view.planner.TOPK_NOTE}.",
+            help=f"{plan.topk_words(table)}: {planner.TOPK_NOTE}.",
         ),
         "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
     },
 )
-st.download_button("Table (CSV)", partial(plan_view.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
+st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
 )
-st.plotly_chart(plan_view.pareto_figure(table), width="stretch")
+st.plotly_chart(plan.pareto_figure(table), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
 if curves.open:  # drawn only while open: each point solves the accountants afresh
     kind = target[0] if target else "rmse"
     top = [r for r in table.rows if r.ranked][:4]
     eps_cs = tuple(float(f"{x:.3g}") for x in np.geomspace(0.05, 10, 14))
-    lines = {f"{r.encoding} / {r.accountant}": plan_view.curve(inp, r, eps_cs, kind) for r in top}
+    lines = {f"{r.encoding} / {r.accountant}": plan.curve(inp, r, eps_cs, kind) for r in top}
     current = eps_c if eps_c is not None else (rec.eps_c if rec else None)
     curves.plotly_chart(
-        plan_view.curves_figure(lines, eps_cs, kind, target[1] if target else None, current), width="stretch"
+        plan.curves_figure(lines, eps_cs, kind, target[1] if target else None, current), width="stretch"
     )
 st.caption(
     "Predicted RMSE is exact for the unbiased estimators (the count sketch's median readout: an approximation); "
-    f"l_inf is the {plan_view.planner.LINF_NOTE}. Top-k recall ({plan_view.topk_words(table)}) is the "
-    f"{plan_view.planner.TOPK_NOTE}. "
+    f"l_inf is the {planner.LINF_NOTE}. Top-k recall ({plan.topk_words(table)}) is the "
+    f"{planner.TOPK_NOTE}. "
     + (
         "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
         "by a link."

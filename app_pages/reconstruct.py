@@ -13,11 +13,11 @@ from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
-from ui import runs, teaching
-from ui.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
-from ui.histogram import histogram_view
-from ui.inputs import data_sidebar
-from ui.protocol import protocol_sidebar
+from ui import reconstruct
+from ui.kit import runs
+from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import protocol_sidebar
 
 st.title("Reconstruct")
 inp = data_sidebar()
@@ -51,11 +51,11 @@ pool = ThreadPoolExecutor(runs.WORKERS)
 try:
     jobs = [
         pool.submit(runs.cell, inp, central_method, spec.eps_c, seed),
-        pool.submit(teaching.local_cell, inp, esa_method, spec.eps_c, seed),
+        pool.submit(reconstruct.local_cell, inp, esa_method, spec.eps_c, seed),
     ]
     if hist.is_image:
         jobs += [
-            pool.submit(teaching.local_png, inp, esa_method, spec.eps_c, seed),
+            pool.submit(reconstruct.local_png, inp, esa_method, spec.eps_c, seed),
             pool.submit(runs.cell_png, inp, central_method, spec.eps_c, seed),
         ]
     esa = runs.cell(inp, esa_method, spec.eps_c, seed)
@@ -195,10 +195,10 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
             column.caption(caption)
 else:
     with shown:
-        histogram_view(
+        reconstruct.histogram_view(
             hist,
             {
-                "ESA reconstruction": (esa.estimate, teaching.bin_std_of(inp, esa_method, spec.eps_c)),
+                "ESA reconstruction": (esa.estimate, reconstruct.bin_std_of(inp, esa_method, spec.eps_c)),
                 f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (alone.estimate, None),
             },
             central=central.estimate,
@@ -252,7 +252,7 @@ st.caption(
 tight_box = st.expander("What the tight accountant buys", key="tight_box", on_change="rerun") if show_tight else None
 if tight_box is not None and tight_box.open:
     tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
-    same = runs.certified_eps_c(inp, spec, p.eps_b, TIGHT)  # what the tight accountant certifies for these reports
+    same = reconstruct.certified_eps_c(inp, spec, p.eps_b, TIGHT)  # what the tight accountant certifies for the reports
     same_reports = (
         same
         if isinstance(same, str)
@@ -276,7 +276,7 @@ if hist.is_image:
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
         errors.image(
-            runs.error_png(inp, esa_method, spec.eps_c, seed),
+            reconstruct.error_png(inp, esa_method, spec.eps_c, seed),
             width="stretch",
             output_format="PNG",
             caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).",
@@ -296,21 +296,21 @@ d1, d2, d3 = st.columns(3)
 # function made in this page would keep all of its variables (the runs' estimates) alive until the next rerun
 d1.download_button(
     "Reconstruction (PNG)",
-    partial(runs.full_png, inp, esa_method, spec.eps_c, seed),
+    partial(reconstruct.full_png, inp, esa_method, spec.eps_c, seed),
     "reconstruction.png",
     "image/png",
     on_click="ignore",
 )
 d2.download_button(
     "Estimate (CSV)",
-    partial(runs.estimate_csv, inp, esa_method, spec.eps_c, seed),
+    partial(reconstruct.estimate_csv, inp, esa_method, spec.eps_c, seed),
     "estimate.csv",
     "text/csv",
     on_click="ignore",
 )
 d3.download_button(
     "Run record (JSON)",
-    partial(runs.record_json, inp, esa_method, spec.eps_c, seed, record),
+    partial(reconstruct.record_json, inp, esa_method, spec.eps_c, seed, record),
     "run.json",
     "application/json",
     on_click="ignore",

@@ -8,9 +8,11 @@ from ldpcore.experiment.compare import cells_on_notion, neighbourings
 from ldpcore.experiment.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ldpcore.privacy.notions import notions_differ
-from ui import runs
-from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, PAPER_EPS, compare_control, protocol_sidebar, taus_control
+from ui import report_table
+from ui.kit import runs
+from ui.kit.controls import EPS_C_GRID, PAPER_EPS
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
 
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
 
@@ -21,12 +23,12 @@ st.caption(
     "as in Table IV of Erlingsson et al. (2020)."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta, eps_c=False, fragments=False)  # rows and columns choose them
+spec, seed = protocol_sidebar(inp.delta, show_eps_c=False, show_tau=False)  # rows and columns choose them
 
 c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect(
     "Rows: eps_c",
-    EPS_GRID,
+    EPS_C_GRID,
     default=list(PAPER_EPS),
     key="table_eps",
     bind="query-params",
@@ -76,7 +78,7 @@ st.caption(f"Title of the exports: {info.title()}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",
-    partial(runs.table_png, inp, methods, sorted(eps_rows), seed, info, notion),
+    partial(report_table.table_png, inp, methods, sorted(eps_rows), seed, info, notion),
     "report_table.png",
     "image/png",
     on_click="ignore",
@@ -86,7 +88,7 @@ e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/m
 e4.download_button("LaTeX", table_latex(cells, info), "report_table.tex", "application/x-tex", on_click="ignore")
 e5.download_button(
     "LaTeX + images (ZIP)",
-    partial(runs.table_zip, inp, methods, sorted(eps_rows), seed, info, notion),
+    partial(report_table.table_zip, inp, methods, sorted(eps_rows), seed, info, notion),
     "report_table.zip",
     "application/zip",
     on_click="ignore",

@@ -12,10 +12,9 @@ from ldpcore.systems.sgd import (
     calibrate,
     nonprivate_config,
 )
-from ui import runs_systems as runs
-from ui.controls import delta_slider, eps_slider, noted_metric, seed_input
-from ui.feedback import input_errors
-from ui.figures_systems import accuracy_figure, composition_figure
+from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
+from ui.kit.feedback import input_errors
+from ui.sgd import accuracy_figure, composition_figure, dataset, training
 
 TARGETS = ("eps_c", "eps_l")
 
@@ -81,13 +80,13 @@ with st.sidebar:
     delta = delta_slider("central delta", "sgd_delta")
 
 with input_errors():
-    data = runs.dataset(n, p, classes, separation, seed)
+    data = dataset(n, p, classes, separation, seed)
     config = SGDConfig(mechanism=mechanism, eps=eps, loss=loss, epochs=epochs, batch_size=batch, lr=lr, delta=delta)
     if target == "eps_c":  # eps is the central target: the largest eps_l per report that certifies it
         config, _ = calibrate(config, n, eps)
     data_key = f"{n}:{p}:{classes}:{separation}:{seed}"
-    result = runs.training(data_key, data, config.as_dict(), seed)
-    baseline = runs.training(data_key, data, nonprivate_config(config).as_dict(), seed)  # shared across eps and delta
+    result = training(data_key, data, config.as_dict(), seed)
+    baseline = training(data_key, data, nonprivate_config(config).as_dict(), seed)  # shared across eps and delta
 acc = result.accounting
 
 st.caption(

@@ -7,11 +7,12 @@ import streamlit as st
 
 from ldpcore.experiment.run import paper_methods
 from ldpcore.privacy.notions import notions_differ
-from ui import runs
-from ui.chart_export import export_menu
-from ui.figures import neighbouring_of, tradeoff_figures, values_at
-from ui.inputs import data_sidebar
-from ui.protocol import EPS_GRID, compare_control, protocol_sidebar, taus_control
+from ui.kit import runs
+from ui.kit.chart_export import export_menu
+from ui.kit.controls import EPS_C_GRID
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
+from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
 
 st.title("Trade-offs")
 st.caption(
@@ -22,12 +23,12 @@ st.caption(
     "does not certify that eps_c."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta, fragments=False)  # the tau columns choose tau
+spec, seed = protocol_sidebar(inp.delta, show_tau=False)  # the tau columns choose tau
 
 c1, c2, c3 = st.columns([2, 1, 2])
 lo, hi = c1.select_slider(
     "Sweep eps_c from / to",
-    options=EPS_GRID,
+    options=EPS_C_GRID,
     value=(0.05, 2.0),
     key="sweep_range",
     bind="query-params",
@@ -56,7 +57,7 @@ notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
 eps_fine = np.geomspace(lo, hi, max(12, math.ceil(24 * math.log10(hi / lo)) + 1)) if hi > lo else np.array([lo])
-curves = {m.label: runs.curve(inp, m, eps_fine) for m in methods}
+curves = {m.label: curve(inp, m, eps_fine) for m in methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
 slots = [st.empty() for _ in range(3)]
@@ -80,7 +81,7 @@ for slot, name, fig in zip(
         export_menu(fig, name)
 
 st.subheader(f"The plotted values at ε_c = {spec.eps_c:g}")
-at = {m.label: runs.curve(inp, m, [spec.eps_c])[0] for m in methods}
+at = {m.label: curve(inp, m, [spec.eps_c])[0] for m in methods}
 st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"

@@ -12,7 +12,7 @@ from ldpcore.data.loaders import load_dataset
 from ldpcore.experiment.run import analytic, paper_methods
 from ldpcore.experiment.spec import ProtocolSpec
 from ldpcore.privacy.notions import on_notion
-from ui.format import exact, short
+from ui.kit.format import exact, short
 
 
 def _metrics(at) -> dict:
@@ -139,7 +139,7 @@ def test_longitudinal_names_periods_t_and_clips_the_band():
     assert_clean(at)
     assert "T = 64 periods" in " ".join(c.value for c in at.caption)
     assert at.get("plotly_chart")
-    from ui.figures_systems import running_counts_figure
+    from ui.longitudinal import running_counts_figure
 
     band = running_counts_figure(np.array([5.0, 1.0]), np.array([4.0, 0.5]), np.array([3.0, 3.0])).data[0]
     assert min(band.y) == 0 and max(band.y) == 10.0

@@ -1,5 +1,7 @@
-"""Streamlit helpers shared by the pages (app_pages/, listed in ui/registry.py): widgets -> ldpcore inputs,
-cached calls, figures.
+"""The dashboard's Streamlit layer, organised by page: `ui.kit` holds what several pages share (URL-bound
+controls, the data and protocol sidebars, the shared caches and runs, the error helper, formatting, axes and
+colours, chart export), and one module per page (`ui.reconstruct`, `ui.tradeoffs`, `ui.plan`, `ui.adversary`,
+...) holds that page's cached calls and figures. The page scripts are in app_pages/, listed in ui/registry.py.
 
 No privacy or estimation logic lives here; everything is computed by ldpcore.
 """

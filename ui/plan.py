@@ -1,5 +1,10 @@
-"""The Plan page's cached planner calls, table rows, row links and figures. No privacy logic: every number
-is an attribute of ldpcore's PlanTable / PlanRow."""
+"""The Plan page's views: the shape input without data (n respondents spread over d values by a uniform, Zipf or
+geometric shape; ldpcore.experiment.planner.Shape), the cached planner calls, the table's rows and row links,
+and the figures. No privacy logic: every number is an attribute of ldpcore's PlanTable / PlanRow.
+
+A shape's URL value the controls cannot take as given (not a number, not a whole number, not a shape's name)
+shows one st.warning naming the parameter and the value used instead; a number out of range shows one st.error
+naming the field and its range."""
 
 from __future__ import annotations
 
@@ -10,13 +15,23 @@ from urllib.parse import urlencode
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+import streamlit as st
 
 from ldpcore.data.loaders import Histogram
+from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planner
-from ui.cache import cached
+from ldpcore.experiment.planner import Shape, scaled_counts
+from ldpcore.experiment.spec import default_delta
+from ui.kit.axes import COLORS
+from ui.kit.cache import cached
+from ui.kit.feedback import input_errors
+from ui.kit.inputs import Input
 
-COLORS = qualitative.Plotly
+SHAPE = "shape"  # the Plan page's source option for this input
+KINDS = ("uniform", "zipf", "geometric")
+PARAMETERS = {"zipf": ("Zipf exponent s", "zipf_s", 1.1), "geometric": ("Geometric ratio r", "geometric_r", 0.99)}
+MAX_D = 10_000_000  # bins of a shape (the largest bundled input, Map, has 2.8 million)
+DEFAULTS = {"n": 10_000_000, "d": 5_000}
 UNITS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE", "linf": "expected l_inf error"}
 
 
@@ -46,7 +61,7 @@ def _table(
     return planner.plan_table(_hist.counts, eps_c, delta, **kw)
 
 
-def table(inp, solve: str, eps_c: float, target, delta, notion, encodings, max_messages, max_bits):
+def table(inp: Input, solve: str, eps_c: float, target, delta, notion, encodings, max_messages, max_bits):
     """The planner's table for the page's settings, cached on the input's key and the settings."""
     return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
 
@@ -56,7 +71,7 @@ def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_c
     return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params)
 
 
-def curve(inp, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
+def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
     return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
 
 
@@ -211,3 +226,55 @@ def curves_figure(curves: dict, eps_cs, kind: str, target: float | None, current
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return fig
+
+
+@cached("data", spinner="Spreading n over the shape...")
+def _histogram(kind: str, parameter: float | None, n: int, d: int) -> Histogram:
+    shape = Shape(kind, parameter)
+    return Histogram(scaled_counts(shape.weights(d), n), f"{shape} (n={n:,}, d={d:,})")
+
+
+def _taken(text: str | None, value) -> bool:
+    """Whether the URL's text (None: not in the URL) is the value the control holds."""
+    try:
+        return text is None or float(text) == float(value)
+    except ValueError:
+        return False
+
+
+def shape_sidebar() -> Input:
+    """Draw the shape controls in the sidebar; the Input of n respondents spread over d values by the shape
+    (whole counts by largest remainders, delta about 1/(10 n)). Bad input: one st.error, and the page stops."""
+    raw = {key: st.query_params.get(key) for key in ("n", "d", SHAPE, *(p[1] for p in PARAMETERS.values()))}
+    bad = []  # (key, what it should be, the value used) where the control did not take the URL's value as given
+    with st.sidebar:
+        st.header("Shape without data")
+        values = {}
+        for key, label in (("n", "Respondents n"), ("d", "Domain size d (values)")):
+            values[key] = st.number_input(label, value=DEFAULTS[key], step=1, key=key, bind="query-params")
+            if not _taken(raw[key], values[key]):
+                bad.append((key, "a whole number", f"{values[key]:,}"))
+        kind = st.selectbox(
+            "Shape",
+            KINDS,
+            index=1,
+            key=SHAPE,
+            bind="query-params",
+            help="uniform: every value equally likely; zipf: the i-th value in proportion to i^-s; geometric: in "
+            "proportion to r^i.",
+        )
+        if raw[SHAPE] not in (None, kind):
+            bad.append((SHAPE, f"one of {', '.join(KINDS)}", kind))
+        parameter = None
+        if kind in PARAMETERS:
+            label, key, default = PARAMETERS[kind]
+            parameter = float(st.number_input(label, value=default, format="%g", key=key, bind="query-params"))
+            if not _taken(raw[key], parameter):
+                bad.append((key, "a number", f"{parameter:g}"))
+        for key, what, used in bad:
+            st.warning(f"The URL's {key}={raw[key]!r} is not {what}: using {key} = {used}.")
+    with input_errors():
+        n = check_n(values["n"])
+        d = check_whole(values["d"], 2, "the domain size d", MAX_D)
+        hist = _histogram(kind, parameter, n, d)
+    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n))

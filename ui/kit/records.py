@@ -15,8 +15,8 @@ from ldpcore.data import ingest
 from ldpcore.data.ingest import IngestReport
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
-from ui.cache import cached
-from ui.feedback import input_errors
+from ui.kit.cache import cached
+from ui.kit.feedback import input_errors
 
 RECORDS, POINTS = "records", "points"  # the data choices (short: a bound selectbox writes them into the URL)
 SAMPLES = tuple(ingest.SAMPLES)  # the bundled samples (app-events: records, city-points: points)

@@ -10,9 +10,9 @@ import streamlit as st
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, is_csv, load_dataset, load_upload
 from ldpcore.experiment.spec import default_delta
-from ui.cache import cached
-from ui.feedback import input_errors
-from ui.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
+from ui.kit.cache import cached
+from ui.kit.feedback import input_errors
+from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
 SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}

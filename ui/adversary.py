@@ -1,5 +1,7 @@
-"""Plotly figures of the Adversary page: an attack's trade-off curve against the region its certified (eps, delta)
-allows, the lower and upper bounds of every observer side by side, and the guess demonstration on an image."""
+"""The Adversary page's views: cached calls into ldpcore's empirical audits (ldpcore.experiment.audit), keyed
+on the data's key, the spec, the observer, the trials, the confidence and the seed, with a progress bar while an
+audit runs; and the figures: an attack's trade-off curve against the region its certified (eps, delta) allows,
+the lower and upper bounds of every observer side by side, and the guess demonstration on an image."""
 
 from __future__ import annotations
 
@@ -7,10 +9,17 @@ import base64
 
 import numpy as np
 import plotly.graph_objects as go
+import streamlit as st
 
-from ldpcore.experiment.audit import ObserverAudit, dp_tradeoff
-from ui.axes import COLORS
+from ldpcore.data.loaders import Histogram
+from ldpcore.errors import InputError
+from ldpcore.experiment.audit import AuditReport, Demonstration, ObserverAudit, demonstrate, dp_tradeoff, run_audit
+from ldpcore.experiment.spec import ProtocolSpec, plan
+from ui.kit.axes import COLORS
+from ui.kit.cache import cached
+from ui.kit.inputs import Input
 
+SPEC_FIELDS = ("eps_c", "eps_l", "delta", "encoding", "tau", "accountant", "params", "eps_f_rule", "eps_f")
 FPR_GRID = np.unique(np.concatenate([np.logspace(-12, 0, 600), np.linspace(0, 1, 201)]))
 
 
@@ -150,3 +159,52 @@ def guess_figure(png: bytes, shape: tuple[int, int], marks: list[tuple[str, int,
     fig.update_yaxes(range=[height, 0], showgrid=False, zeroline=False, scaleanchor="x")
     fig.update_layout(height=460, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"))
     return fig
+
+
+@cached("results")
+def _audit(
+    input_key: str, _hist: Histogram, spec: dict, observer: str, trials: int, confidence: float, seed: int, _progress
+) -> AuditReport:
+    s = ProtocolSpec(**spec)
+    return run_audit(
+        data=_hist,
+        observer=observer,
+        trials=trials,
+        confidence=confidence,
+        seed=seed,
+        progress=_progress,
+        **{k: getattr(s, k) for k in SPEC_FIELDS},
+    )
+
+
+def audit(
+    inp: Input, spec: ProtocolSpec, observer: str, trials: int, confidence: float, seed: int
+) -> AuditReport | str:
+    """The audit of the protocol on the input (or the one-sentence reason it cannot run), cached; a progress bar
+    counts the observers attacked while it runs."""
+    bar = st.progress(0.0, text=f"Attacking: {trials:,} trials per hypothesis and observer...")
+
+    def progress(done: int, total: int) -> None:
+        step = "the guessing risk" if done == total else f"observer {done} of {total - 1}"
+        bar.progress(done / total, text=f"Attacking: {step} done")
+
+    try:
+        return _audit(inp.key, inp.hist, spec.as_dict(), observer, int(trials), float(confidence), int(seed), progress)
+    except InputError as exc:
+        return str(exc)
+    finally:
+        bar.empty()
+
+
+@cached("results", spinner="Following one respondent...")
+def _demonstration(input_key: str, _hist: Histogram, spec: dict, draw: int) -> Demonstration:
+    p = plan(ProtocolSpec(**spec), _hist.n, _hist.d)
+    return demonstrate(p, _hist.counts, np.random.default_rng(draw))
+
+
+def demonstration(inp: Input, spec: ProtocolSpec, draw: int) -> Demonstration | str:
+    """One respondent drawn from the data with seed `draw`: their report and each observer's guess, cached."""
+    try:
+        return _demonstration(inp.key, inp.hist, spec.as_dict(), int(draw))
+    except InputError as exc:
+        return str(exc)
