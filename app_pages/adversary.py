@@ -25,7 +25,7 @@ st.caption(
     "from one attack is not a proof of privacy; a lower bound above a certified bound would be a bug."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta)
+spec, seed, _ = protocol_sidebar(inp.delta)
 hist = inp.hist
 
 c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
@@ -184,7 +184,7 @@ if isinstance(demo, str):
 def label(v):
     if v is None:
         return "no guess"
-    if hist.is_image:
+    if hist.shape is not None:  # an image: v is a pixel
         row, col = divmod(int(v), hist.shape[1])
         return f"pixel ({col}, {row})"
     return str(hist.labels[v]) if hist.labels is not None else f"value {v}"
@@ -228,7 +228,7 @@ st.dataframe(
     hide_index=True,
     width="stretch",
 )
-if hist.is_image:
+if hist.shape is not None:  # an image: the guesses as marks on it
     marks = [("true pixel", demo.value, "circle-open")] + [
         (f"{v.observer}'s guess", v.guess, "x") for v in demo.views if v.guess is not None
     ]

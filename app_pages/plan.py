@@ -6,12 +6,12 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ldpcore.errors import InputError
 from ldpcore.experiment import planner
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import plan
-from ui.kit.controls import eps_c_slider
+from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
+from ui.kit.feedback import input_errors
 from ui.kit.format import short
 from ui.kit.inputs import data_sidebar
 from ui.plan import SHAPE, shape_sidebar
@@ -73,13 +73,7 @@ with st.sidebar:
             format="%g",
         )
         target = (kind, float(value))
-    delta_text = st.text_input(
-        "Central delta",
-        key="delta",
-        bind="query-params",
-        placeholder=f"{inp.delta:g} (default for this data)",
-        help="Leave empty for the paper's delta of the bundled dataset (uploads: about 1/(10 n)).",
-    )
+    delta_text = central_delta_input(inp.delta)
     notion = st.radio(
         "eps_c neighbouring notion",
         ["replacement", "native"],
@@ -101,16 +95,9 @@ with st.sidebar:
         "At most bits per respondent (0: no limit)", min_value=0.0, value=0.0, key="max_bits", bind="query-params"
     )
 
-try:
-    text = delta_text.strip()
-    try:
-        delta = float(text) if text else inp.delta
-    except ValueError:
-        raise InputError(f"delta must be a number such as 1e-8 (got {text!r}).") from None
+with input_errors():
+    delta = delta_or_default(delta_text, inp.delta)
     table = plan.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
-except InputError as exc:
-    st.error(str(exc))
-    st.stop()
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
 st.caption(
@@ -118,8 +105,8 @@ st.caption(
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
     + "."
 )
-dataset, _, max_side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
-max_side = int(max_side) if max_side.isdigit() else 0
+dataset, _, side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
+max_side = int(side) if side.isdigit() else 0
 linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
 records = plan.rows(table, dataset, max_side, links=linked)
 rec = table.recommended

@@ -24,7 +24,7 @@ inp = data_sidebar()
 hist = inp.hist
 head = st.container()  # the data's caption, filled once the spec is known
 control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
-spec, seed = protocol_sidebar(inp.delta, eps_c_container=control)
+spec, seed, eps_c = protocol_sidebar(inp.delta, eps_c_container=control)
 shown = st.container()  # the three reconstructions (or the histogram view)
 *costs, switch = st.columns([1, 1, 1, 1.4])  # messages, RMSE, largest error, and the notion of the epsilons
 native = ENCODINGS[spec.encoding].neighbouring
@@ -49,30 +49,38 @@ esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spe
 # run: two threads make them meanwhile (numpy releases the GIL while drawing), into the same shared caches
 pool = ThreadPoolExecutor(runs.WORKERS)
 try:
-    jobs = [
-        pool.submit(runs.cell, inp, central_method, spec.eps_c, seed),
-        pool.submit(reconstruct.local_cell, inp, esa_method, spec.eps_c, seed),
+    cells = [
+        pool.submit(runs.cell, inp, central_method, eps_c, seed),
+        pool.submit(reconstruct.local_cell, inp, esa_method, eps_c, seed),
     ]
-    if hist.is_image:
-        jobs += [
-            pool.submit(reconstruct.local_png, inp, esa_method, spec.eps_c, seed),
-            pool.submit(runs.cell_png, inp, central_method, spec.eps_c, seed),
+    pictures = (
+        [
+            pool.submit(reconstruct.local_png, inp, esa_method, eps_c, seed),
+            pool.submit(runs.cell_png, inp, central_method, eps_c, seed),
         ]
-    esa = runs.cell(inp, esa_method, spec.eps_c, seed)
+        if hist.is_image
+        else []
+    )
+    esa = runs.cell(inp, esa_method, eps_c, seed)
     if esa.error:
         st.error(esa.error)
         st.stop()
-    if hist.is_image:  # at display resolution; the downloads below are at the input's
-        pngs = (
+    pngs = (  # images at display resolution; the downloads below are at the input's
+        (
             runs.original_png(inp),
-            jobs[2].result(),
-            runs.cell_png(inp, esa_method, spec.eps_c, seed),
-            jobs[3].result(),
+            pictures[0].result(),
+            runs.cell_png(inp, esa_method, eps_c, seed),
+            pictures[1].result(),
         )
-    central, alone = jobs[0].result(), jobs[1].result()
+        if hist.is_image
+        else ()
+    )
+    central, alone = cells[0].result(), cells[1].result()
 finally:
     pool.shutdown(wait=False, cancel_futures=True)  # after st.stop: what runs finishes into the caches
-p, m = esa.plan, esa.metrics
+p, m = runs.plan_of(esa), runs.ran(esa).metrics
+central_run = runs.ran(central)
+alone_run = None if alone.error else runs.ran(alone)
 encoding = ENCODINGS[spec.encoding]
 TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
@@ -80,7 +88,7 @@ unit = error_unit(hist.is_image)
 
 head.caption(
     f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
-    + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.is_image else "")
+    + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.shape is not None else "")
     + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
 
@@ -172,21 +180,21 @@ def _draw(columns, rows) -> None:
 n_party = 3 if not one_number else 2
 _draw(party, metrics[:n_party])
 
-alone_eps = on_notion(spec.eps_c, native, notion)
-central_eps = on_notion(spec.eps_c, "removal", notion)
+alone_eps = on_notion(eps_c, native, notion)
+central_eps = on_notion(eps_c, "removal", notion)
 if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     columns = shown.columns(4)
     captions = (
         "Original",
         (
-            f"No shuffler, ε_l = {short(alone_eps.eps)}: RMSE {short(alone.metrics['rmse'])}"
-            if alone.error is None
+            f"No shuffler, ε_l = {short(alone_eps.eps)}: RMSE {short(alone_run.metrics['rmse'])}"
+            if alone_run is not None
             else alone.error
         ),
         f"ESA, shuffled: RMSE {short(m['rmse'])}",
         "Central Gaussian, no LDP"
         + (f" (ε_c = {short(central_eps.eps)} under replacement)" if central_eps.converted else "")
-        + f": RMSE {short(central.metrics['rmse'])}",
+        + f": RMSE {short(central_run.metrics['rmse'])}",
     )
     for column, png, caption in zip(columns, pngs, captions):
         if png is not None:
@@ -198,7 +206,7 @@ else:
         reconstruct.histogram_view(
             hist,
             {
-                "ESA reconstruction": (esa.estimate, reconstruct.bin_std_of(inp, esa_method, spec.eps_c)),
+                "ESA reconstruction": (esa.estimate, reconstruct.bin_std_of(inp, esa_method, eps_c)),
                 f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (alone.estimate, None),
             },
             central=central.estimate,
@@ -210,12 +218,13 @@ for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
 for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
     st.info(note)
-if alone.error is None and alone.privacy["note"]:
-    st.caption(f"No-shuffler image: {alone.privacy['note']}.")
+if alone_run is not None and alone_run.privacy["note"]:
+    st.caption(f"No-shuffler image: {alone_run.privacy['note']}.")
 
 if p.certified:
     guarantee = f"Certified central ε_c = {p.eps_c:.4g} by {p.amplification.citation}."
 else:
+    assert p.eps_c_range is not None and p.eps_c_whole_report is not None, "plan() sets both where eps_c is uncertified"
     low, high = p.eps_c_range
     st.warning(
         f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
@@ -228,8 +237,8 @@ else:
 extra = []
 if p.hash_range is not None:
     extra.append(f"hash range g = {p.hash_range:,}")
-if p.fake_reports is not None:
-    users = p.eps_vs_server_and_respondents
+users = p.eps_vs_server_and_respondents  # with fake reports (MURS): the blanket bound against the respondents
+if p.fake_reports is not None and users is not None:
     extra.append(
         f"{p.fake_reports:,} fake reports; ε vs the server + all other respondents = "
         + (short(users.value) if users.valid else "∞ (too few fakes for the blanket bound)")
@@ -244,14 +253,14 @@ st.caption(
     f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {short(m['rmse_raw'])} {unit} "
     f"({analytic}); largest error {short(m['linf'])}; total variation {m['tv']:.4f}"
     + (f"; PSNR {m['psnr']:.2f} dB" if "psnr" in m else "")
-    + f". Central baseline: analytic Gaussian, σ = {short(central.privacy['sigma'])}."
+    + f". Central baseline: analytic Gaussian, σ = {short(central_run.privacy['sigma'])}."
 )
 
 # the tight accountant's comparison costs a second run and two exact solves (seconds at n = 1e7): made only while
 # its expander is open, as the error map below
 tight_box = st.expander("What the tight accountant buys", key="tight_box", on_change="rerun") if show_tight else None
 if tight_box is not None and tight_box.open:
-    tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), spec.eps_c, seed)
+    tight = runs.cell(inp, Method("ESA, tight accountant", replace(spec, accountant=TIGHT)), eps_c, seed)
     same = reconstruct.certified_eps_c(inp, spec, p.eps_b, TIGHT)  # what the tight accountant certifies for the reports
     same_reports = (
         same
@@ -265,9 +274,9 @@ if tight_box is not None and tight_box.open:
         st.markdown(
             tight.error
             or (
-                f"- **Same ε_c = {spec.eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
-                f"ε_l = **{fmt(tight.plan.eps_l_inf)}** instead of {fmt(p.eps_l_inf)}, "
-                f"for an RMSE of **{fmt(tight.metrics['rmse'])}** instead of {fmt(m['rmse'])} {unit} (same seed).\n"
+                f"- **Same ε_c = {eps_c:g}**: the exact privacy curve of shuffled binary RR allows "
+                f"ε_l = **{fmt(runs.plan_of(tight).eps_l_inf)}** instead of {fmt(p.eps_l_inf)}, for an RMSE of "
+                f"**{fmt(runs.ran(tight).metrics['rmse'])}** instead of {fmt(m['rmse'])} {unit} (same seed).\n"
                 + same_reports
             )
         )
@@ -276,41 +285,41 @@ if hist.is_image:
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
         errors.image(
-            reconstruct.error_png(inp, esa_method, spec.eps_c, seed),
+            reconstruct.error_png(inp, esa_method, eps_c, seed),
             width="stretch",
             output_format="PNG",
             caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).",
         )
 
 record = {
-    **esa.privacy,
-    **esa.metrics,
+    **runs.ran(esa).privacy,
+    **m,
     "input": hist.name,
     "seed": seed,
     "spec": spec.as_dict(),
-    "central": {**central.privacy, **central.metrics},
-    "without_shuffler": None if alone.error else {**alone.privacy, **alone.metrics},
+    "central": {**central_run.privacy, **central_run.metrics},
+    "without_shuffler": None if alone_run is None else {**alone_run.privacy, **alone_run.metrics},
 }
 d1, d2, d3 = st.columns(3)
 # files are made only when a button is clicked, by functions that hold the view's settings, not its results: a
 # function made in this page would keep all of its variables (the runs' estimates) alive until the next rerun
 d1.download_button(
     "Reconstruction (PNG)",
-    partial(reconstruct.full_png, inp, esa_method, spec.eps_c, seed),
+    partial(reconstruct.full_png, inp, esa_method, eps_c, seed),
     "reconstruction.png",
     "image/png",
     on_click="ignore",
 )
 d2.download_button(
     "Estimate (CSV)",
-    partial(reconstruct.estimate_csv, inp, esa_method, spec.eps_c, seed),
+    partial(reconstruct.estimate_csv, inp, esa_method, eps_c, seed),
     "estimate.csv",
     "text/csv",
     on_click="ignore",
 )
 d3.download_button(
     "Run record (JSON)",
-    partial(reconstruct.record_json, inp, esa_method, spec.eps_c, seed, record),
+    partial(reconstruct.record_json, inp, esa_method, eps_c, seed, record),
     "run.json",
     "application/json",
     on_click="ignore",

@@ -23,7 +23,7 @@ st.caption(
     "as in Table IV of Erlingsson et al. (2020)."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta, show_eps_c=False, show_tau=False)  # rows and columns choose them
+spec, seed, _ = protocol_sidebar(inp.delta, show_eps_c=False, show_tau=False)  # rows and columns choose them
 
 c1, c2, c3 = st.columns([3, 2, 1])
 eps_rows = c1.multiselect(
@@ -68,12 +68,13 @@ for i in range(0, len(cells), len(methods)):
     line = st.columns([1] + [3] * len(methods))
     line[0].markdown(f"**{rows[i]['eps_c']}**")
     for col, m, c, r in zip(line[1:], methods, cells[i : i + len(methods)], rows[i : i + len(methods)]):
-        if c.error is None:
-            col.image(runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB), width="stretch", output_format="PNG")
+        png = None if c.error else runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB)
+        if png is not None:
+            col.image(png, width="stretch", output_format="PNG")
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")
-info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant)
+info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant_name)
 st.caption(f"Title of the exports: {info.title()}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(

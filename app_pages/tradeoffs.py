@@ -23,7 +23,7 @@ st.caption(
     "does not certify that eps_c."
 )
 inp = data_sidebar()
-spec, seed = protocol_sidebar(inp.delta, show_tau=False)  # the tau columns choose tau
+spec, seed, eps_c = protocol_sidebar(inp.delta, show_tau=False)  # the tau columns choose tau
 
 c1, c2, c3 = st.columns([2, 1, 2])
 lo, hi = c1.select_slider(
@@ -61,7 +61,7 @@ curves = {m.label: curve(inp, m, eps_fine) for m in methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
 slots = [st.empty() for _ in range(3)]
-for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, spec.eps_c, notion)):
+for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, eps_c, notion)):
     slot.plotly_chart(fig, width="stretch")
 with bar_slot.container():
     measured = runs.grid(inp, methods, eps_measured, seed, "Measuring the points")
@@ -74,14 +74,14 @@ if undefined:
 for slot, name, fig in zip(
     slots,
     ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
-    tradeoff_figures(methods, measured, curves, spec.eps_c, notion),
+    tradeoff_figures(methods, measured, curves, eps_c, notion),
 ):
     with slot.container():
         st.plotly_chart(fig, width="stretch", key=name)
         export_menu(fig, name)
 
-st.subheader(f"The plotted values at ε_c = {spec.eps_c:g}")
-at = {m.label: curve(inp, m, [spec.eps_c])[0] for m in methods}
+st.subheader(f"The plotted values at ε_c = {eps_c:g}")
+at = {m.label: curve(inp, m, [eps_c])[0] for m in methods}
 st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"

@@ -23,26 +23,33 @@ SPEC_FIELDS = ("eps_c", "eps_l", "delta", "encoding", "tau", "accountant", "para
 FPR_GRID = np.unique(np.concatenate([np.logspace(-12, 0, 600), np.linspace(0, 1, 201)]))
 
 
+def _certified_regions(o: ObserverAudit) -> list[tuple[str, float, float]]:
+    """(name, eps, delta) of the certified bounds an attack figure shades: the observer's headline bound, then the
+    tightest valid one where it is another."""
+    upper = o.eps_upper
+    shown = [(upper.name, upper.eps, upper.delta)] if upper.valid and upper.eps is not None else []
+    valid = [(c.name, c.eps, c.delta) for c in o.certified if c.valid and c.eps is not None]
+    tightest = min(valid, key=lambda c: c[1], default=None)
+    if tightest is not None and tightest[0] not in [name for name, _, _ in shown]:
+        shown.append(tightest)
+    return shown
+
+
 def attack_figure(o: ObserverAudit, log_axes: bool = True) -> go.Figure:
     """False negative against false positive rate: the region the certified (eps, delta) forbids (shaded), the
     exact curve of the audited pair where known, the attack's measured curve and its chosen test."""
     fig = go.Figure()
     delta = o.bound.delta
-    valid = [c for c in o.certified if c.valid and c.eps is not None]
-    shown = [o.eps_upper] if o.eps_upper.valid and o.eps_upper.eps is not None else []
-    tightest = min(valid, key=lambda c: c.eps, default=None)
-    if tightest is not None and tightest.name not in [c.name for c in shown]:
-        shown.append(tightest)
-    for i, c in enumerate(shown):
+    for i, (name, eps, eps_delta) in enumerate(_certified_regions(o)):
         fig.add_trace(
             go.Scatter(
                 x=FPR_GRID,
-                y=dp_tradeoff(c.eps, c.delta, FPR_GRID),
+                y=dp_tradeoff(eps, eps_delta, FPR_GRID),
                 mode="lines",
                 fill="tozeroy" if i == 0 else None,
                 fillcolor="rgba(214, 39, 40, 0.12)",
                 line=dict(color="#d62728", dash=None if i == 0 else "dash"),
-                name=f"certified {c.name}: eps = {c.eps:.4g}" + (f", delta = {c.delta:g}" if c.delta else "")
+                name=f"certified {name}: eps = {eps:.4g}" + (f", delta = {eps_delta:g}" if eps_delta else "")
                 + (" (shaded: no test can get here)" if i == 0 else ""),
             )
         )  # fmt: skip
@@ -86,13 +93,18 @@ def attack_figure(o: ObserverAudit, log_axes: bool = True) -> go.Figure:
         margin=dict(l=10, r=10, t=50, b=10),
         legend=dict(orientation="h", yanchor="top", y=-0.18),
     )
+    _rate_axes(fig, log_axes)
+    return fig
+
+
+def _rate_axes(fig: go.Figure, log_axes: bool) -> None:
+    """Both error rates on log axes down to 10^-7 (where a strong attack's errors are), or linear from 0 to 1."""
     if log_axes:
         fig.update_xaxes(type="log", range=[-7, 0.05], exponentformat="power")
         fig.update_yaxes(type="log", range=[-7, 0.05], exponentformat="power")
     else:
         fig.update_xaxes(range=[0, 1])
         fig.update_yaxes(range=[0, 1])
-    return fig
 
 
 def bounds_figure(observers: list[ObserverAudit]) -> go.Figure:

@@ -53,7 +53,8 @@ def _upload(digest: str, name: str, _data: bytes, categorical: tuple[str, ...]) 
 
 def table_sidebar() -> Table:
     """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
-    upload = None
+    upload: tuple | None = None
+    categorical: list[str] = []
     main = st.container()  # where an unreadable upload is reported, as every other error: not in the sidebar
     with st.sidebar:
         st.header("Data")
@@ -68,50 +69,9 @@ def table_sidebar() -> Table:
             )
         )
         if source != UPLOAD:
-            n = int(
-                st.number_input(
-                    "n (respondents)",
-                    min_value=100,
-                    max_value=1_000_000,
-                    value=100_000,
-                    step=10_000,
-                    key="num_n",
-                    bind="query-params",
-                )
-            )
-            d = int(
-                st.number_input(
-                    "d (attributes)",
-                    min_value=1,
-                    max_value=64,
-                    value=16,
-                    key="num_d",
-                    bind="query-params",
-                    help="The paper uses d = 16.",
-                )
-            )
+            n, d = _size_controls()
         else:
-            f = st.file_uploader(
-                "Table CSV",
-                type=["csv", "txt"],
-                help="Numeric and categorical columns under a header; one row per respondent.",
-            )
-            if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
-                data = f.getvalue()  # hashed once per upload, not on every rerun
-                st.session_state["num_upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
-            upload = st.session_state.get("num_upload")
-            if upload is not None:
-                with input_errors(where=main):
-                    header, text_columns = _columns(upload[3], upload[1], upload[2])
-                categorical = st.multiselect(
-                    "Categorical columns",
-                    header,
-                    default=text_columns,
-                    key="num_categorical",
-                    bind="query-params",
-                    help="Columns holding categories (estimated as frequencies through OUE); "
-                    "the others must hold numbers.",
-                )
+            upload, categorical = _upload_controls(main)
         seed = seed_input("num_seed")
     with input_errors():
         if source != UPLOAD:
@@ -122,6 +82,61 @@ def table_sidebar() -> Table:
             st.stop()
         _, name, data, digest = upload
         return Table(_upload(digest, name, data, tuple(categorical)), f"upload:{digest}:{','.join(categorical)}", seed)
+
+
+def _size_controls() -> tuple[int, int]:
+    """The synthetic table's respondents n and attributes d, bound to the URL."""
+    n = int(
+        st.number_input(
+            "n (respondents)",
+            min_value=100,
+            max_value=1_000_000,
+            value=100_000,
+            step=10_000,
+            key="num_n",
+            bind="query-params",
+        )
+    )
+    d = int(
+        st.number_input(
+            "d (attributes)",
+            min_value=1,
+            max_value=64,
+            value=16,
+            key="num_d",
+            bind="query-params",
+            help="The paper uses d = 16.",
+        )
+    )
+    return n, d
+
+
+def _upload_controls(main) -> tuple[tuple | None, list[str]]:
+    """The table CSV uploader (the file kept in the session: id, name, bytes, digest) and, once a file is there,
+    its categorical columns (the text columns by default, bound to the URL). An unreadable file: one st.error in
+    main, and the page stops."""
+    f = st.file_uploader(
+        "Table CSV",
+        type=["csv", "txt"],
+        help="Numeric and categorical columns under a header; one row per respondent.",
+    )
+    if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
+        data = f.getvalue()  # hashed once per upload, not on every rerun
+        st.session_state["num_upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
+    upload = st.session_state.get("num_upload")
+    if upload is None:
+        return None, []
+    with input_errors(where=main):
+        header, text_columns = _columns(upload[3], upload[1], upload[2])
+    categorical = st.multiselect(
+        "Categorical columns",
+        header,
+        default=text_columns,
+        key="num_categorical",
+        bind="query-params",
+        help="Columns holding categories (estimated as frequencies through OUE); the others must hold numbers.",
+    )
+    return upload, categorical
 
 
 @cached("results", spinner="Simulating the reports...")

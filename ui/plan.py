@@ -40,8 +40,8 @@ def _table(
     input_key: str,
     _hist: Histogram,
     solve: str,
-    eps_c: float,
-    target: tuple | None,
+    eps_c: float | None,
+    target: tuple[str, float] | None,
     delta: float,
     notion: str,
     encodings: tuple,
@@ -54,15 +54,27 @@ def _table(
         constraints=planner.Constraints(max_messages, max_bits),
         name=_hist.name,
     )
-    if solve == "eps_c":
+    if solve == "eps_c" and target is not None:
         return planner.solve_eps_c(_hist.counts, planner.Target(*target), delta, **kw)
-    if solve == "n":
+    assert eps_c is not None, "eps_c is chosen on the page unless it is solved for"
+    if solve == "n" and target is not None:
         return planner.solve_n(_hist.counts, eps_c, planner.Target(*target), delta, **kw)
     return planner.plan_table(_hist.counts, eps_c, delta, **kw)
 
 
-def table(inp: Input, solve: str, eps_c: float, target, delta, notion, encodings, max_messages, max_bits):
-    """The planner's table for the page's settings, cached on the input's key and the settings."""
+def table(
+    inp: Input,
+    solve: str,
+    eps_c: float | None,
+    target: tuple[str, float] | None,
+    delta: float,
+    notion: str,
+    encodings: list[str],
+    max_messages: float | None,
+    max_bits: float | None,
+) -> planner.PlanTable:
+    """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
+    meets the target), cached on the input's key and the settings."""
     return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
 
 
@@ -88,9 +100,9 @@ def _up(x: float) -> str:
 def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
     """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
     accountant at the accountant's own eps_c and delta, so the same eps_l."""
-    if row.spec is None:
-        return None
     spec = row.spec
+    if spec is None or spec.eps_c is None:  # no configuration: the row says why
+        return None
     query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
     query["eps_c"] = _up(spec.eps_c)
     query["delta"] = repr(spec.delta)
@@ -159,6 +171,18 @@ def csv_text(table: planner.PlanTable) -> str:
     return buffer.getvalue()
 
 
+def _pareto_front(rows) -> list[tuple[float, float]]:
+    """(bits per respondent, predicted RMSE) of the ranked rows that no ranked row beats on both, cheapest first."""
+    points = sorted(
+        (r.bits_per_respondent, r.rmse) for r in rows if r.ranked and r.rmse is not None and r.bits_per_respondent
+    )
+    front: list[tuple[float, float]] = []
+    for bits, rmse in points:
+        if not front or rmse < front[-1][1]:
+            front.append((bits, rmse))
+    return front
+
+
 def pareto_figure(table: planner.PlanTable) -> go.Figure:
     """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
     both cheaper and more accurate) drawn as a line."""
@@ -179,16 +203,11 @@ def pareto_figure(table: planner.PlanTable) -> go.Figure:
                 hovertemplate="%{text}<br>%{x:.4g} bits, RMSE %{y:.4g}<extra></extra>",
             )
         )
-    ranked = sorted((r for r in valid if r.ranked), key=lambda r: (r.bits_per_respondent, r.rmse))
-    front, best = [], math.inf
-    for r in ranked:
-        if r.rmse < best:
-            front.append(r)
-            best = r.rmse
+    front = _pareto_front(table.rows)
     fig.add_trace(
         go.Scatter(
-            x=[r.bits_per_respondent for r in front],
-            y=[r.rmse for r in front],
+            x=[bits for bits, _ in front],
+            y=[rmse for _, rmse in front],
             mode="lines",
             line=dict(color="black", dash="dot"),
             name="Pareto front (certified)",

@@ -25,7 +25,7 @@ from ui.kit.cache import cached
 from ui.kit.chart_export import export_menu
 from ui.kit.colours import CENTRAL_COLOR, PALETTE, method_color
 from ui.kit.inputs import Input
-from ui.kit.runs import DISPLAY_WIDTH, FAST, cell, cell_of, fit, run_spec
+from ui.kit.runs import DISPLAY_WIDTH, FAST, cell, cell_of, fit, ran, run_spec
 
 
 @cached("runs")
@@ -61,18 +61,19 @@ def bin_std_of(inp: Input, method: Method, eps_c: float):
 
 def full_png(inp: Input, method: Method, eps_c: float, seed: int) -> bytes:
     """The reconstruction at the input's own resolution (for a download: made when it is asked for)."""
-    return png_bytes(render(inp.hist, cell(inp, method, eps_c, seed).estimate))
+    return png_bytes(render(inp.hist, ran(cell(inp, method, eps_c, seed)).estimate))
 
 
-def _std_errors(inp: Input, c: Cell):
-    return export.std_errors(inp.hist, c.estimate, c.plan, (c.privacy or {}).get("sigma"))
+def _std_errors(inp: Input, c: Cell) -> np.ndarray:
+    """Every bin's standard error of the cell's estimate (ldpcore.export.std_errors)."""
+    return export.std_errors(inp.hist, ran(c).estimate, c.plan, (c.privacy or {}).get("sigma"))
 
 
 def estimate_csv(inp: Input, method: Method, eps_c: float, seed: int) -> str:
     """The estimate of cell(...) as CSV with every bin's standard error and 95% interval
     (ldpcore.export.estimate_csv), made when it is asked for."""
     c = cell(inp, method, eps_c, seed)
-    return export.estimate_csv(inp.hist, c.estimate, _std_errors(inp, c))
+    return export.estimate_csv(inp.hist, ran(c).estimate, _std_errors(inp, c))
 
 
 def record_json(inp: Input, method: Method, eps_c: float, seed: int, record: dict) -> str:
@@ -84,7 +85,8 @@ def record_json(inp: Input, method: Method, eps_c: float, seed: int, record: dic
 
 @cached("images")
 def _error_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes:
-    return png_bytes(fit(error_map(_hist, cell_of(input_key, _hist, spec, central, seed).estimate), max_width), FAST)
+    estimate = ran(cell_of(input_key, _hist, spec, central, seed)).estimate
+    return png_bytes(fit(error_map(_hist, estimate), max_width), FAST)
 
 
 def error_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes:
@@ -146,24 +148,11 @@ def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ran
     """The ranked histogram (ldpcore.experiment.histogram_view.Ranked), bottom to top: the 95% band of the
     estimate, the central baseline (optional, small gray markers), the true counts (black), the estimates
     (lines with markers, drawn last so nothing hides them)."""
-    fig = go.Figure()
     x = view.rank
+    fig = go.Figure(_bands(view))
     markers = x.size <= 200
     hover = "<b>%{fullData.name}</b><br>rank %{x:,} (%{customdata})<br>respondents %{y:,.4g}<extra></extra>"
     colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(view.series)}
-    for name in view.series:
-        if name in view.low:
-            fig.add_trace(
-                go.Scatter(
-                    x=np.r_[x, x[::-1]],
-                    y=np.r_[view.high[name], view.low[name][::-1]],
-                    fill="toself",
-                    fillcolor="rgba(99, 110, 250, 0.22)",
-                    line=dict(width=0),
-                    hoverinfo="skip",
-                    name=f"{name}: 95% band",
-                )
-            )
     if central is not None:
         fig.add_trace(
             go.Scatter(
@@ -214,6 +203,24 @@ def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ran
         top = max(float(np.max(view.truth)), 1.0)
         fig.update_yaxes(type="log", range=[-0.3, math.log10(top) + 0.3], dtick=1, exponentformat="power")
     return fig
+
+
+def _bands(view) -> list[go.Scatter]:
+    """The 95% band of every series that has one, as filled areas beneath the lines."""
+    x = view.rank
+    return [
+        go.Scatter(
+            x=np.r_[x, x[::-1]],
+            y=np.r_[view.high[name], view.low[name][::-1]],
+            fill="toself",
+            fillcolor="rgba(99, 110, 250, 0.22)",
+            line=dict(width=0),
+            hoverinfo="skip",
+            name=f"{name}: 95% band",
+        )
+        for name in view.series
+        if name in view.low
+    ]
 
 
 def scatter_figure(view, name: str) -> go.Figure:

@@ -45,6 +45,70 @@ def neighbouring_of(method) -> str:
     return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
+HOVER = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"
+
+
+def _error_traces(
+    fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, conv, color: str, suffix: str
+) -> None:
+    """A method's analytic RMSE line (dashed where only an approximation is known: the count sketch's median
+    readout) and its measured raw and clipped RMSE markers, drawn at each cell's certified eps_c."""
+    approximate = any(c["rmse_raw_note"] for c in line)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[c["rmse_raw"] for c in line],
+            mode="lines",
+            line=dict(color=color, dash="dash" if approximate else None),
+            name=label + suffix + (" (analytic line: approximation)" if approximate else ""),
+            legendgroup=label,
+            hovertemplate=HOVER + ("approximate " if approximate else "") + "analytic std: %{y:.4g}<extra></extra>",
+        )
+    )
+    for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
+        fig.add_trace(
+            go.Scatter(
+                x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
+                y=[c.metrics[key] for c in ok],
+                mode="markers",
+                marker=dict(color=color, symbol=symbol, size=size),
+                showlegend=False,
+                name=label,
+                legendgroup=label,
+                hovertemplate=HOVER + f"measured RMSE ({what}): %{{y:.4g}}<extra></extra>",
+            )
+        )
+
+
+def _local_traces(
+    eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, conv, color: str, suffix: str
+) -> None:
+    """A protocol's local epsilons (solid: per phone; dashed: per captured shuffler) and its messages per phone."""
+    for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler")):
+        eps.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[conv(c[key]) for c in line],
+                mode="lines",
+                line=dict(color=color, dash=dash),
+                name=label + suffix,
+                legendgroup=label,
+                showlegend=key == "eps_l_inf",
+                hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
+            )
+        )
+    msgs.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[c["expected_messages"] for c in line],
+            mode="lines",
+            line=dict(color=color),
+            name=label,
+            hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
+        )
+    )
+
+
 def tradeoff_figures(methods, measured, curves, current: float, notion: str = "native") -> list[go.Figure]:
     """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers. notion
     "replacement": every epsilon (x and y) restated under replacement by ldpcore.privacy.notions.on_notion."""
@@ -62,56 +126,9 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
         line = [c for c in curves[m.label] if c is not None]
         ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
         xs = [conv(c["eps_c"]) for c in line]
-        approximate = any(c["rmse_raw_note"] for c in line)  # dashed: the count sketch's median readout
-        hover = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"
-        rmse.add_trace(
-            go.Scatter(
-                x=xs,
-                y=[c["rmse_raw"] for c in line],
-                mode="lines",
-                line=dict(color=color, dash="dash" if approximate else None),
-                name=m.label + suffix + (" (analytic line: approximation)" if approximate else ""),
-                legendgroup=m.label,
-                hovertemplate=hover + ("approximate " if approximate else "") + "analytic std: %{y:.4g}<extra></extra>",
-            )
-        )
-        for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
-            rmse.add_trace(
-                go.Scatter(
-                    x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
-                    y=[c.metrics[key] for c in ok],
-                    mode="markers",
-                    marker=dict(color=color, symbol=symbol, size=size),
-                    showlegend=False,
-                    name=m.label,
-                    legendgroup=m.label,
-                    hovertemplate=hover + f"measured RMSE ({what}): %{{y:.4g}}<extra></extra>",
-                )
-            )
+        _error_traces(rmse, m.label, line, ok, xs, conv, color, suffix)
         if not m.central:
-            for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler")):
-                eps.add_trace(
-                    go.Scatter(
-                        x=xs,
-                        y=[conv(c[key]) for c in line],
-                        mode="lines",
-                        line=dict(color=color, dash=dash),
-                        name=m.label + suffix,
-                        legendgroup=m.label,
-                        showlegend=key == "eps_l_inf",
-                        hovertemplate=hover + f"{what}: %{{y:.4g}}<extra></extra>",
-                    )
-                )
-            msgs.add_trace(
-                go.Scatter(
-                    x=xs,
-                    y=[c["expected_messages"] for c in line],
-                    mode="lines",
-                    line=dict(color=color),
-                    name=m.label,
-                    hovertemplate=hover + "messages per phone: %{y:,.4g}<extra></extra>",
-                )
-            )
+            _local_traces(eps, msgs, m.label, line, xs, conv, color, suffix)
     for fig in (rmse, eps, msgs):
         _mark(fig, current)
     local = "replacement LDP" if one else "one-hot and fragmented sketch: removal LDP; others: replacement"

@@ -30,17 +30,19 @@ PARTY_HELP = {
 _SUFFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
-def is_missing(x) -> bool:
-    """None or NaN."""
-    return x is None or (isinstance(x, float) and math.isnan(x))
+def _present(x: float | None) -> float | None:
+    """x as a float, or None where it is missing (None or NaN)."""
+    if x is None or math.isnan(x):
+        return None
+    return float(x)
 
 
 def short(x: float | None, digits: int = 3, missing: str = "not defined") -> str:
     """x in at most about 7 characters: 3 significant digits with a k / M / G / T suffix from a thousand
     on (3,366,030.29 -> "3.37 M", 16,190 -> "16.2 k"), "∞" for infinity, `missing` for None or NaN."""
-    if is_missing(x):
+    x = _present(x)
+    if x is None:
         return missing
-    x = float(x)
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     for scale, suffix in _SUFFIXES:
@@ -57,9 +59,9 @@ def short(x: float | None, digits: int = 3, missing: str = "not defined") -> str
 
 def exact(x: float | None, missing: str = "not defined") -> str:
     """x in full: thousands separated, all the decimals that matter (3,366,030.29), "∞", or `missing`."""
-    if is_missing(x):
+    x = _present(x)
+    if x is None:
         return missing
-    x = float(x)
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     if x == int(x) and abs(x) < 1e15:
@@ -86,9 +88,9 @@ def error_unit(is_image: bool) -> str:
 
 def or_reason(x: float | None, reason: str, digits: int = 4) -> str:
     """A table cell: the number, or the word "not defined" with its reason; infinity said in words."""
-    if is_missing(x):
+    x = _present(x)
+    if x is None:
         return f"not defined: {reason}" if reason else "not defined"
-    x = float(x)
     if math.isinf(x):
         return INF_WORDS
     return f"{x:,.0f}" if abs(x) >= 10**digits else f"{x:.{digits}g}"

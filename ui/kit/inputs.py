@@ -74,55 +74,73 @@ def data_sidebar() -> Input:
             else DESCRIPTIONS.get(name) or SAMPLES_TEXT.get(name) or "Your own image or histogram CSV."
         )
         if name == UPLOAD:
-            f = st.file_uploader(
-                "Image (PNG, JPEG, ...) or histogram CSV",
-                type=IMAGE_TYPES + list(CSV_SUFFIXES),
-                help="CSV: one count per line, or value,count rows under a header.",
-            )
-            if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
-                data = f.getvalue()  # hashed once per upload, not on every rerun
-                st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
-        image = (name in DATASETS and DATASETS[name].file is not None) or (
-            name == UPLOAD and "upload" in st.session_state and not is_csv(st.session_state["upload"][1])
-        )
-        max_side, scale = 0, 1.0
-        if image:
-            max_side = st.number_input(
-                "Downsample images to a max side of (px; 0 = full size)",
-                min_value=0,
-                max_value=8192,
-                value=0,
-                step=64,
-                key="max_side",
-                bind="query-params",
-            )
-        if image and name == UPLOAD:
-            scale = st.number_input(
-                "Respondents per unit of luminance (scale)",
-                min_value=0.01,
-                max_value=100.0,
-                value=1.0,
-                step=0.5,
-                key="scale",
-                bind="query-params",
-                help="The paper's Map uses 2.5.",
-            )
+            _upload_control()
+        max_side, scale = _image_controls(name)
     if name in (RECORDS, POINTS) or name in SAMPLES:
         hist, report, key = records_input(name)
         return Input(hist, key, default_delta(hist.n), report)
     with input_errors():
         if name == UPLOAD:
-            if "upload" not in st.session_state:
-                st.info(
-                    "This link asks for an uploaded file, which is kept only while its browser tab is open: choose "
-                    "the file again in the sidebar (Data: upload)."
-                    if fresh
-                    else "Upload an image or a histogram CSV in the sidebar to begin."
-                )
-                st.stop()
-            _, fname, data, digest = st.session_state["upload"]
-            st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
-            hist = _load_upload(digest, fname, data, float(scale), int(max_side))
-            return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
-        hist = _load_bundled(name, int(max_side))
+            return _uploaded(fresh, scale, max_side)
+        hist = _load_bundled(name, max_side)
         return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
+
+
+def _upload_control() -> None:
+    """The image or CSV uploader; a new file is kept in the session (read and hashed once per upload)."""
+    f = st.file_uploader(
+        "Image (PNG, JPEG, ...) or histogram CSV",
+        type=IMAGE_TYPES + list(CSV_SUFFIXES),
+        help="CSV: one count per line, or value,count rows under a header.",
+    )
+    if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
+        data = f.getvalue()  # hashed once per upload, not on every rerun
+        st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
+
+
+def _image_controls(name: str) -> tuple[int, float]:
+    """The downsampling (0: full size) and, for an uploaded image, the respondents per unit of luminance: shown
+    for images only (else 0 and 1)."""
+    image = (name in DATASETS and DATASETS[name].file is not None) or (
+        name == UPLOAD and "upload" in st.session_state and not is_csv(st.session_state["upload"][1])
+    )
+    max_side, scale = 0, 1.0
+    if image:
+        max_side = st.number_input(
+            "Downsample images to a max side of (px; 0 = full size)",
+            min_value=0,
+            max_value=8192,
+            value=0,
+            step=64,
+            key="max_side",
+            bind="query-params",
+        )
+    if image and name == UPLOAD:
+        scale = st.number_input(
+            "Respondents per unit of luminance (scale)",
+            min_value=0.01,
+            max_value=100.0,
+            value=1.0,
+            step=0.5,
+            key="scale",
+            bind="query-params",
+            help="The paper's Map uses 2.5.",
+        )
+    return int(max_side), float(scale)
+
+
+def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
+    """The session's upload as an Input, named on the page; without one, say how to get one and stop the page
+    (fresh: the session's first page with data, e.g. a shared link asking for an upload)."""
+    if "upload" not in st.session_state:
+        st.info(
+            "This link asks for an uploaded file, which is kept only while its browser tab is open: choose "
+            "the file again in the sidebar (Data: upload)."
+            if fresh
+            else "Upload an image or a histogram CSV in the sidebar to begin."
+        )
+        st.stop()
+    _, fname, data, digest = st.session_state["upload"]
+    st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
+    hist = _load_upload(digest, fname, data, scale, max_side)
+    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))

@@ -7,6 +7,8 @@ Every control is bound to the URL (bind="query-params"), so a URL reproduces a v
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import streamlit as st
 
 from ldpcore.experiment.spec import ProtocolSpec
@@ -20,6 +22,15 @@ RULE_HELP = (
     "paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
     "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f."
 )
+
+
+class Protocol(NamedTuple):
+    """What the protocol sidebar chose: the spec, the seed, and the spec's eps_c as a number (a ProtocolSpec may
+    hold an eps_l instead; the sidebar always chooses eps_c)."""
+
+    spec: ProtocolSpec
+    seed: int
+    eps_c: float
 
 
 def param_control(param: Param) -> int | str:
@@ -86,7 +97,7 @@ def _fragment_controls(encoding: Encoding, show_tau: bool) -> tuple[int | None, 
 
 def protocol_sidebar(
     default_delta: float, show_eps_c: bool = True, show_tau: bool = True, eps_c_container=None
-) -> tuple[ProtocolSpec, int]:
+) -> Protocol:
     """Draw the protocol controls; on an invalid combination show st.error and stop. show_eps_c=False,
     show_tau=False: pages that choose eps_c or tau themselves (rows, sweeps, columns) do not show those controls
     (the spec then holds eps_c = 1 and no tau; the eps_f rule is still shown, for the page's tau columns).
@@ -121,7 +132,7 @@ def protocol_sidebar(
             accountant=accountant,
             params=params,
         )
-    return spec, seed
+    return Protocol(spec, seed, eps_c)
 
 
 def compare_control(container, spec: ProtocolSpec, key: str) -> list[str]:

@@ -113,7 +113,7 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
             choices = [BY_NAME] + names  # by name: read_points finds it, or says which names it looks for
             lat = side.selectbox("Latitude column", choices, _index(choices, lat), key="pts_lat", bind="query-params")
             lon = side.selectbox("Longitude column", choices, _index(choices, lon), key="pts_lon", bind="query-params")
-            options = {
+            options: dict[str, object] = {
                 "lat": None if lat == BY_NAME else lat,
                 "lon": None if lon == BY_NAME else lon,
                 "width": int(

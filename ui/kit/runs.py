@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import NamedTuple
 
+import numpy as np
 import streamlit as st
 from PIL import Image
 
 from ldpcore.data.loaders import Histogram
 from ldpcore.experiment.run import Cell, Method, evaluate, sweep
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ui.kit.cache import cached
 from ui.kit.inputs import Input
@@ -43,6 +45,29 @@ def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: i
 def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
     """One cached evaluation of method at eps_c on the input, labelled with the method's label."""
     return replace(cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+
+
+class Ran(NamedTuple):
+    """What a cell holds where its method ran: the fields Cell leaves optional (None where it is undefined)."""
+
+    estimate: np.ndarray
+    metrics: dict
+    privacy: dict
+
+
+def ran(c: Cell) -> Ran:
+    """The estimate, metrics and privacy record of a cell whose method ran (a page shows c.error, and offers
+    nothing made from the run, where it did not); ValueError naming the reason otherwise."""
+    if c.estimate is None or c.metrics is None or c.privacy is None:
+        raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} did not run: {c.error}")
+    return Ran(c.estimate, c.metrics, c.privacy)
+
+
+def plan_of(c: Cell) -> Plan:
+    """The plan of a protocol's cell that ran (the central baseline has none); ValueError otherwise."""
+    if c.plan is None:
+        raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} has no plan: {c.error or 'the central baseline'}")
+    return c.plan
 
 
 def fit(img: Image.Image, max_width: int) -> Image.Image:
