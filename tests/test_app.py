@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.export import png_bytes
 from ui.registry import PAGES, SECTIONS, by_section
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 
 @pytest.mark.parametrize("page", [p.path for p in PAGES])
 def test_every_registered_page_renders_by_default(page):

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from conftest import assert_clean, assert_one_error, captions, metric, open_page
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 ADVERSARY = "app_pages/adversary.py"
 FAST = {"adv_trials": "10000"}  # the page's default is 10^6 trials per hypothesis; the tests need no more
 

@@ -4,6 +4,8 @@ controls shown only where they act, an upload carried across pages and named on 
 import pytest
 from conftest import assert_clean, captions, metric, open_page
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 CSV = ("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20_000, 9_000, 400, 3]))).encode()
 
 

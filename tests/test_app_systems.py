@@ -4,6 +4,8 @@ eps control, shows bad input with st.error, and the Numeric page takes a table C
 import pytest
 from conftest import assert_clean, assert_one_error, captions, metric, open_page
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 PAGES = ["app_pages/numeric.py", "app_pages/longitudinal.py", "app_pages/sgd.py", "app_pages/crowds.py"]
 TABLE_CSV = b"age,income,region\n" + b"".join(
     f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode() for i in range(2000)

@@ -256,6 +256,7 @@ def _upload(name: str, data: bytes):
     return at.run()
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "name,data,message",
     [
@@ -275,6 +276,7 @@ def test_hostile_uploads_show_one_error_naming_the_file(name, data, message):
     assert_one_error(at, message)
 
 
+@pytest.mark.app
 def test_an_upload_in_the_limits_shows_its_exact_n():
     at = _upload("exact.csv", b"a,9007199254740\nb,3\n")  # n = 9,007,199,254,743 > 2^53 / 1000, read exactly
     assert not at.exception and not at.error

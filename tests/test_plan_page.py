@@ -9,6 +9,8 @@ from conftest import assert_clean, metric, metric_exact, open_page
 
 from ldpcore.export import fmt
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 
 def _table(at):
     return at.dataframe[0].value

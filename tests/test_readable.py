@@ -35,6 +35,7 @@ def test_numbers_fit_and_keep_their_exact_value(x, shown, full):
     assert short(x) == shown and exact(x) == full
 
 
+@pytest.mark.app
 def test_reconstruct_horse_tau_256_reads():
     """Horse at tau = 256 and eps_c = 0.5: 3,366,030 messages per phone shown as 3.37 M (exact in the tooltip),
     the three parties' epsilons, units on the errors, and a warning that this many messages is impractical."""
@@ -53,6 +54,7 @@ def test_reconstruct_horse_tau_256_reads():
     assert not tight.proto.expanded  # collapsed: the images stay above the fold
 
 
+@pytest.mark.app
 def test_reconstruct_collapses_eps_l_1_into_eps_l_inf_without_fragments():
     at = open_page("app_pages/reconstruct.py")
     assert_clean(at)
@@ -61,12 +63,14 @@ def test_reconstruct_collapses_eps_l_1_into_eps_l_inf_without_fragments():
     assert next(x for x in at.metric if x.label == "ε per phone").proto.delta == "= per captured shuffler"
 
 
+@pytest.mark.app
 def test_delta_at_least_one_over_n_is_warned():
     at = open_page("app_pages/reconstruct.py", delta="0.5")
     assert not at.exception
     assert any("protects nobody" in w.value for w in at.warning)
 
 
+@pytest.mark.app
 def test_histogram_units_and_view():
     at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters")
     assert_clean(at)
@@ -74,6 +78,7 @@ def test_histogram_units_and_view():
     assert len(at.get("plotly_chart")) == 1
 
 
+@pytest.mark.app
 def test_tradeoffs_onehot_with_grr_on_one_notion():
     """Trade-offs comparing one-hot (removal) with GRR (replacement): the switch is on by default and every
     plotted epsilon equals ldpcore's conversion; with the switch off the native values are drawn."""
@@ -104,12 +109,14 @@ def test_tradeoffs_onehot_with_grr_on_one_notion():
     assert onehot["y"][0] == pytest.approx(analytic(methods[0], 0.05, hist)["eps_l_inf"])
 
 
+@pytest.mark.app
 def test_tradeoffs_same_notion_leaves_the_switch_off():
     at = open_page("app_pages/tradeoffs.py", max_side="64")
     assert_clean(at)
     assert at.toggle(key="sweep_replacement").value is False
 
 
+@pytest.mark.app
 def test_accountant_missing_values_show_their_reason():
     at = open_page("app_pages/accountant.py", acc_n="500", acc_delta="1e-6")
     assert_clean(at)
@@ -120,6 +127,7 @@ def test_accountant_missing_values_show_their_reason():
     assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
 
 
+@pytest.mark.app
 def test_multimessage_missing_values_show_their_reason():
     at = open_page("app_pages/multimessage.py", mm_d="4096", mm_table_n="1000")
     assert_clean(at)
@@ -134,6 +142,7 @@ def test_multimessage_missing_values_show_their_reason():
     assert any("learns the report" in str(v) for v in threat.to_numpy().ravel())
 
 
+@pytest.mark.app
 def test_longitudinal_names_periods_t_and_clips_the_band():
     at = open_page("app_pages/longitudinal.py", lng_n="1000")
     assert_clean(at)
@@ -145,6 +154,7 @@ def test_longitudinal_names_periods_t_and_clips_the_band():
     assert min(band.y) == 0 and max(band.y) == 10.0
 
 
+@pytest.mark.app
 def test_reconstruct_compare_as_replacement():
     """GRR (replacement) against the central baseline (removal): the switch is on by default and the central
     caption restates its eps_c; one-hot (removal) with the switch on shows 2 eps_l with the native beside it."""
@@ -161,6 +171,7 @@ def test_reconstruct_compare_as_replacement():
     assert plain.toggle(key="replacement").value is False
 
 
+@pytest.mark.app
 def test_report_table_compare_as_replacement():
     """One-hot (removal) beside GRR (replacement): on by default; one-hot's cells show 2 eps_l with the native
     numbers beneath, in the page and in the CSV export alike."""
@@ -191,6 +202,7 @@ def test_report_table_compare_as_replacement():
     assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")
 
 
+@pytest.mark.app
 def test_tradeoffs_values_table_says_why_a_method_is_missing():
     at = open_page("app_pages/tradeoffs.py", max_side="64", eps_c="0.1")
     assert_clean(at)
