@@ -175,9 +175,10 @@ def read_points(
     north, by default so that cells are about square on the ground (width x the box's
     north-south extent / (its east-west extent x cos(middle latitude))). bbox: (west,
     south, east, north) in degrees or the text "W,S,E,N" (parse_bbox); points outside it
-    are counted as out of domain and left out. Without it the box is the points' extent,
-    stated in a note (it leaks the extremes). Counts equal numpy.histogram2d(lat, lon,
-    [height, width], [[south, north], [west, east]]) flipped north-up. The per-user rules
+    are counted as out of domain and left out. Without it the box is the points' robust extent
+    (_extent: far outliers left out), stated in a note (it leaks where the points lie). Counts
+    equal numpy.histogram2d(lat, lon, [height, width], [[south, north], [west, east]]) flipped
+    north-up. The per-user rules
     (e.g. one location per user) are read_categorical's; the report's extent is the box.
     """
     rule, rule_name = user_rule(user_column, per_user)
@@ -207,7 +208,7 @@ def read_points(
         report = counted.report(inp.name, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
         notes = report_notes(report, f"box {box_text(box)}")
         if bbox is None:
-            notes += (inferred_box_note(box),)
+            notes += (inferred_box_note(box, ROBUST_QUANTILE, ROBUST_MARGIN),)
         return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes), report
 
 
@@ -225,20 +226,33 @@ def _detect(inp: InputFile, given: str | None, names: tuple[str, ...], what: str
     return found[0]
 
 
+ROBUST_QUANTILE = 0.005  # the default box: latitudes and longitudes between these quantiles ...
+ROBUST_MARGIN = 0.1  # ... widened by this share of their span each way, within the points' extent
+
+
 def _extent(inp: InputFile, x: str, y: str) -> tuple[float, float, float, float]:
-    """(west, south, east, north): the finite points' extent (widened by 0.5 degrees each way where it
-    is a single value), checked to lie on the globe."""
+    """(west, south, east, north): the finite points' robust extent: on each axis the span between the
+    ROBUST_QUANTILE and 1 - ROBUST_QUANTILE quantiles, widened by ROBUST_MARGIN of it each way and kept within
+    the points' own extent (a city's points keep every point, a normal cloud all but its farthest, while a few
+    far points, an island across the ocean, do not stretch the grid: they count as out of domain); widened by
+    0.5 degrees each way where it is a single value, and checked to lie on the globe."""
+    lo, hi = ROBUST_QUANTILE, 1 - ROBUST_QUANTILE
     found = inp.query(
-        f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} "
+        f"SELECT count(*), min({x}), min({y}), max({x}), max({y}), quantile_cont({x}, {lo}), "
+        f"quantile_cont({y}, {lo}), quantile_cont({x}, {hi}), quantile_cont({y}, {hi}) FROM {inp.scan()} "
         f"WHERE isfinite({x}) AND isfinite({y})"
     )[0]
     require(found[0] > 0, f"{inp.name}: no row holds a finite latitude and longitude.")
-    west, south, east, north = (float(v) for v in found[1:])
+    west, south, east, north = (float(v) for v in found[1:5])
     require(
         -90 <= south and north <= 90 and -180 <= west and east <= 180,
         f"{inp.name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
         f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
     )
+    q_west, q_south, q_east, q_north = (float(v) for v in found[5:])
+    margin_x, margin_y = ROBUST_MARGIN * (q_east - q_west), ROBUST_MARGIN * (q_north - q_south)
+    west, east = max(west, q_west - margin_x), min(east, q_east + margin_x)
+    south, north = max(south, q_south - margin_y), min(north, q_north + margin_y)
     west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
     south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
     return west, south, east, north
