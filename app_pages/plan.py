@@ -14,6 +14,7 @@ from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
 from ui.kit.format import short
 from ui.kit.inputs import data_sidebar
+from ui.kit.navigation import open_button, remember, restore
 from ui.plan import SHAPE, shape_sidebar
 
 
@@ -29,8 +30,9 @@ st.title("Plan")
 st.caption(
     "Every encoding with every accountant that holds for it, on your data, from the analytic variance of each "
     "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
-    "messages of how many bits it sends, and the error to expect. Follow a row's link to simulate it."
+    "messages of how many bits it sends, and the error to expect. Open a row on Reconstruct to simulate it."
 )
+restore("protocol", ("eps_c", "delta"))  # eps_c and delta as last chosen on another page, unless the URL names them
 with st.sidebar:
     source = st.radio(
         "Plan for",
@@ -105,21 +107,30 @@ st.caption(
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
     + "."
 )
-dataset, _, side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
-max_side = int(side) if side.isdigit() else 0
 linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
-records = plan.rows(table, dataset, max_side, links=linked)
+if eps_c is not None:
+    remember("protocol", {"eps_c": eps_c, "delta": delta_text}, part=True)
+records = plan.rows(table)
 rec = table.recommended
+
+
+def _open_buttons(row, key: str) -> None:
+    """Buttons opening the row on Reconstruct and on Trade-offs, in this tab with the data chosen here."""
+    values = plan.link(row, inp.values)
+    if values is None:
+        st.caption(f"{row.encoding} / {row.accountant} has no configuration to open: {row.reason}")
+        return
+    buttons = st.container(horizontal=True)
+    open_button(buttons, "Simulate it on Reconstruct", plan.PAGES["reconstruct"], values, f"{key}_reconstruct")
+    open_button(buttons, "Sweep it on Trade-offs", plan.PAGES["tradeoffs"], values, f"{key}_tradeoffs")
+
+
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
 else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
     if linked:
-        st.markdown(
-            f"[Simulate it on Reconstruct]({plan.link(rec, dataset, max_side)}) · "
-            f"[sweep it on Trade-offs]({plan.link(rec, dataset, max_side, 'tradeoffs')}) "
-            "(every row's links are in the table)."
-        )
+        _open_buttons(rec, "open_recommended")
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     replacement = table.notion == "replacement"
@@ -165,10 +176,6 @@ st.dataframe(
     width="stretch",
     key="plan_table",
     column_config={
-        "simulate": st.column_config.LinkColumn(
-            "simulate", display_text="Reconstruct", help="Open this row on Reconstruct"
-        ),
-        "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
         "certified": st.column_config.CheckboxColumn("certified"),
         "top-k recall": st.column_config.NumberColumn(
             "top-k recall",
@@ -177,6 +184,18 @@ st.dataframe(
         "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
     },
 )
+if linked:
+    labels = {plan.row_label(rank, r): r for rank, r in enumerate(table.rows, 1) if r.spec is not None}
+    if labels:
+        chosen = st.selectbox(
+            "Open a row of the table",
+            list(labels),
+            key="plan_row",
+            bind="query-params",
+            help="Opens it on Reconstruct or Trade-offs in this tab, with the data chosen here and the row's encoding, "
+            "parameters and accountant at its own eps_c and delta (the same eps_l).",
+        )
+        _open_buttons(labels[chosen], "open_row")
 st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
@@ -198,11 +217,9 @@ st.caption(
     f"l_inf is the {planner.LINF_NOTE}. Top-k recall ({plan.topk_words(table)}) is the "
     f"{planner.TOPK_NOTE}. "
     + (
-        "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
-        "by a link."
+        "A row opens with the accountant's own eps_c and delta (the same eps_l), with the data chosen here."
         if linked
-        else "No row links to Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
-        "shape without data has none that a link could carry. Choose a dataset or upload a histogram CSV to "
-        "simulate a row."
+        else "No row opens on Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
+        "shape without data has none to carry. Choose a dataset or upload a histogram CSV to simulate a row."
     )
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from urllib.parse import urlencode
+from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -22,10 +22,12 @@ from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planner
 from ldpcore.experiment.planner import Shape, scaled_counts
 from ldpcore.experiment.spec import default_delta
+from ldpcore.oracles import ENCODINGS
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
 from ui.kit.feedback import input_errors
 from ui.kit.inputs import Input
+from ui.kit.url_check import warned
 
 SHAPE = "shape"  # the Plan page's source option for this input
 KINDS = ("uniform", "zipf", "geometric")
@@ -87,30 +89,40 @@ def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
     return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
 
 
-def _up(x: float) -> str:
-    """x rounded up to 6 significant digits as the URL writes it ({:g}): the link's eps_c certifies at least the
-    row's eps_l."""
+def _up(x: float) -> float:
+    """x rounded up to 6 significant digits (as {:g} writes it): the link's eps_c certifies at least the row's
+    eps_l, and reads as a person types it."""
     text = f"{x:g}"
     if float(text) < x:
         digits = 5 - math.floor(math.log10(abs(x)))
         text = f"{math.ceil(x * 10**digits) / 10**digits:g}"
-    return text
+    return float(text)
 
 
-def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
-    """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
-    accountant at the accountant's own eps_c and delta, so the same eps_l."""
+def typed(x: float) -> str:
+    """A delta as a person types it: 12 significant digits, so 2 x 3e-05 = 6.000000000000001e-05 reads 6e-05."""
+    return f"{x:.12g}"
+
+
+PAGES = {"reconstruct": "app_pages/reconstruct.py", "tradeoffs": "app_pages/tradeoffs.py"}
+
+
+def link(row: planner.PlanRow, data: Mapping[str, object]) -> dict[str, object] | None:
+    """The controls of Reconstruct or Trade-offs that open the row there, by key: the data as chosen on Plan
+    (`data`: ui.kit.inputs.Input.values) and the row's encoding, parameters and accountant at the accountant's
+    own eps_c and delta, so the same eps_l; report fragments off. None where the row has no configuration (it
+    says why)."""
     spec = row.spec
-    if spec is None or spec.eps_c is None:  # no configuration: the row says why
+    if spec is None or spec.eps_c is None:
         return None
-    query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
-    query["eps_c"] = _up(spec.eps_c)
-    query["delta"] = repr(spec.delta)
-    if max_side:
-        query["max_side"] = str(max_side)
-    for name, value in spec.params:
-        query[name] = str(value)
-    return f"/{page}?{urlencode(query)}"
+    values: dict[str, object] = {**data, "encoding": spec.encoding, "accountant": str(spec.accountant)}
+    values |= {"eps_c": _up(spec.eps_c), "delta": typed(spec.delta)}
+    if ENCODINGS[spec.encoding].fragments:  # the page's fragments switch is drawn for this encoding only
+        values["fragments"] = spec.tau is not None
+    if spec.tau is not None:
+        values["tau"] = spec.tau
+    values |= dict(spec.params)
+    return values
 
 
 def _num(x, digits: int = 4):
@@ -125,9 +137,14 @@ def topk_words(table: planner.PlanTable) -> str:
     return "k = " + " to ".join(dict.fromkeys(str(k) for k in (ks[0], ks[-1])))
 
 
-def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = True) -> list[dict]:
+def row_label(rank: int, row: planner.PlanRow) -> str:
+    """A row as the table's rank column and the row chooser name it."""
+    return f"{rank if row.ranked else 'not ranked'}: {row.encoding} / {row.accountant}"
+
+
+def rows(table: planner.PlanTable) -> list[dict]:
     """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
-    "not ranked" where the row is not ranked); links: the simulate and sweep columns."""
+    "not ranked" where the row is not ranked)."""
     out = []
     for rank, r in enumerate(table.rows, 1):
         record = {
@@ -153,9 +170,6 @@ def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = Tr
             "conversion": r.conversion,
             "why not ranked": r.reason,
         }
-        if links:
-            record["simulate"] = link(r, dataset, max_side)
-            record["sweep"] = link(r, dataset, max_side, "tradeoffs")
         out.append(record)
     return out
 
@@ -292,6 +306,7 @@ def shape_sidebar() -> Input:
                 bad.append((key, "a number", f"{parameter:g}"))
         for key, what, used in bad:
             st.warning(f"The URL's {key}={raw[key]!r} is not {what}: using {key} = {used}.")
+            warned(key)
     with input_errors():
         n = check_n(values["n"])
         d = check_whole(values["d"], 2, "the domain size d", MAX_D)
