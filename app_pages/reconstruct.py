@@ -15,7 +15,7 @@ from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import reconstruct
 from ui.kit import runs
-from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
+from ui.kit.format import EPS, PARTY_HELP, eps_label, exact, short, with_exact
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import protocol_sidebar
 
@@ -84,7 +84,7 @@ alone_run = None if alone.error else runs.ran(alone)
 encoding = ENCODINGS[spec.encoding]
 TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
-unit = error_unit(hist.is_image)
+unit = hist.unit  # gray levels per pixel, respondents per category, per cell of a grid, ...
 
 head.caption(
     f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
@@ -155,7 +155,7 @@ metrics.append(
         unit,
         with_exact(
             f"Per-bin RMSE in {unit}, after clipping the estimate to [0, input maximum]. Largest per-bin error "
-            f"(l_inf): {exact(m['linf'])} {unit.split(' per ')[0]}.",
+            f"(l_inf): {exact(m['linf'])} {hist.count_unit}.",
             m["rmse"],
             unit,
         ),
@@ -166,8 +166,8 @@ metrics.append(
     (
         "largest error",
         short(m["linf"]),
-        unit.split(" per ")[0],
-        with_exact("Largest per-bin error (l_inf) of the clipped estimate.", m["linf"], unit.split(" per ")[0]),
+        hist.count_unit,
+        with_exact("Largest per-bin error (l_inf) of the clipped estimate.", m["linf"], hist.count_unit),
     )
 )
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from e2e_support import chromium_path
 
 import ldpcore
 from ldpcore.experiment.run import analytic, paper_methods, sweep
-from ldpcore.export import TableInfo, latex_text, table_latex, table_zip, thumbnail
+from ldpcore.export import TableInfo, latex_text, table_csv, table_latex, table_zip, thumbnail
 from ui.kit.chart_export import ExportStyle, data_csv, for_print, image_bytes
 from ui.tradeoffs import tradeoff_figures
 
@@ -66,8 +67,11 @@ def test_svg_and_pdf_of_a_tradeoffs_chart_are_valid(chart, tmp_path):
 
 def test_latex_text_escapes_and_writes_identifiers_as_math():
     assert latex_text("Report fragments, tau=16") == r"Report fragments, $\tau=16$"
-    assert latex_text("eps_f = eps_b - ln(tau) <= 0; 100% & #1") == (
-        r"$\varepsilon_{f}$ = $\varepsilon_{b}$ - ln(tau) $\le$ 0; 100\% \& \#1"
+    assert latex_text("eps_f = eps_b - ln(tau) = 0.050 - ln(4) <= 0; 100% & #1") == (
+        r"$\varepsilon_{f}$ = $\varepsilon_{b}$ $-$ $\ln\tau$ = 0.050 $-$ $\ln 4$ $\le$ 0; 100\% \& \#1"
+    )
+    assert latex_text("as replacement (2 eps, 2 delta); eps_inf=8.55, eps_1=7.16") == (
+        r"as replacement ($2\varepsilon$, $2\delta$); $\varepsilon_{\ell^\infty}$=8.55, $\varepsilon_{\ell^1}$=7.16"
     )
 
 
@@ -97,10 +101,41 @@ def test_the_latex_table_names_the_data_and_every_image(horse):
     assert r"\includegraphics" not in table_latex(cells, info)  # the .tex alone (no images) is a table too
 
 
+WEATHER = ldpcore.Histogram(
+    np.array([53, 641, 640, 26, 101]), "weather.csv", labels=["drizzle", "rain", "sun", "snow", "fog"], cell="value"
+)
+NUMBERS = ("eps_c", "eps_l_inf", "eps_l_1", "sigma", "rmse_clipped", "rmse_raw", "messages", "native_eps_c",
+           "native_eps_l_inf")  # fmt: skip
+
+
+@pytest.mark.parametrize("n_messages", [1, 3_366_030])
+def test_the_report_tables_csv_is_machine_readable(n_messages):
+    """Every number of the CSV parses with Python's csv and float (no thousands separators, full precision);
+    the readable exports show it for its size (3,366,030 messages, not 3,366,030.29)."""
+    from ldpcore.export import table_markdown, table_rows
+
+    cells = sweep(paper_methods(SPEC, taus=(4, 16)), [0.25, 1.0], WEATHER, seed=0)
+    i = next(i for i, c in enumerate(cells) if c.privacy and c.privacy.get("expected_messages"))
+    cells[i] = replace(cells[i], privacy={**cells[i].privacy, "expected_messages": n_messages + 0.29})
+    records = list(csv.DictReader(io.StringIO(table_csv(cells))))
+    assert len(records) == len(cells) and set(NUMBERS) <= set(records[0])
+    for record in records:
+        for key in NUMBERS:
+            if record[key]:
+                float(record[key])  # raises on "1,059.18"
+    assert float(next(r for r in records if r["messages"] and float(r["messages"]) > n_messages)["messages"]) == (
+        n_messages + 0.29
+    )
+    shown = table_rows(cells)[i]["messages"]
+    assert shown == ("1.29" if n_messages == 1 else "3,366,030") and shown in table_markdown(cells)
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (.ci/run installs it)")
-def test_the_latex_zip_compiles(horse, tmp_path):
-    cells = sweep(paper_methods(SPEC, taus=(4, 256)), [0.05, 1.0], horse, seed=0)
-    zipfile.ZipFile(io.BytesIO(table_zip(cells, horse, TableInfo("Horse", horse.n, 5e-8, 0, "cheu19")))).extractall(
+@pytest.mark.parametrize("data", ["horse", "weather"])
+def test_the_latex_zip_compiles(data, horse, tmp_path):
+    hist = horse if data == "horse" else WEATHER
+    cells = sweep(paper_methods(SPEC, taus=(4, 256)), [0.05, 1.0], hist, seed=0)
+    zipfile.ZipFile(io.BytesIO(table_zip(cells, hist, TableInfo(hist.name, hist.n, 5e-8, 0, "cheu19")))).extractall(
         tmp_path
     )
     out = subprocess.run(

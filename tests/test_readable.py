@@ -71,11 +71,21 @@ def test_delta_at_least_one_over_n_is_warned():
 
 
 @pytest.mark.app
-def test_histogram_units_and_view():
-    at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters")
+@pytest.mark.parametrize(
+    "dataset, unit",
+    [
+        ("heavy-hitters", "respondents per value"),
+        ("app-events", "respondents per category"),
+        ("city-points", "respondents per cell"),  # a grid of points: counts, not gray levels
+        ("horse", "gray levels per pixel"),
+    ],
+)
+def test_errors_carry_the_datas_unit(dataset, unit):
+    at = open_page("app_pages/reconstruct.py", dataset=dataset, max_side="64")
     assert_clean(at)
-    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "respondents per bin"
-    assert len(at.get("plotly_chart")) == 1
+    assert next(x for x in at.metric if x.label.endswith("RMSE")).proto.delta == unit
+    if dataset == "heavy-hitters":
+        assert len(at.get("plotly_chart")) == 1
 
 
 @pytest.mark.app
@@ -180,7 +190,7 @@ def test_report_table_compare_as_replacement():
 
     from ldpcore.experiment.compare import cells_on_notion
     from ldpcore.experiment.run import sweep
-    from ldpcore.export import cell_caption, table_csv
+    from ldpcore.export import cell_caption, table_csv, table_rows
 
     at = open_page("app_pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])
     assert_clean(at)
@@ -194,12 +204,15 @@ def test_report_table_compare_as_replacement():
     assert onehot.privacy["eps_l_inf"] == on_notion(plain.privacy["eps_l_inf"], "removal").eps
     grr = next(c for c in cells if c.method.startswith("Generalized"))
     assert grr.privacy["neighbouring"] == "replacement" and "native_eps_l_inf" not in grr.privacy
-    rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
     shown = [m.value for m in at.markdown]
-    for r in rows:
+    for r in table_rows(cells):
         assert "  \n".join(cell_caption(r)) in shown
-    attr = next(r for r in rows if r["method"] == "Attribute fragments")
+    attr = next(r for r in table_rows(cells) if r["method"] == "Attribute fragments")
     assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")
+    record = next(r for r in csv.DictReader(io.StringIO(table_csv(cells))) if r["method"] == "Attribute fragments")
+    assert record["neighbouring"] == "replacement" and record["native_neighbouring"] == "removal"
+    assert float(record["native_eps_c"]) == pytest.approx(1.0, rel=1e-12)
+    assert float(record["eps_l_inf"]) == pytest.approx(2 * float(record["native_eps_l_inf"]), rel=1e-12)
 
 
 @pytest.mark.app

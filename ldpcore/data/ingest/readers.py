@@ -97,7 +97,7 @@ def _labelled(
     labels, counts = counted.label_counts(domain)
     report = counted.report(file, kind, columns, rule, int(counts.sum()))
     notes = report_notes(report, "declared domain")
-    return Histogram(counts=counts, name=file, labels=tuple(labels), notes=notes), report
+    return Histogram(counts=counts, name=file, labels=tuple(labels), notes=notes, cell="category"), report
 
 
 def read_numeric(
@@ -149,7 +149,7 @@ def read_numeric(
         notes = report_notes(report, f"range {range_text(lo, hi)}")
         if from_data:
             notes += (inferred_range_note(lo, hi),)
-        return Histogram(counts=counts, name=inp.name, labels=labels, notes=notes), report
+        return Histogram(counts=counts, name=inp.name, labels=labels, notes=notes, cell="bin"), report
 
 
 def read_points(
@@ -209,7 +209,7 @@ def read_points(
         notes = report_notes(report, f"box {box_text(box)}")
         if bbox is None:
             notes += (inferred_box_note(box, ROBUST_QUANTILE, ROBUST_MARGIN),)
-        return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes), report
+        return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes, cell="cell"), report
 
 
 def _detect(inp: InputFile, given: str | None, names: tuple[str, ...], what: str) -> str:
