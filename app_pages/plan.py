@@ -170,18 +170,32 @@ else:
         st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
 
 
+every_column = st.toggle(
+    "Every column",
+    key="plan_columns",
+    bind="query-params",
+    help="Off: the columns that fit the page (rank, encoding, accountant, eps_c, eps_l, messages, bits, RMSE with and "
+    "without the shuffler, why not ranked); on: also the native notion, eps_l_1, the 95% interval, relative RMSE, "
+    "l_inf, top-k recall and the conversion (the table then scrolls sideways). The CSV has every field.",
+)
 st.dataframe(
     records,
     hide_index=True,
     width="stretch",
     key="plan_table",
-    column_config={
+    column_order=None if every_column else plan.compact_columns(table),
+    column_config={  # short headers: the compact table fits 1280 px (the notion is in the caption above)
+        f"eps_l ({table.notion})": st.column_config.NumberColumn("eps_l", help=f"eps_l, {table.notion} notion"),
+        "bits / respondent": st.column_config.NumberColumn("bits", help="bits per respondent"),
+        "RMSE without shuffler": st.column_config.NumberColumn(
+            "no shuffler", help="RMSE of the same encoding without a shuffler (local DP at eps_l = eps_c)"
+        ),
         "certified": st.column_config.CheckboxColumn("certified"),
         "top-k recall": st.column_config.NumberColumn(
             "top-k recall",
             help=f"{plan.topk_words(table)}: {planner.TOPK_NOTE}.",
         ),
-        "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
+        "why not ranked": st.column_config.TextColumn("why not ranked", width="medium"),
     },
 )
 if linked:
@@ -200,7 +214,7 @@ st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "te
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
 )
-st.plotly_chart(plan.pareto_figure(table), width="stretch")
+st.plotly_chart(plan.pareto_figure(table, hist.unit), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
 if curves.open:  # drawn only while open: each point solves the accountants afresh

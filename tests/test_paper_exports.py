@@ -35,15 +35,18 @@ def chart(horse):
     eps = np.geomspace(0.1, 2.0, 4)
     measured = sweep(methods, eps, horse, seed=0)
     curves = {m.label: [analytic(m, float(e), horse) for e in eps] for m in methods}
-    return tradeoff_figures(methods, measured, curves, 1.0)[0]
+    return tradeoff_figures(methods, measured, curves, 1.0, horse.unit)[0]
 
 
 def test_the_chart_csv_round_trips_the_plotted_data(chart):
     rows = list(csv.DictReader(io.StringIO(data_csv(chart))))
     plotted = [(t.name, float(x), float(y)) for t in chart.data for x, y in zip(t.x, t.y) if x is not None]
-    x_title, y_title = chart.layout.xaxis.title.text, chart.layout.yaxis.title.text
+    x_title, y_title = "central ε_c (each method's own notion)", "RMSE (gray levels per pixel)"  # as plain text
+    assert (
+        chart.layout.xaxis.title.text == "central ε<sub>c</sub> (each method's own notion)"
+    )  # a subscript on the chart
     assert [(r["trace"], float(r[x_title]), float(r[y_title])) for r in rows] == plotted
-    assert len(rows) > 10 and {r["trace"] for r in rows} >= {t.name for t in chart.data}
+    assert len(rows) > 10 and {r["trace"] for r in rows} >= {t.name for t in chart.data if t.x and t.x[0] is not None}
 
 
 def test_the_printed_chart_has_no_screen_chrome(chart):
@@ -63,6 +66,39 @@ def test_svg_and_pdf_of_a_tradeoffs_chart_are_valid(chart, tmp_path):
     assert pdf.startswith(b"%PDF-") and pdf.rstrip().endswith(b"%%EOF")
     assert len(re.findall(rb"/Type\s*/Page(?!s)", pdf)) == 1
     (tmp_path / "chart.pdf").write_bytes(pdf)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils is not installed (.ci/run installs it)")
+def test_a_printed_chart_of_four_encodings_reads_in_grayscale(horse, tmp_path):
+    """Four encodings on the Trade-offs error chart, exported as PDF and read in grayscale: each series has its own
+    dash and marker shape besides its colour, the legend says what open and filled markers are, the eps_c label
+    sits inside the plot, and the text has math (a subscript), no literal "_c". The grayscale picture is kept in
+    tests/output/e2e/ to be looked at."""
+    from e2e_support import OUTPUT
+
+    methods = paper_methods(SPEC, taus=(), central=False, compare=("grr", "olh", "hadamard"))
+    eps = np.geomspace(0.1, 2.0, 4)
+    measured = sweep(methods, eps, horse, seed=0)
+    curves = {m.label: [analytic(m, float(e), horse) for e in np.geomspace(0.1, 2.0, 12)] for m in methods}
+    fig = tradeoff_figures(methods, measured, curves, 1.0, horse.unit)[0]
+    entries = [t for t in fig.data if t.showlegend is not False and t.name in {m.label for m in methods}]
+    assert len({(t.line.dash, t.marker.symbol) for t in entries}) == len(entries) == 4  # told apart without colour
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert "open: measured RMSE, raw estimate" in legend and "filled: measured RMSE, clipped estimate" in legend
+    assert all(a.yanchor == "top" for a in fig.layout.annotations)  # inside the plot: never cut off at its top
+    pdf = tmp_path / "chart.pdf"
+    pdf.write_bytes(image_bytes(fig, "pdf", ExportStyle(width=624, height=380)))
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "_c" not in text and "<sub>" not in text and "εc" in text  # ε with a subscript c
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    gray = OUTPUT / "tradeoffs-four-encodings-gray"
+    subprocess.run(["pdftoppm", "-gray", "-png", "-r", "110", "-singlefile", str(pdf), str(gray)], check=True)
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(f"{gray}.png").convert("RGB"))
+    assert (pixels[..., 0] == pixels[..., 1]).all() and (pixels[..., 1] == pixels[..., 2]).all()  # gray levels only
 
 
 def test_latex_text_escapes_and_writes_identifiers_as_math():

@@ -100,22 +100,22 @@ def test_tradeoffs_onehot_with_grr_on_one_notion():
     hist = load_dataset("horse", max_side=64)
     methods = paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=(), central=False, compare=["grr"])
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    local = {t["name"]: t for t in figs[1]["data"] if t.get("showlegend", True) is not False}
+    per_phone = {t["name"]: t for t in figs[1]["data"] if t["mode"] == "lines" and t["x"][0] is not None}
     for m in methods:
         native = "removal" if m.spec.encoding == "onehot" else "replacement"
-        trace = next(t for name, t in local.items() if name.startswith(m.label))
+        trace = next(t for name, t in per_phone.items() if name.startswith(m.label))
         first = analytic(m, trace_x0_native := 0.05, hist)
         assert trace["x"][0] == pytest.approx(on_notion(first["eps_c"], native).eps)
         assert trace["y"][0] == pytest.approx(on_notion(first["eps_l_inf"], native).eps)
         assert trace_x0_native == 0.05
-    onehot = next(t for name, t in local.items() if name.startswith("Attribute fragments"))
+    onehot = next(t for name, t in per_phone.items() if name.startswith("Attribute fragments"))
     assert onehot["name"].endswith("[removal ×2]")
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert "(removal" in table[table["method"] == "Attribute fragments"].iloc[0]["ε per phone"]
     at.toggle(key="sweep_replacement").set_value(False).run()
     assert_clean(at)
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    onehot = next(t for t in figs[1]["data"] if t["name"] == "Attribute fragments")
+    onehot = next(t for t in figs[1]["data"] if t["name"] == "Attribute fragments" and t["x"][0] is not None)
     assert onehot["y"][0] == pytest.approx(analytic(methods[0], 0.05, hist)["eps_l_inf"])
 
 
@@ -219,7 +219,7 @@ def test_report_table_compare_as_replacement():
 def test_tradeoffs_values_table_says_why_a_method_is_missing():
     at = open_page("app_pages/tradeoffs.py", max_side="64", eps_c="0.1")
     assert_clean(at)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
     tau256 = table[table["method"] == "Report fragments, tau=256"].iloc[0]
     assert tau256["ε per phone"] == "not defined at this ε_c"

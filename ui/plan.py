@@ -23,7 +23,7 @@ from ldpcore.experiment import planner
 from ldpcore.experiment.planner import Shape, scaled_counts
 from ldpcore.experiment.spec import default_delta
 from ldpcore.oracles import ENCODINGS
-from ui.kit.axes import COLORS
+from ui.kit.axes import log_ticks, look
 from ui.kit.cache import cached
 from ui.kit.feedback import input_errors
 from ui.kit.inputs import Input
@@ -174,6 +174,13 @@ def rows(table: planner.PlanTable) -> list[dict]:
     return out
 
 
+def compact_columns(table: planner.PlanTable) -> list[str]:
+    """The columns of rows() that fit the page at 1280 px (the others are a toggle away)."""
+    eps_l = f"eps_l ({table.notion})"
+    return ["rank", "encoding", "accountant", "eps_c", eps_l, "messages", "bits / respondent", "RMSE",
+            "RMSE without shuffler", "why not ranked"]  # fmt: skip
+
+
 def csv_text(table: planner.PlanTable) -> str:
     """Every field of every row (ldpcore's as_dict), one CSV line each."""
     records = [r.as_dict() for r in table.rows]
@@ -197,22 +204,21 @@ def _pareto_front(rows) -> list[tuple[float, float]]:
     return front
 
 
-def pareto_figure(table: planner.PlanTable) -> go.Figure:
+def pareto_figure(table: planner.PlanTable, unit: str) -> go.Figure:
     """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
     both cheaper and more accurate) drawn as a line."""
     valid = [r for r in table.rows if r.rmse is not None and r.bits_per_respondent]
     fig = go.Figure()
     for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
         mine = [r for r in valid if r.encoding == name]
+        series = look(i)
         fig.add_trace(
             go.Scatter(
                 x=[r.bits_per_respondent for r in mine],
                 y=[r.rmse for r in mine],
                 mode="markers",
                 name=name,
-                marker=dict(
-                    color=COLORS[i % len(COLORS)], size=9, symbol=["circle" if r.ranked else "x" for r in mine]
-                ),
+                marker=dict(color=series.color, size=9, symbol=[series.symbol if r.ranked else "x" for r in mine]),
                 text=[f"{r.encoding} / {r.accountant}" for r in mine],
                 hovertemplate="%{text}<br>%{x:.4g} bits, RMSE %{y:.4g}<extra></extra>",
             )
@@ -230,12 +236,12 @@ def pareto_figure(table: planner.PlanTable) -> go.Figure:
     fig.update_layout(
         title="Predicted error against communication (x: not ranked)",
         xaxis_title="bits per respondent",
-        yaxis_title="predicted raw RMSE per bin",
+        yaxis_title=f"predicted raw RMSE ({unit})",
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_ticks(fig, "x")  # labelled in plain numbers, minor ticks unlabelled
+    log_ticks(fig, "y")
     return fig
 
 
@@ -244,20 +250,32 @@ def curves_figure(curves: dict, eps_cs, kind: str, target: float | None, current
     fig = go.Figure()
     for i, (label, values) in enumerate(curves.items()):
         y = [np.nan if v is None else v for v in values]
-        fig.add_trace(go.Scatter(x=list(eps_cs), y=y, mode="lines", name=label, line=dict(color=COLORS[i % 10])))
+        series = look(i)
+        fig.add_trace(
+            go.Scatter(
+                x=list(eps_cs),
+                y=y,
+                mode="lines+markers",
+                name=label,
+                line=dict(color=series.color, dash=series.dash, width=series.width),
+                marker=dict(symbol=series.symbol, size=6),
+            )
+        )
     if target is not None:
         fig.add_hline(y=target, line_dash="dash", line_color="red", name=f"target {target:g}", showlegend=True)
     if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color="gray", name=f"eps_c = {current:g}", showlegend=True)
+        fig.add_vline(
+            x=current, line_dash="dot", line_color="gray", name=f"ε<sub>c</sub> = {current:g}", showlegend=True
+        )
     fig.update_layout(
-        title=f"Predicted {UNITS[kind]} against eps_c",
-        xaxis_title="eps_c",
+        title=f"Predicted {UNITS[kind]} against ε<sub>c</sub>",
+        xaxis_title="central ε<sub>c</sub>",
         yaxis_title=UNITS[kind],
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_ticks(fig, "x")
+    log_ticks(fig, "y")
     return fig
 
 

@@ -50,6 +50,7 @@ def _same_one(text: str, value: object) -> bool:
 def same(texts: list[str], value: object) -> bool:
     """Whether a URL parameter's texts (several for a list: ?t=4&t=16) ask for the value a control holds."""
     if isinstance(value, list | tuple):
+        texts = [t for t in texts if t != ""]  # ?t= is the empty list
         return len(texts) == len(value) and all(_same_one(t, v) for t, v in zip(texts, value))
     return bool(texts) and _same_one(texts[-1], value)
 
