@@ -11,6 +11,7 @@ from ldpcore.experiment.advice import impractical
 from ldpcore.experiment.run import Method
 from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
+from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import page_config, runs, teaching
@@ -218,24 +219,25 @@ if alone.error is None and alone.privacy["note"]:
 if p.certified:
     guarantee = f"Certified central ε_c = {p.eps_c:.4g} by {p.amplification.citation}."
 else:
-    low, high = p.eps_c_range
-    st.warning(
-        f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
-        f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
-        "the central guarantee only "
-        f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
-        f"a generic bound certifies ε_c = {short(p.eps_c_whole_report.or_inf)} (replacement)."
-    )
+    if isinstance(p.extras, UncertifiedRange):  # the fragmented sketch: the paper's range, not a bound
+        low, high = p.extras.eps_c_range
+        st.warning(
+            f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+            f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
+            "the central guarantee only "
+            f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
+            f"a generic bound certifies ε_c = {short(p.extras.eps_c_whole_report.or_inf)} (replacement)."
+        )
     guarantee = f"ε_l calibrated as for one-hot reports by {p.amplification.citation}."
 extra = []
-if p.hash_range is not None:
-    extra.append(f"hash range g = {p.hash_range:,}")
-if p.fake_reports is not None:
-    users = p.eps_vs_server_and_respondents
+if isinstance(p.extras, HashRange | FakeReports) and p.extras.hash_range is not None:
+    extra.append(f"hash range g = {p.extras.hash_range:,}")
+if isinstance(p.extras, FakeReports):
+    users = p.extras.eps_vs_server_and_respondents
     extra.append(
-        f"{p.fake_reports:,} fake reports; ε vs the server + all other respondents = "
+        f"{p.extras.fake_reports:,} fake reports; ε vs the server + all other respondents = "
         + (short(users.value) if users.valid else "∞ (too few fakes for the blanket bound)")
-        + f", vs the server + all shufflers = {short(p.eps_vs_server_and_shufflers)}"
+        + f", vs the server + all shufflers = {short(p.extras.eps_vs_server_and_shufflers)}"
     )
 analytic = (
     f"analytic {short(esa.analytic_rmse_raw)}"

@@ -12,22 +12,19 @@ from ldpcore.experiment.audit import AuditReport, Demonstration, demonstrate, ru
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ui.cache import cached
 
-SPEC_FIELDS = ("eps_c", "eps_l", "delta", "encoding", "tau", "accountant", "params", "eps_f_rule", "eps_f")
-
 
 @cached("results")
 def _audit(
     input_key: str, _hist: Histogram, spec: dict, observer: str, trials: int, confidence: float, seed: int, _progress
 ) -> AuditReport:
-    s = ProtocolSpec(**spec)
     return run_audit(
-        data=_hist,
+        ProtocolSpec(**spec),
+        _hist,
         observer=observer,
         trials=trials,
         confidence=confidence,
         seed=seed,
         progress=_progress,
-        **{k: getattr(s, k) for k in SPEC_FIELDS},
     )
 
 

@@ -29,6 +29,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.oracles.laws import ResponseLaws
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy import bounds as amplification
 from ldpcore.privacy.bounds import Randomizer, blanket_limit
@@ -206,6 +207,10 @@ class GRR(SupportAnalyzer):
     def report_log_prob(self, value: int, reports: np.ndarray) -> np.ndarray:
         """Exact log P[GRR(value) = report]."""
         return np.where(np.asarray(reports) == value, math.log(self.p), math.log(self.q))
+
+    def observer_law(self, observer) -> ResponseLaws:
+        """k-RR for every observer: one report (server, shuffler), the histogram of n reports (analyst)."""
+        return ResponseLaws(self.p, self.q, self.d, self.eps)
 
     # --- communication (the analyzer: SupportAnalyzer) --------------------------------
     @property
