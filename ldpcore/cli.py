@@ -18,7 +18,7 @@ from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole
 from ldpcore.experiment.run import run, run_central
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
-from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
+from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
 
@@ -55,7 +55,9 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
-    p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
+    p.add_argument(
+        "--encoding", default=DEFAULT_ENCODING, choices=list(ENCODINGS), help="frequency oracle (see `oracles`)"
+    )
     p.add_argument(
         "--param",
         action="append",
@@ -433,17 +435,7 @@ def _plan_parser(sub) -> None:
     q.set_defaults(func=cmd_plan)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
-    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
-    p.add_argument("--delta", type=float, required=True)
-    p.add_argument(
-        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
-    )
-    _protocol_args(p)
-    p.set_defaults(func=cmd_privacy)
+def _run_parser(sub) -> None:
     r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
@@ -460,12 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     _protocol_args(r)
     _ingest_args(r)
     r.set_defaults(func=cmd_run)
-    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
-    h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
-    h.add_argument("--out", required=True, help="the value,count CSV to write")
-    h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
-    _ingest_args(h)
-    h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
+
+
+def _audit_parser(sub) -> None:
     u = sub.add_parser("audit", help="empirical lower bounds on eps by each observer, beside the certified ones")
     src = u.add_mutually_exclusive_group()
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
@@ -483,6 +472,9 @@ def build_parser() -> argparse.ArgumentParser:
     _protocol_args(u)
     _ingest_args(u)
     u.set_defaults(func=cmd_audit, scale=1.0, max_side=None)
+
+
+def _amplify_parser(sub) -> None:
     m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
     m.add_argument("--list", action="store_true", help="print the bound names and exit")
     m.add_argument("--bound", help="bound name or alias (see --list)")
@@ -498,6 +490,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
+    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
+    p.add_argument("--delta", type=float, required=True)
+    p.add_argument(
+        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
+    )
+    _protocol_args(p)
+    p.set_defaults(func=cmd_privacy)
+    _run_parser(sub)
+    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
+    h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
+    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
+    _ingest_args(h)
+    h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
+    _audit_parser(sub)
+    _amplify_parser(sub)
     o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_oracles)

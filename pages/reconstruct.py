@@ -202,7 +202,7 @@ else:
             hist,
             {
                 "ESA reconstruction": (esa.estimate, teaching.bin_std_of(inp, esa_method, spec.eps_c)),
-                f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (alone.estimate, None),
+                f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (None if alone.error else alone.estimate, None),
             },
             central=central.estimate,
             key="reconstruct",

@@ -18,7 +18,7 @@ from ldpcore import export
 from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.compare import cells_on_notion
-from ldpcore.experiment.run import Cell, Method, analytic, evaluate, sweep
+from ldpcore.experiment.run import Cell, Method, analytic, evaluate, sweep, without_estimate
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
 from ui.cache import cached
@@ -53,8 +53,8 @@ def _fit(img: Image.Image, max_width: int) -> Image.Image:
 
 @cached("images")
 def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes | None:
-    estimate = _cell(input_key, _hist, spec, central, seed).estimate
-    return None if estimate is None else png_bytes(_fit(render(_hist, estimate), max_width), FAST)
+    c = _cell(input_key, _hist, spec, central, seed)
+    return None if c.error is not None else png_bytes(_fit(render(_hist, c.estimate), max_width), FAST)
 
 
 def cell_png(inp, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
@@ -156,7 +156,7 @@ def grid(inp, methods, eps_cs, seed: int, label: str, png_width: int | None = No
         bar.progress(done / total, text=f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})")
         done += 1
         ahead(m, e)  # the cell (and its picture) as the pool makes it: whichever comes first, the cache runs it once
-        return replace(cell(inp, m, e, s), estimate=None)
+        return without_estimate(cell(inp, m, e, s))
 
     pool = ThreadPoolExecutor(WORKERS)
     try:
@@ -174,7 +174,7 @@ def _table_cells(inp, methods, eps_cs, seed: int, notion: str = "native"):
     """The report table's cells from the cache without their estimates (in `notion`: ldpcore.experiment.compare),
     and a function fetching (or simulating again) one cell's estimate as its picture is drawn."""
     cells = sweep(
-        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
+        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: without_estimate(cell(inp, m, e, s))
     )
     cells = cells_on_notion(cells, notion)
     by_label = {m.label: m for m in methods}

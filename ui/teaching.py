@@ -24,8 +24,8 @@ def local_cell(inp, method: Method, eps_c: float, seed: int) -> Cell:
 
 @cached("images")
 def _local_png(input_key: str, _hist: Histogram, spec: dict, seed: int, max_width: int) -> bytes | None:
-    estimate = _local(input_key, _hist, spec, seed).estimate
-    return None if estimate is None else png_bytes(_fit(render(_hist, estimate), max_width), FAST)
+    c = _local(input_key, _hist, spec, seed)
+    return None if c.error is not None else png_bytes(_fit(render(_hist, c.estimate), max_width), FAST)
 
 
 def local_png(inp, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:

@@ -4,6 +4,8 @@ imports it here (to be removed once nothing does)."""
 from ldpcore.experiment.protocol.run import (
     Cell,
     CentralResult,
+    Failed,
+    Measured,
     Method,
     Result,
     analytic,
@@ -14,11 +16,14 @@ from ldpcore.experiment.protocol.run import (
     run,
     run_central,
     sweep,
+    without_estimate,
 )
 
 __all__ = [
     "Cell",
     "CentralResult",
+    "Failed",
+    "Measured",
     "Method",
     "Result",
     "analytic",
@@ -29,4 +34,5 @@ __all__ = [
     "run",
     "run_central",
     "sweep",
+    "without_estimate",
 ]

@@ -396,6 +396,8 @@ ENCODINGS: dict[str, Encoding] = {
 }
 
 
+DEFAULT_ENCODING = OneHot.name  # the ESA paper's
+
 # every name an accountant may be given by: the registered bounds, their aliases and the encodings' own (murs)
 ACCOUNTANT_NAMES = tuple(
     sorted({str(name) for name in BOUNDS} | set(ALIASES) | {str(a) for e in ENCODINGS.values() for a in e.accountants})

@@ -68,6 +68,7 @@ class SupportAnalyzer:
     Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
 
     variance_note: ClassVar[str] = ""  # the variance is exact
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE  # one report: a value replaced
 
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
@@ -131,7 +132,6 @@ class GRR(SupportAnalyzer):
 
     name: ClassVar[str] = "grr"
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.K_RR
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
 

@@ -33,7 +33,6 @@ from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
-from ldpcore.privacy.guarantee import Neighbouring
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -60,7 +59,6 @@ class Hadamard(SupportAnalyzer):
 
     name: ClassVar[str] = "hadamard"
     title: ClassVar[str] = "Hadamard response"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):

@@ -46,7 +46,6 @@ from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
 from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
 from ldpcore.oracles.limits import check_realised, check_reference
 from ldpcore.privacy.bounds import BoundName, Randomizer, get_bound
-from ldpcore.privacy.guarantee import Neighbouring
 
 MERSENNE_31 = 2**31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
@@ -68,7 +67,6 @@ class OLH(SupportAnalyzer):
 
     name: ClassVar[str] = "olh"
     title: ClassVar[str] = "Optimized local hashing"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):

@@ -25,7 +25,6 @@ from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.laws import SINGLE_REPORT, BinLaws, CountLaws, Law, Observer, Unsupported, bernoulli
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
-from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,6 @@ class UnaryEncoding(SupportAnalyzer):
 
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):

@@ -7,24 +7,26 @@ along eps_c."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Unpack
 
 from ldpcore.errors import InputError
 from ldpcore.experiment.planning.error_model import error_of, variances
 from ldpcore.experiment.planning.search import SOLVE_RTOL, search
 from ldpcore.experiment.planning.shapes import Groups, groups_of, scaled_groups
 from ldpcore.experiment.planning.table import (
-    NO_CONSTRAINTS,
     TARGET_WORDS,
-    Constraints,
     PlanRow,
     PlanTable,
+    RowOptions,
     Target,
     check_counts,
     evaluate_row,
     local_cache,
     native_notion,
     row_numbers,
+    row_options,
     rows_wanted,
     shared,
     table_of,
@@ -38,19 +40,19 @@ N_MAX = 10**12  # the inverse in n searches up to this many respondents
 SEARCH_RTOL = 1e-5  # the inverses' trial points solve the accountants to this relative precision (conservative)
 
 
-def metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind):
-    """eps_c (table notion) -> the row's predicted error there (inf where the accountant certifies nothing, or
-    is capped below eps_c: then a larger eps_c buys nothing; the search's "does not meet")."""
+def metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind) -> Callable[[float], float | None]:
+    """eps_c (table notion) -> the row's predicted error there (None where the accountant certifies nothing, or
+    is capped below eps_c: then a larger eps_c buys nothing)."""
 
-    def value(eps):
+    def value(eps: float) -> float | None:
         try:
             with search_precision(SEARCH_RTOL):  # a trial point; the answer's row is evaluated exactly
                 p, *_ = row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
             if p.amplification.capped:
-                return math.inf
+                return None
             return error_of(variances(p.oracle(), groups), groups, kind)
         except InputError:
-            return math.inf
+            return None
 
     return value
 
@@ -61,11 +63,11 @@ def _smallest_eps_l(enc: str, ps: tuple, groups: Groups, kind: str, target: floa
     e = get_encoding(enc)
     params = dict(ps)
 
-    def value(eps_l):
+    def value(eps_l: float) -> float | None:
         try:
             return error_of(variances(e.oracle_at(eps_l, groups.d, params), groups), groups, kind)
         except InputError:
-            return math.inf
+            return None
 
     return search(value, 1e-4, min(e.eps_limit(groups.d, params), 60.0), target)
 
@@ -90,21 +92,22 @@ def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notio
             x = amp.eps_c * (2 if (notion == "replacement" and e.neighbouring == "removal") else 1)
             if EPS_C_MIN <= x <= EPS_C_MAX:
                 for _ in range(8):  # minimal: a smaller eps_c certifies only a smaller eps_l than eps_l_star
-                    if f(x) <= target.value:
-                        return x, f(x)
+                    if (v := f(x)) is not None and v <= target.value:
+                        return x, v
                     x *= 1 + SOLVE_RTOL / 2
                 guess = x
     return search(f, EPS_C_MIN, EPS_C_MAX, target.value, guess=guess)
 
 
-def _local_slope(seen: dict[float, float], x: float) -> float | None:
+def _local_slope(seen: dict[float, float | None], x: float) -> float | None:
     """The slope in (log x, log value) between x and the nearest other point evaluated (None if there is none
-    with finite positive values, or the value does not fall)."""
-    points = [(abs(math.log(y / x)), y) for y, v in seen.items() if y != x and 0 < v < math.inf]
-    if not points or not 0 < seen.get(x, 0.0) < math.inf:
+    with a positive value, or the value does not fall)."""
+    at = seen.get(x)
+    points = [(abs(math.log(y / x)), y, v) for y, v in seen.items() if y != x and v is not None and v > 0]
+    if not points or at is None or not at > 0:
         return None
-    y = min(points)[1]
-    s = (math.log(seen[y]) - math.log(seen[x])) / (math.log(y) - math.log(x))
+    _, y, v = min(points)
+    s = (math.log(v) - math.log(at)) / (math.log(y) - math.log(x))
     return s if s < 0 else None
 
 
@@ -121,19 +124,11 @@ def _finish(rows, target: Target, why_prefix: str, found_flags) -> list[PlanRow]
 
 
 @shared
-def solve_eps_c(
-    counts,
-    target: Target,
-    delta: float,
-    notion: str = "replacement",
-    encodings=None,
-    constraints: Constraints = NO_CONSTRAINTS,
-    params: dict | None = None,
-    name: str = "",
-) -> PlanTable:
-    """For each row the smallest certified eps_c in [EPS_C_MIN, EPS_C_MAX] whose predicted error meets the
-    target (the row evaluated there; 0.998 x it does not meet it), or the row at EPS_C_MAX marked 'not
-    reachable' with the reason."""
+def solve_eps_c(counts, target: Target, delta: float, **options: Unpack[RowOptions]) -> PlanTable:
+    """For each row (options: RowOptions) the smallest certified eps_c in [EPS_C_MIN, EPS_C_MAX] whose predicted
+    error meets the target (the row evaluated there; 0.998 x it does not meet it), or the row at EPS_C_MAX
+    marked 'not reachable' with the reason."""
+    notion, encodings, constraints, params, name = row_options(options)
     counts = check_counts(counts, None, delta, notion)
     groups = groups_of(counts)
     rows, flags, stars = [], [], {}
@@ -160,25 +155,18 @@ def solve_eps_c(
 
 @shared
 def solve_n(
-    counts,
-    eps_c: float,
-    target: Target,
-    delta: float,
-    notion: str = "replacement",
-    encodings=None,
-    constraints: Constraints = NO_CONSTRAINTS,
-    params: dict | None = None,
-    name: str = "",
-    n_max: int = N_MAX,
+    counts, eps_c: float, target: Target, delta: float, n_max: int = N_MAX, **options: Unpack[RowOptions]
 ) -> PlanTable:
-    """For each row the smallest n (whole; counts scaled to n with the same shape, delta fixed) whose predicted
-    error at eps_c meets the target, searched in [d, n_max] to SOLVE_RTOL; 'not reachable' with the reason
+    """For each row (options: RowOptions) the smallest n (whole; counts scaled to n with the same shape, delta
+    fixed) whose predicted error at eps_c meets the target, searched in [d, n_max] to SOLVE_RTOL; 'not
+    reachable' with the reason
     otherwise. A raw RMSE target may be out of reach at any n (one-hot's raw RMSE hardly changes with n at
     a fixed eps_c); a relative RMSE falls with n.
 
     From the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess. The
     encoding's answer under its previous accountant, else another encoding's under this accountant, with the
     slope found there, is a closer guess (accountants, and one-hot and its sketch, often nearly agree)."""
+    notion, encodings, constraints, params, name = row_options(options)
     counts = check_counts(counts, eps_c, delta, notion)
     start = groups_of(counts)
     weights, total = start.values / start.n, float((counts / start.n).sum())
@@ -194,7 +182,7 @@ def solve_n(
     answers: dict = {}  # (encoding, params) and accountant -> (the last answer there, the slope at it)
     locals_at: dict = {}  # n -> local_cache there
     for enc, acc, ps in rows_wanted(encodings, params):
-        seen: dict[float, float] = {}
+        seen: dict[float, float | None] = {}
 
         def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
             seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind)(eps_c)
@@ -231,4 +219,4 @@ def error_curve(
     counts = check_counts(counts, None, delta, notion)
     params = tuple(sorted(get_encoding(encoding).check_params(dict(params)).items()))
     value = metric_at_eps(encoding, accountant, params, groups_of(counts), delta, notion, kind)
-    return [None if not math.isfinite(v := value(float(e))) else v for e in eps_cs]
+    return [value(float(e)) for e in eps_cs]

@@ -13,7 +13,15 @@ import numpy as np
 from ldpcore.errors import require
 from ldpcore.experiment.planning.inverses import solve_eps_c, solve_n
 from ldpcore.experiment.planning.shapes import Shape, scaled_counts
-from ldpcore.experiment.planning.table import NO_CONSTRAINTS, Constraints, PlanTable, Target, check_counts, plan_table
+from ldpcore.experiment.planning.table import (
+    NO_CONSTRAINTS,
+    Constraints,
+    PlanTable,
+    RowOptions,
+    Target,
+    check_counts,
+    plan_table,
+)
 from ldpcore.oracles import get_encoding
 
 QUESTIONS = ("table", "eps_c", "n")  # the table at eps_c; the smallest eps_c, or n, meeting a target
@@ -69,11 +77,11 @@ class PlanQuery:
 
 def answer(query: PlanQuery) -> PlanTable:
     """The planner's table for the query (plan_table, solve_eps_c or solve_n)."""
-    kw: dict[str, Any] = dict(
+    kw: RowOptions = dict(
         notion=query.notion,
         encodings=list(query.encodings) or None,
         constraints=query.constraints,
-        params={k: dict(v) for k, v in query.params.items()},
+        params=query.params,
         name=query.name,
     )
     if query.solve == "eps_c":

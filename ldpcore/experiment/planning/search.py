@@ -1,6 +1,7 @@
 """The planner's one-dimensional search: the smallest x in [lo, hi] whose predicted error meets a target, for
 an error non-increasing in x (eps_c, or the number of respondents), landing on the meeting side to a relative
-precision SOLVE_RTOL (the answer meets the target; 0.998 x it does not)."""
+precision SOLVE_RTOL (the answer meets the target; 0.998 x it does not). An x with no predicted error (None:
+its accountant certifies nothing there) does not meet the target."""
 
 from __future__ import annotations
 
@@ -11,23 +12,31 @@ SOLVE_RTOL = 2e-3  # relative precision of both inverses (the answer meets the t
 
 
 class _Search:
-    """value_at(x) memoised, with g(x) = ln value - ln target (<= 0 meets) in (log x, log value) coordinates."""
+    """value_at(x) memoised, with g(x) = ln value - ln target (<= 0 meets; +inf without a value) in
+    (log x, log value) coordinates."""
 
-    def __init__(self, value_at: Callable[[float], float], target: float, slope: float | None):
+    def __init__(self, value_at: Callable[[float], float | None], target: float, slope: float | None):
         self.value_at, self.target, self.slope = value_at, target, slope
-        self.memo: dict[float, float] = {}
+        self.memo: dict[float, float | None] = {}
 
-    def f(self, x: float) -> float:
+    def f(self, x: float) -> float | None:
         if x not in self.memo:
             self.memo[x] = self.value_at(x)
         return self.memo[x]
 
+    def value(self, x: float) -> float:
+        """The value at a meeting x."""
+        v = self.f(x)
+        assert v is not None  # x meets the target
+        return v
+
     def meets(self, x: float) -> bool:
-        return self.f(x) <= self.target
+        v = self.f(x)
+        return v is not None and v <= self.target
 
     def g(self, x: float) -> float:
         v = self.f(x)
-        return math.inf if not math.isfinite(v) else (math.log(v) - math.log(self.target) if v > 0 else -math.inf)
+        return math.inf if v is None else (math.log(v) - math.log(self.target) if v > 0 else -math.inf)
 
     def along_secant(self, x: float, before: float | None) -> float | None:
         """Where the line through (before, x) in (log x, log value), or slope at x, meets the target (or None)."""
@@ -90,15 +99,15 @@ class _Search:
 
 
 def search(
-    value_at: Callable[[float], float],
+    value_at: Callable[[float], float | None],
     lo: float,
     hi: float,
     target: float,
     guess: float | None = None,
     slope: float | None = None,
 ) -> tuple[float, float] | None:
-    """The smallest x in [lo, hi] with value_at(x) <= target, for value_at non-increasing in x (inf where x is
-    not valid, i.e. not meeting); (x, value) on the meeting side, or None if hi does not meet it. From a
+    """The smallest x in [lo, hi] with value_at(x) <= target, for value_at non-increasing in x (None where x
+    has no value, i.e. does not meet); (x, value) on the meeting side, or None if hi does not meet it. From a
     guess (with a first slope in (log x, log value), where given) the bracket grows outwards (_Search.bracket),
     else it is [lo, hi]; then _Search.narrow."""
     s = _Search(value_at, target, slope)
@@ -108,12 +117,12 @@ def search(
             return None
         good, bad = ends
         if bad is None:
-            return lo, s.f(lo)
+            return lo, s.value(lo)
     else:
         if not s.meets(hi):
             return None
         if s.meets(lo):
-            return lo, s.f(lo)
+            return lo, s.value(lo)
         good, bad = hi, lo
     good = s.narrow(good, bad)
-    return good, s.f(good)
+    return good, s.value(good)

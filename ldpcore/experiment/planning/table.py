@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -94,6 +95,29 @@ class Constraints:
 
 
 NO_CONSTRAINTS = Constraints()
+
+
+class RowOptions(TypedDict, total=False):
+    """Which rows a planner table holds and how they are judged, the keywords of plan_table, solve_eps_c and
+    solve_n: notion of eps_c ('replacement', the default, or 'native'), encodings (None: all), their params
+    ({encoding: {parameter: value}}), constraints, and the table's name."""
+
+    notion: str
+    encodings: Sequence[str] | None
+    constraints: Constraints
+    params: Mapping[str, Mapping[str, Any]] | None
+    name: str
+
+
+def row_options(options: RowOptions) -> tuple[str, Sequence[str] | None, Constraints, Mapping | None, str]:
+    """(notion, encodings, constraints, params, name) with their defaults."""
+    return (
+        options.get("notion", "replacement"),
+        options.get("encodings"),
+        options.get("constraints", NO_CONSTRAINTS),
+        options.get("params"),
+        options.get("name", ""),
+    )
 
 
 @dataclass(frozen=True)
@@ -287,7 +311,8 @@ def evaluate_row(
     local: tuple[float | None, str] | None = None,
 ) -> PlanRow:
     """One row at n = sum(counts) (counts: the histogram or its Groups); an accountant that is not valid here
-    gives a row with error set. local: the no-shuffler (RMSE, note), computed here when not given."""
+    gives a row with error set. local: the no-shuffler (RMSE, note), computed here when not given. (Over 60
+    lines only for the row's thirty named fields.)"""
     e = get_encoding(encoding)
     params = tuple(sorted(e.check_params(dict(params)).items()))
     groups = counts if isinstance(counts, Groups) else groups_of(counts)
@@ -342,7 +367,7 @@ def evaluate_row(
     )
 
 
-def rows_wanted(encodings, params: dict | None) -> list[tuple[str, str, tuple]]:
+def rows_wanted(encodings, params: Mapping | None) -> list[tuple[str, str, tuple]]:
     """(encoding, accountant, its checked parameters as sorted pairs) of every row asked for (all encodings
     when none are named); params: {encoding: {parameter: value}}."""
     names = list(ENCODINGS) if not encodings else list(dict.fromkeys(encodings))
@@ -420,17 +445,9 @@ def table_of(
 
 
 @shared
-def plan_table(
-    counts,
-    eps_c: float,
-    delta: float,
-    notion: str = "replacement",
-    encodings=None,
-    constraints: Constraints = NO_CONSTRAINTS,
-    params: dict | None = None,
-    name: str = "",
-) -> PlanTable:
-    """Every (encoding, accountant) at eps_c on these counts; params: {encoding: {parameter: value}}."""
+def plan_table(counts, eps_c: float, delta: float, **options: Unpack[RowOptions]) -> PlanTable:
+    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions)."""
+    notion, encodings, constraints, params, name = row_options(options)
     counts = check_counts(counts, eps_c, delta, notion)
     groups = groups_of(counts)
     local = local_cache(notion, eps_c, groups)

@@ -7,35 +7,33 @@ from __future__ import annotations
 import numpy as np
 
 from ldpcore.data.loaders import Histogram
-from ldpcore.errors import MAX_N, InputError, check_seed
+from ldpcore.errors import InputError, check_seed
 from ldpcore.experiment.protocol.metrics import error_metrics
-from ldpcore.experiment.protocol.run import Cell, Method
-from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import get_encoding
-
-# SOLH's and MURS's hash range or fakes come from their shuffle bound: without a shuffler OLH (MURS on GRR:
-# GRR) stands in, at the same eps_l
-STAND_IN = {"solh": "olh", "murs": "olh"}
+from ldpcore.oracles.base import FrequencyOracle
 
 
-def local_only_oracle(spec: ProtocolSpec, eps_l: float, d: int):
-    """(oracle, encoding name, note) of spec's encoding as plain LDP at eps_l (one report, no fragments).
-    The accountant does not change the oracle, nor does n: plan() is asked at the largest n and a loose
-    delta, where the closed-form generic bound is valid for any eps_l the oracle takes."""
-    name, params, note = spec.encoding, spec.params, ""
-    if name in STAND_IN:
-        name = "grr" if spec.param_dict.get("base") == "grr" else STAND_IN[name]
-        note = f"{get_encoding(name).title} stands in for {spec.encoding} (no shuffler, so no fake reports)"
-        params = ()
-    encoding = get_encoding(name)
-    eps_l = min(float(eps_l), encoding.eps_limit(d, encoding.check_params(dict(params))))
-    local = ProtocolSpec(eps_c=None, eps_l=eps_l, encoding=name, params=params, accountant="fmt21-closed", delta=0.1)
-    return plan(local, MAX_N, d).oracle(), name, note
+def local_only_oracle(spec: ProtocolSpec, eps_l: float, d: int) -> tuple[FrequencyOracle, str, str]:
+    """(oracle, encoding name, note) of spec's encoding as plain LDP at eps_l (one report, no fragments): the
+    encoding that runs in its place without a shuffler (ldpcore.oracles.Encoding.without_shuffler: OLH for
+    SOLH, GRR or OLH for MURS, whose hash range and fakes come from their shuffle bounds), at eps_l within
+    its float64 limit (Encoding.oracle_at)."""
+    encoding = get_encoding(spec.encoding)
+    stand_in, params = encoding.without_shuffler(spec.param_dict)
+    note = (
+        ""
+        if stand_in is encoding
+        else f"{stand_in.title} stands in for {spec.encoding} (no shuffler, so no fake reports)"
+    )
+    eps_l = min(float(eps_l), stand_in.eps_limit(d, params))
+    return stand_in.oracle_at(eps_l, d, params), stand_in.name, note
 
 
 def without_shuffler(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
     """method's encoding run without a shuffler at eps_l = eps_c (in the encoding's own notion), on hist.
-    The Cell's privacy holds eps_l_inf, the notion, the encoding run and a note; error where undefined."""
+    The Measured cell's privacy holds eps_l_inf, the notion, the encoding run and a note; Failed where undefined."""
     label = f"{method.label}, no shuffler"
     try:
         seed = check_seed(seed)
@@ -50,6 +48,6 @@ def without_shuffler(method: Method, eps_c: float, hist: Histogram, seed: int = 
             "encoding": name,
             "note": note,
         }
-        return Cell(label, float(eps_c), seed, estimate, metrics, privacy)
+        return Measured(label, float(eps_c), seed, estimate, metrics, privacy)
     except InputError as exc:
-        return Cell(label, float(eps_c), seed, error=str(exc))
+        return Failed(label, float(eps_c), seed, str(exc))
