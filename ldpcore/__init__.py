@@ -45,14 +45,14 @@ _API = {
     "FrequencyOracle": "ldpcore.oracles.base",
     "ENCODINGS": "ldpcore.oracles",
     "get_encoding": "ldpcore.oracles",
-    "ProtocolSpec": "ldpcore.experiment.spec",
-    "Plan": "ldpcore.experiment.spec",
-    "plan": "ldpcore.experiment.spec",
-    "run": "ldpcore.experiment.run",
-    "Result": "ldpcore.experiment.run",
-    "run_central": "ldpcore.experiment.run",
-    "paper_methods": "ldpcore.experiment.run",
-    "sweep": "ldpcore.experiment.run",
+    "ProtocolSpec": "ldpcore.experiment.protocol.spec",
+    "Plan": "ldpcore.experiment.protocol.spec",
+    "plan": "ldpcore.experiment.protocol.spec",
+    "run": "ldpcore.experiment.protocol.run",
+    "Result": "ldpcore.experiment.protocol.run",
+    "run_central": "ldpcore.experiment.protocol.run",
+    "paper_methods": "ldpcore.experiment.protocol.run",
+    "sweep": "ldpcore.experiment.protocol.run",
     "run_audit": "ldpcore.experiment.audit",
 }
 __all__ = [
@@ -94,8 +94,8 @@ if TYPE_CHECKING:
     from ldpcore.data.loaders import DATASETS, Histogram, load_csv, load_dataset, load_image, load_path
     from ldpcore.errors import InputError
     from ldpcore.experiment.audit import run_audit
-    from ldpcore.experiment.run import Result, paper_methods, run, run_central, sweep
-    from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
+    from ldpcore.experiment.protocol.run import Result, paper_methods, run, run_central, sweep
+    from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
     from ldpcore.oracles import ENCODINGS, get_encoding
     from ldpcore.oracles.base import FrequencyOracle
     from ldpcore.privacy.bounds import BOUNDS, Amplification, Bound, BoundName, get_bound

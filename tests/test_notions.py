@@ -40,7 +40,7 @@ def test_the_planner_converts_by_the_same_function():
     """The planner's replacement rows (ldpcore.experiment.planner) equal ldpcore.privacy.notions' conversion of
     their native numbers: eps_c and the local eps of one-hot doubled, GRR's unchanged."""
     from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.planner import plan_table
+    from ldpcore.experiment.planning import plan_table
 
     hist = load_dataset("horse", max_side=64)
     table = plan_table(hist.counts, 1.0, 5e-8, encodings=["onehot", "grr"])

@@ -16,8 +16,7 @@ from conftest import ROOT
 
 from ldpcore.data.loaders import Histogram, load_csv, load_dataset
 from ldpcore.errors import InputError
-from ldpcore.experiment.metrics import analytic_rmse
-from ldpcore.experiment.planner import (
+from ldpcore.experiment.planning import (
     Constraints,
     Shape,
     Target,
@@ -28,8 +27,9 @@ from ldpcore.experiment.planner import (
     solve_eps_c,
     solve_n,
 )
-from ldpcore.experiment.run import run, run_central
-from ldpcore.experiment.spec import plan
+from ldpcore.experiment.protocol.metrics import analytic_rmse
+from ldpcore.experiment.protocol.run import run, run_central
+from ldpcore.experiment.protocol.spec import plan
 from ldpcore.export import estimate_csv, std_errors
 from ldpcore.oracles import ENCODINGS
 
@@ -418,7 +418,7 @@ def test_cli_plan_solves_for_eps_c_and_n():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--dataset", "horse"], "give --eps-c"),
+        (["--dataset", "horse"], "give eps_c"),
         (["--n", "1000"], "--n and --d go together"),
         (["--dataset", "horse", "--n", "5", "--d", "3", "--eps-c", "1"], "exactly one of"),
         (["--dataset", "horse", "--eps-c", "1", "--solve", "eps_c"], "needs a target"),

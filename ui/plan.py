@@ -48,18 +48,18 @@ def _table(
     max_messages: float | None,
     max_bits: float | None,
 ) -> planner.PlanTable:
-    kw = dict(
+    query = planner.PlanQuery(
+        _hist.counts,
+        _hist.name,
+        delta,
+        eps_c=None if solve == "eps_c" else eps_c,
+        target=None if target is None else planner.Target(*target),
+        solve="table" if solve == "error" else solve,
         notion=notion,
-        encodings=list(encodings) or None,
+        encodings=encodings,
         constraints=planner.Constraints(max_messages, max_bits),
-        name=_hist.name,
     )
-    if solve == "eps_c" and target is not None:
-        return planner.solve_eps_c(_hist.counts, planner.Target(*target), delta, **kw)
-    assert eps_c is not None, "eps_c is chosen on the page unless it is solved for"
-    if solve == "n" and target is not None:
-        return planner.solve_n(_hist.counts, eps_c, planner.Target(*target), delta, **kw)
-    return planner.plan_table(_hist.counts, eps_c, delta, **kw)
+    return planner.answer(query)
 
 
 def table(

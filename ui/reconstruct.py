@@ -18,7 +18,7 @@ from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.histogram_view import bin_std, ranked
 from ldpcore.experiment.local_only import without_shuffler
-from ldpcore.experiment.run import Cell, Method
+from ldpcore.experiment.run import Cell, Failed, Measured, Method
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
 from ui.kit.cache import cached
@@ -40,8 +40,8 @@ def local_cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
 
 @cached("images")
 def _local_png(input_key: str, _hist: Histogram, spec: dict, seed: int, max_width: int) -> bytes | None:
-    estimate = _local(input_key, _hist, spec, seed).estimate
-    return None if estimate is None else png_bytes(fit(render(_hist, estimate), max_width), FAST)
+    c = _local(input_key, _hist, spec, seed)
+    return None if isinstance(c, Failed) else png_bytes(fit(render(_hist, ran(c).estimate), max_width), FAST)
 
 
 def local_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
@@ -66,7 +66,9 @@ def full_png(inp: Input, method: Method, eps_c: float, seed: int) -> bytes:
 
 def _std_errors(inp: Input, c: Cell) -> np.ndarray:
     """Every bin's standard error of the cell's estimate (ldpcore.export.std_errors)."""
-    return export.std_errors(inp.hist, ran(c).estimate, c.plan, (c.privacy or {}).get("sigma"))
+    run = ran(c)  # ValueError where the cell did not run
+    plan = c.plan if isinstance(c, Measured) else None
+    return export.std_errors(inp.hist, run.estimate, plan, run.privacy.get("sigma"))
 
 
 def estimate_csv(inp: Input, method: Method, eps_c: float, seed: int) -> str:

@@ -1,41 +1,6 @@
-"""Cells of a sweep or report table restated in one neighbouring notion (ldpcore.privacy.notions), so that
-encodings of different notions are compared on one footing; the native numbers stay beside them."""
+"""Moved to ldpcore.experiment.protocol.compare: this path re-exports it while the rest of the code base still
+imports it here (to be removed once nothing does)."""
 
-from __future__ import annotations
+from ldpcore.experiment.protocol.compare import cell_on_notion, cells_on_notion, neighbourings
 
-from dataclasses import replace
-
-from ldpcore.privacy.notions import on_notion
-
-EPS_KEYS = ("eps_c", "eps_l_inf", "eps_l_1")
-
-
-def cell_on_notion(cell, notion: str = "replacement"):
-    """cell with its epsilons (eps_c, eps_l_inf, eps_l_1, and delta) in `notion`; a converted cell's privacy
-    keeps the native values under native_<key>, native_neighbouring and the conversion's words."""
-    p = cell.privacy
-    if cell.error is not None or not p or notion == "native":
-        return cell
-    converted = {k: on_notion(p[k], p["neighbouring"], notion, p.get("delta")) for k in EPS_KEYS if k in p}
-    if not any(c.converted for c in converted.values()):
-        return cell
-    first = next(iter(converted.values()))
-    privacy = {**p, **{k: c.eps for k, c in converted.items()}, **{f"native_{k}": p[k] for k in converted}}
-    privacy.update(
-        neighbouring=first.neighbouring,
-        delta=first.delta,
-        native_neighbouring=first.native_neighbouring,
-        native_delta=p.get("delta"),
-        conversion=first.conversion,
-    )
-    return replace(cell, privacy=privacy)
-
-
-def cells_on_notion(cells, notion: str = "replacement") -> list:
-    """Every cell restated in `notion` ("native": unchanged)."""
-    return [cell_on_notion(c, notion) for c in cells]
-
-
-def neighbourings(cells) -> list[str]:
-    """The notions the defined cells are stated in, natively."""
-    return sorted({str(c.privacy["neighbouring"]) for c in cells if c.error is None and c.privacy})
+__all__ = ["cell_on_notion", "cells_on_notion", "neighbourings"]

@@ -35,7 +35,7 @@ def table_rows(cells) -> list[dict]:
     (expected anonymous messages per respondent; empty for the central baseline, which sends raw data)."""
     rows = []
     for c in cells:
-        p, m = c.privacy or {}, c.metrics or {}
+        p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         messages = p.get("expected_messages")
         rows.append(
             {
