@@ -7,8 +7,8 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment.advice import impractical
-from ldpcore.experiment.run import Method
+from ldpcore.experiment.protocol.advice import impractical
+from ldpcore.experiment.protocol.run import Method
 from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange

@@ -17,7 +17,7 @@ from _common import median_seconds  # first: it puts the repository on sys.path
 
 from ldpcore.experiment import audit
 from ldpcore.experiment.audit.certified import forward as cached_forward
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.privacy import clones
 
 MAP_N, MAP_D, MAP_DELTA = 236_559_063, 2_795_520, 5e-10

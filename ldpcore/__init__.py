@@ -25,11 +25,11 @@ __version__ = "0.9.0"
 # public name -> the module that defines it
 _API = {
     "InputError": "ldpcore.errors",
-    "DATASETS": "ldpcore.data.loaders",
-    "Histogram": "ldpcore.data.loaders",
-    "load_dataset": "ldpcore.data.loaders",
-    "load_image": "ldpcore.data.loaders",
-    "load_csv": "ldpcore.data.loaders",
+    "DATASETS": "ldpcore.data.datasets",
+    "Histogram": "ldpcore.data.histogram",
+    "load_dataset": "ldpcore.data.datasets",
+    "load_image": "ldpcore.data.images",
+    "load_csv": "ldpcore.data.histogram_csv",
     "load_path": "ldpcore.data.loaders",
     "read_categorical": "ldpcore.data.ingest",
     "read_numeric": "ldpcore.data.ingest",
@@ -90,8 +90,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ldpcore.data.datasets import DATASETS, load_dataset
+    from ldpcore.data.histogram import Histogram
+    from ldpcore.data.histogram_csv import load_csv
+    from ldpcore.data.images import load_image
     from ldpcore.data.ingest import read_categorical, read_counts, read_numeric, read_points
-    from ldpcore.data.loaders import DATASETS, Histogram, load_csv, load_dataset, load_image, load_path
+    from ldpcore.data.loaders import load_path
     from ldpcore.errors import InputError
     from ldpcore.experiment.audit import run_audit
     from ldpcore.experiment.protocol.run import Result, paper_methods, run, run_central, sweep

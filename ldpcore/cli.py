@@ -13,10 +13,11 @@ import sys
 import time
 from typing import Any
 
-from ldpcore.data.loaders import DATASETS, load_dataset, load_path
+from ldpcore.data.datasets import DATASETS, load_dataset
+from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
-from ldpcore.experiment.run import run, run_central
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.run import run, run_central
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
 from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound

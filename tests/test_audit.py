@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
-from ldpcore.data.loaders import load_csv, load_image
+from ldpcore.data.histogram_csv import load_csv
+from ldpcore.data.images import load_image
 from ldpcore.errors import InputError
 from ldpcore.experiment import audit
 from ldpcore.experiment.audit import attacks, laws, risk, statistics

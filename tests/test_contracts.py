@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.base import FrequencyOracle
 from ldpcore.oracles.extras import FakeReports, UncertifiedRange

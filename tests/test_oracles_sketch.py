@@ -311,7 +311,7 @@ def test_validation_messages():
 
 @pytest.mark.parametrize("eps", [2.94, 8.55])  # Table VII's first and last rows
 def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
-    from ldpcore.data.loaders import load_dataset
+    from ldpcore.data.datasets import load_dataset
 
     horse = load_dataset("horse")
     rmse = split_budget_rmse(horse.counts, eps, np.random.default_rng(7), reports=(1, 2, 5), k=1024, m=65536)

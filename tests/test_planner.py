@@ -1,4 +1,4 @@
-"""The planner (ldpcore.experiment.planner): rows from plan() and the oracles, the one-notion conversion,
+"""The planner (ldpcore.experiment.planning): rows from plan() and the oracles, the one-notion conversion,
 the exact likelihood-ratio audit of the replacement-LDP column, the acceptance numbers of issue 13
 (predicted RMSE against simulation, the recommendation, both inverses' target and minimality, the
 confidence-interval coverage) and the command line."""
@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ldpcore.data.loaders import Histogram, load_csv, load_dataset
+from ldpcore.data.datasets import load_dataset
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.histogram_csv import load_csv
 from ldpcore.errors import InputError
 from ldpcore.experiment.planning import (
     Constraints,

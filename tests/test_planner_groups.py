@@ -1,4 +1,4 @@
-"""The planner's histograms by distinct counts (ldpcore.experiment.planner Groups): the scaled counts of a shape at
+"""The planner's histograms by distinct counts (ldpcore.experiment.planning Groups): the scaled counts of a shape at
 a new n made on the groups equal scaled_counts exactly, and the sketches' grouped variances equal their variances
 read at one bin per distinct count, so the inverses never touch d-length arrays; the inverses' one-dimensional
 search lands on the meeting side, within SOLVE_RTOL of the crossing."""

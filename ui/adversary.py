@@ -11,10 +11,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.audit import AuditReport, Demonstration, ObserverAudit, demonstrate, dp_tradeoff, run_audit
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
 from ui.kit.inputs import Input

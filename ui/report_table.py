@@ -4,15 +4,16 @@ when asked for from the cached runs (ui.kit.runs), in the chosen privacy notion.
 from __future__ import annotations
 
 from ldpcore import export
-from ldpcore.experiment.compare import cells_on_notion
-from ldpcore.experiment.run import sweep, without_estimate
+from ldpcore.experiment.protocol.compare import cells_on_notion
+from ldpcore.experiment.protocol.run import sweep, without_estimate
 from ui.kit.inputs import Input
 from ui.kit.runs import cell, ran
 
 
 def _table_cells(inp: Input, methods, eps_cs, seed: int, notion: str = "native"):
-    """The report table's cells from the cache without their estimates (in `notion`: ldpcore.experiment.compare),
-    and a function fetching (or simulating again) one cell's estimate as its picture is drawn."""
+    """The report table's cells from the cache without their estimates (in `notion`:
+    ldpcore.experiment.protocol.compare), and a function fetching (or simulating again) one cell's estimate as its
+    picture is drawn."""
     cells = sweep(
         methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: without_estimate(cell(inp, m, e, s))
     )

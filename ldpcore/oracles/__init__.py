@@ -33,7 +33,7 @@ from ldpcore.oracles.unary import OUE, SUE
 from ldpcore.privacy.bounds import ALIASES, BOUNDS, Bound, BoundName, Randomizer, accountants_for, get_bound
 from ldpcore.privacy.guarantee import Guarantee, Neighbouring
 
-# A plan is an ldpcore.experiment.spec.Plan (a layer above: typed Any here)
+# A plan is an ldpcore.experiment.protocol.spec.Plan (a layer above: typed Any here)
 Plan = Any
 
 

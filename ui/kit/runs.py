@@ -17,9 +17,9 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
-from ldpcore.data.loaders import Histogram
-from ldpcore.experiment.run import Cell, Failed, Method, evaluate, sweep, without_estimate
-from ldpcore.experiment.spec import Plan, ProtocolSpec
+from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, sweep, without_estimate
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ui.kit.cache import cached
 from ui.kit.inputs import Input

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram, load_dataset
+from ldpcore.data.datasets import load_dataset
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import check_whole, require
 from ldpcore.experiment.audit.observers import (
     DEFAULT_TRIALS,

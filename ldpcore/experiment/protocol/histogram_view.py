@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError, check_seed
 from ldpcore.experiment.protocol.metrics import error_metrics
 from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method

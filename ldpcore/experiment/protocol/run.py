@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError, check_seed
 from ldpcore.experiment.protocol.metrics import analytic_rmse, error_metrics
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
