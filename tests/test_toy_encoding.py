@@ -171,3 +171,25 @@ def test_the_audit_says_why_for_an_encoding_that_states_no_law(registered, data)
         audit.run_audit(spec, data, trials=1_000)
     with pytest.raises(InputError, match="the analyst's audit supports no toy-bit-rr reports"):
         audit.run_audit(spec, data, observer="analyst", trials=1_000)
+
+
+# --- the Adversary page picks the toy encodings up from the registry -------------------------------------------
+
+
+@pytest.mark.app
+def test_the_adversary_page_audits_the_toy_and_says_why_not_for_the_toy_without_laws(registered):
+    """The page's encoding menu is the registry, so the registered toys open there with no other edit: the one that
+    states its laws is audited by every observer (lower bound beside the certified one), the other shows one error
+    naming why (AppTest runs the page in this process, where the fixture registered them)."""
+    from conftest import assert_clean, metric, open_page
+
+    fast = dict(max_side="32", adv_trials="10000")
+    at = open_page("app_pages/adversary.py", encoding=AuditedToyBitRR.name, **fast)
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert list(table["observer"]) == ["Server without a shuffler", "One captured shuffler", "Analyst after shuffling"]
+    for observer in audit.OBSERVERS:
+        assert metric(at, f"{observer} guesses right").startswith("1 in ")
+    at = open_page("app_pages/adversary.py", encoding=ToyBitRR.name, **fast)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "the toy-bit-rr encoding states no law of what the server sees" in errors[0]
