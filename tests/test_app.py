@@ -146,9 +146,9 @@ def test_tradeoffs_draws_three_charts():
 def test_report_table_exports_hold_the_displayed_numbers():
     """The page's captions equal the Markdown and LaTeX exports of the same cells, and the CSV holds their numbers
     at full precision (recomputed here with the page's defaults: every run is determined by its seed)."""
-    from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.run import paper_methods, sweep
-    from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.protocol.run import paper_methods, sweep
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
     from ldpcore.export import cell_caption, fmt, table_csv, table_latex, table_markdown, table_rows
 
     at = open_page("app_pages/report_table.py")

@@ -15,7 +15,7 @@ import pytest
 from e2e_support import chromium_path
 
 import ldpcore
-from ldpcore.experiment.run import analytic, paper_methods, sweep
+from ldpcore.experiment.protocol.run import analytic, paper_methods, sweep
 from ldpcore.export import TableInfo, latex_text, table_csv, table_latex, table_zip, thumbnail
 from ui.kit.chart_export import ExportStyle, data_csv, for_print, image_bytes
 from ui.tradeoffs import tradeoff_figures
@@ -151,7 +151,7 @@ def test_the_report_tables_csv_is_machine_readable(n_messages):
     from ldpcore.export import table_markdown, table_rows
 
     cells = sweep(paper_methods(SPEC, taus=(4, 16)), [0.25, 1.0], WEATHER, seed=0)
-    i = next(i for i, c in enumerate(cells) if c.privacy and c.privacy.get("expected_messages"))
+    i = next(i for i, c in enumerate(cells) if c.error is None and c.privacy.get("expected_messages"))
     cells[i] = replace(cells[i], privacy={**cells[i].privacy, "expected_messages": n_messages + 0.29})
     records = list(csv.DictReader(io.StringIO(table_csv(cells))))
     assert len(records) == len(cells) and set(NUMBERS) <= set(records[0])
@@ -192,8 +192,8 @@ def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe()
     import json
 
     from ldpcore.data.datasets import load_dataset
-    from ldpcore.experiment.run import Method
-    from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.experiment.protocol.run import Method
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
     from ui import reconstruct
     from ui.kit.inputs import Input
 

@@ -4,20 +4,18 @@ runs (ui.kit.runs), in the chosen privacy notion."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import plotly.graph_objects as go
 
 from ldpcore import export
 from ldpcore.data.histogram import Histogram
-from ldpcore.experiment.compare import cells_on_notion
-from ldpcore.experiment.histogram_view import ranked
-from ldpcore.experiment.metrics import clip_estimate
-from ldpcore.experiment.run import sweep
+from ldpcore.experiment.protocol.compare import cells_on_notion
+from ldpcore.experiment.protocol.histogram_view import ranked
+from ldpcore.experiment.protocol.metrics import clip_estimate
+from ldpcore.experiment.protocol.run import sweep, without_estimate
 from ui.kit.axes import TRUTH
 from ui.kit.inputs import Input
-from ui.kit.runs import cell
+from ui.kit.runs import cell, ran
 
 BARS = 40  # bars in a cell at most: beyond the top ranks, each bar is the mean of a group of ranks
 CELL_HEIGHT = 170  # px: a cell's chart (the plot and its category names)
@@ -56,14 +54,15 @@ def cell_figure(hist: Histogram, estimate: np.ndarray, unit: str) -> go.Figure:
 
 
 def _table_cells(inp: Input, methods, eps_cs, seed: int, notion: str = "native"):
-    """The report table's cells from the cache without their estimates (in `notion`: ldpcore.experiment.compare),
-    and a function fetching (or simulating again) one cell's estimate as its picture is drawn."""
+    """The report table's cells from the cache without their estimates (in `notion`:
+    ldpcore.experiment.protocol.compare), and a function fetching (or simulating again) one cell's estimate as its
+    picture is drawn."""
     cells = sweep(
-        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
+        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: without_estimate(cell(inp, m, e, s))
     )
     cells = cells_on_notion(cells, notion)
     by_label = {m.label: m for m in methods}
-    return cells, lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
+    return cells, lambda c: ran(cell(inp, by_label[c.method], c.eps_c, seed)).estimate
 
 
 def table_png(inp: Input, methods, eps_cs, seed: int, info: export.TableInfo, notion: str = "native") -> bytes:

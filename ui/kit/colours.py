@@ -4,8 +4,8 @@ whatever else is drawn)."""
 
 from __future__ import annotations
 
-from ldpcore.experiment.run import method_label
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.run import method_label
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
 from ui.kit.axes import PALETTE, Look, look
 
@@ -24,7 +24,7 @@ _ORDER = list(
 
 
 def method_look(label: str) -> Look:
-    """The look of a method (a column label of ldpcore.experiment.run), the same on every page."""
+    """The look of a method (a column label of ldpcore.experiment.protocol.run), the same on every page."""
     if label.startswith("Central"):
         return CENTRAL
     return look(_ORDER.index(label) if label in _ORDER else sum(map(ord, label)) % len(PALETTE))
