@@ -1,0 +1,678 @@
+"""Records in a database -> a ``Histogram``, aggregated where the data lives, through Ibis.
+
+A warehouse (BigQuery, Snowflake, Spark, DuckDB, SQLite, ...) holds the event log; the simulation
+needs only its histogram. The readers here build the same aggregate as ``ldpcore.data.ingest``
+(per-user rules, numeric bins, latitude/longitude grids, and the report of every row left out)
+as one Ibis expression, run it on the table's own backend, and fetch only the counts. DuckDB
+through ``ldpcore.data.ingest`` stays the way to read files.
+
+The query's rows are ``value, status, rows, count, users``: per kept value (``status = 'kept'``)
+the rows holding it, the respondents that contribute it under the per-user rule (``count``) and
+how many of them are the users' first choice (``users``); per reason a row was left out
+(``null``, ``empty``, ``out_of_domain``, ``missing_user``) the rows, with up to five
+out-of-domain values named. ``to_sql`` prints it for a dialect, for users who must paste it
+(``SELECT value, count FROM (...) WHERE status = 'kept'`` is the value,count table).
+
+The semantics are those of the DuckDB path, written out in SQL so that every engine computes the
+same thing:
+
+- values are compared after removing surrounding spaces only (SQL's ``TRIM(x, ' ')``; Ibis's
+  ``strip()`` would also remove tabs and line breaks, which the DuckDB path keeps);
+- a table has NULLs: a NULL value counts as null, an empty or blank text as empty (as in a
+  Parquet file; a CSV file has no NULL, so there its empty fields count as empty), a NaN as
+  null, an infinite number as outside the range;
+- a table has no row order, so a per-user rule needs ``order_by``, the column(s) that order a
+  user's rows (e.g. the event time): "first" is the row first in that order, "mode" breaks a
+  tie by the value seen first, "distinct:K" keeps the first K values to appear; rows tied in
+  ``order_by`` (and rows whose order is NULL, which come last) are ordered by their value, so
+  every engine picks the same rows; ranks are 1-based (Ibis's ``row_number()`` starts at 0);
+- bins are numpy.histogram's: equal bins over [lo, hi] with the edges of numpy.linspace
+  (edge i = i * step + lo, step = (hi - lo) / bins), a value's bin corrected by one against
+  them, the last bin closed on the right.
+
+Ibis is an optional dependency (``pip install "ldpcore[sql]"``), imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ldpcore.data.ingest import (
+    _LAT_NAMES,
+    _LON_NAMES,
+    MAX_DOMAIN,
+    IngestReport,
+    _bin_count,
+    _domain,
+    _edges,
+    _natural_order,
+    _notes,
+    _range,
+    _rule_name,
+    parse_bbox,
+)
+from ldpcore.data.loaders import MAX_PIXELS, Histogram
+from ldpcore.errors import InputError, check_whole, require
+
+if TYPE_CHECKING:
+    import ibis.expr.types as ir
+
+KEPT, NULL, EMPTY, OUT, NO_USER = "kept", "null", "empty", "out_of_domain", "missing_user"
+STATUSES = (KEPT, NULL, EMPTY, OUT, NO_USER)
+EXAMPLES = 5  # out-of-domain values named in the report
+_LARGEST = sys.float_info.max  # x BETWEEN -_LARGEST AND _LARGEST: finite (NaN compares false or above all)
+
+
+def _ibis():
+    try:
+        import ibis
+    except ImportError:
+        raise InputError('reading a database table needs Ibis: pip install "ldpcore[sql]".') from None
+    return ibis
+
+
+@functools.cache
+def _trim_udf():
+    """SQL's TRIM(x, ' '): surrounding spaces only, in every dialect (sqlglot writes Spark's TRIM(' ' FROM x))."""
+    ibis = _ibis()
+
+    @ibis.udf.scalar.builtin(name="trim")
+    def trim(value: str, characters: str) -> str:  # type: ignore[empty-body]
+        """The builtin TRIM with its characters."""
+
+    return trim
+
+
+def _trim(value: ir.StringValue) -> ir.StringValue:
+    return _trim_udf()(value, " ")
+
+
+@functools.cache
+def _has_nan(dialect: str) -> bool:
+    """Whether the dialect has NaN (SQLite stores a NaN as NULL and has no isnan)."""
+    ibis = _ibis()
+    from ibis.common.exceptions import OperationNotDefinedError
+
+    try:
+        _to_sql(ibis.table({"x": "float64"}, name="t").select(n=ibis._.x.isnan()), dialect)
+    except OperationNotDefinedError:
+        return False
+    return True
+
+
+def _dialect(table, dialect: str | None) -> str:
+    """The dialect the query is for: as given, else the table's backend's (an unbound table: DuckDB's)."""
+    if dialect is not None:
+        return dialect.strip().lower()
+    try:
+        return str(table.get_backend().name)
+    except Exception:  # an unbound table (ibis.table(schema, name=...)), compiled with to_sql
+        return "duckdb"
+
+
+# --- the query --------------------------------------------------------------------------
+
+
+def _table(source, con) -> tuple[Any, str]:
+    """(Ibis table, its name) from an Ibis table, or a table name in con."""
+    ibis = _ibis()
+    if isinstance(source, str):
+        require(con is not None, f"to read the table {source!r}, give its connection as con.")
+        try:
+            return con.table(source), source
+        except Exception as exc:
+            raise InputError(f"no table {source!r} in the connection ({type(exc).__name__}).") from None
+    require(
+        isinstance(source, ibis.Table), f"source must be an Ibis table or a table name (got {type(source).__name__})."
+    )
+    return source, str(getattr(source.op(), "name", None) or "table")
+
+
+def _column(table, name: str, column, what: str = "column"):
+    require(isinstance(column, str) and column != "", f"the {what} must be a column name (got {column!r}).")
+    require(column in table.columns, f"{name} has no {what} {column!r}; its columns are {', '.join(table.columns)}.")
+    return table[column]
+
+
+def _text(table, name: str, column: str) -> tuple[Any, Any]:
+    """(a column as text without surrounding spaces, its status if missing: null or empty)."""
+    ibis = _ibis()
+    ref = _column(table, name, column)
+    dtype = ref.type()
+    require(not dtype.is_nested(), f"{name}: column {column!r} holds {dtype} values, not single values.")
+    if dtype.is_string():
+        text = _trim(ref)
+        return text, ibis.cases((ref.isnull(), NULL), (text == "", EMPTY), else_=ibis.null("string"))
+    return _trim(ref.cast("string")), ibis.cases((ref.isnull(), NULL), else_=ibis.null("string"))
+
+
+def _number(table, name: str, column: str, dialect: str, what: str = "column") -> tuple[Any, Any]:
+    """(a numeric column as float64, its status if missing: null for NULL and NaN)."""
+    ibis = _ibis()
+    ref = _column(table, name, column, what)
+    dtype = ref.type()
+    require(
+        dtype.is_numeric() and not dtype.is_boolean(),
+        f"{name}: column {column!r} holds {dtype} values, not numbers; cast it in the database "
+        f"(e.g. table.mutate({column}=table[{column!r}].cast('float64'))).",
+    )
+    x = ref.cast("float64")
+    missing = x.isnull() | x.isnan() if _has_nan(dialect) else x.isnull()
+    return x, ibis.cases((missing, NULL), else_=ibis.null("string"))
+
+
+def _rows(table, name: str, user_column: str | None, order_by: str | None, **columns) -> Any:
+    """The table's columns that the query reads: columns, and under a per-user rule u (the user id
+    as trimmed text) and o (the column that orders a user's rows)."""
+    if user_column is not None:
+        require(
+            order_by is not None,
+            "a per-user rule needs order_by, the column that orders each user's rows (e.g. the event time): "
+            "a table has no row order.",
+        )
+        columns["u"] = _trim(_column(table, name, user_column, "user column").cast("string"))
+        columns["o"] = _column(table, name, order_by, "order_by column")
+    return table.select(**columns)
+
+
+def _rank(group, keys) -> Any:
+    """1-based rank within each group (Ibis's row_number() counts from 0)."""
+    return _ibis().row_number().over(group_by=group, order_by=keys) + 1
+
+
+def _query(rows, rule, domain) -> ir.Table:
+    """value, status, rows, count, users (the module docstring) from rows with value, status (NULL:
+    kept so far) and, under a per-user rule, u and o."""
+    ibis = _ibis()
+    vtype = rows.value.type()
+    if rule is not None:
+        no_user = ibis.cases((rows.u.isnull() | (rows.u == ""), NO_USER), else_=ibis.null("string"))
+        rows = rows.mutate(status=rows.status.coalesce(no_user))
+    rows = rows.mutate(status=rows.status.fill_null(KEPT))
+    if domain is not None:
+        rows = rows.mutate(
+            status=ibis.cases(((rows.status == KEPT) & ~rows.value.isin(domain), OUT), else_=rows.status)
+        )
+    named = rows.status.isin([KEPT, OUT])  # values are kept for these only (out of domain: as examples)
+    rows = rows.mutate(value=ibis.cases((named, rows.value), else_=ibis.null(vtype)))
+
+    by_value = rows.group_by(["value", "status"]).aggregate(rows=ibis._.count())
+    if domain is not None:  # name only the most frequent out-of-domain values
+        rank = _rank(by_value.status, [ibis.desc(by_value.rows), by_value.value])
+        unnamed = (by_value.status == OUT) & (rank > EXAMPLES)
+        by_value = (
+            by_value.mutate(value=ibis.cases((unnamed, ibis.null(vtype)), else_=by_value.value))
+            .group_by(["value", "status"])
+            .aggregate(rows=ibis._.rows.sum())
+        )
+    if rule is None:
+        return by_value.mutate(
+            count=ibis.cases((by_value.status == KEPT, by_value.rows), else_=ibis.null("int64")),
+            users=ibis.null("int64"),
+        )
+
+    kind, k = rule
+    kept = rows.filter(rows.status == KEPT)
+    if kind == "first":
+        chosen = kept.select("value", k=_rank(kept.u, [kept.o.isnull(), kept.o, kept.value]))
+        chosen = chosen.filter(chosen.k == 1)
+    else:  # per user and value: its rows and its first row in order_by (NULL if every order is NULL)
+        per_value = kept.group_by(["u", "value"]).aggregate(c=ibis._.count(), f=ibis._.o.min())
+        keys = [per_value.f.isnull(), per_value.f, per_value.value]
+        if kind == "mode":
+            keys.insert(0, ibis.desc(per_value.c))
+        ranked = per_value.select("value", k=_rank(per_value.u, keys))
+        chosen = ranked.filter(ranked.k <= (k if kind == "distinct" else 1))
+    counts = chosen.group_by("value").aggregate(count=ibis._.count(), users=(ibis._.k == 1).cast("int64").sum())
+    joined = by_value.left_join(counts, [by_value.value == counts.value, by_value.status == KEPT])
+    kept_only = by_value.status == KEPT
+    return joined.select(
+        value=by_value.value,
+        status=by_value.status,
+        rows=by_value.rows,
+        count=ibis.cases((kept_only, counts["count"].fill_null(0)), else_=ibis.null("int64")),
+        users=ibis.cases((kept_only, counts.users.fill_null(0)), else_=ibis.null("int64")),
+    )
+
+
+def _binned(rows, axes) -> Any:
+    """rows with b0, b1, ...: each axis's numpy.histogram bin of its x column where the row is kept.
+
+    axes: (x column, lo, hi, bins) per axis. numpy's way (numpy/lib/_histograms_impl.py): the scaled
+    guess, then one down if x is below its bin's left edge, one up if at or past its right edge
+    (never past the last bin), against the edges of numpy.linspace(lo, hi, bins + 1), which are
+    i * step + lo (checked by _linspace_edges). One stage per step."""
+    ibis = _ibis()
+    kept = rows.status.isnull()
+
+    def edge(i, lo, step):
+        return i.cast("float64") * step + lo
+
+    rows = rows.mutate(
+        **{
+            f"g{j}": ibis.cases(
+                (kept, ibis.least(((rows[x] - lo) / (hi - lo) * n).floor(), n - 1)), else_=ibis.null("int64")
+            )
+            for j, (x, lo, hi, n) in enumerate(axes)
+        }
+    )
+    rows = rows.mutate(
+        **{
+            f"d{j}": rows[f"g{j}"] - (rows[x] < edge(rows[f"g{j}"], lo, (hi - lo) / n)).cast("int64")
+            for j, (x, lo, hi, n) in enumerate(axes)
+        }
+    )
+    return rows.mutate(
+        **{
+            f"b{j}": rows[f"d{j}"]
+            + ((rows[x] >= edge(rows[f"d{j}"] + 1, lo, (hi - lo) / n)) & (rows[f"d{j}"] != n - 1)).cast("int64")
+            for j, (x, lo, hi, n) in enumerate(axes)
+        }
+    )
+
+
+def _linspace_edges(lo: float, hi: float, nbins: int, what: str) -> np.ndarray:
+    """numpy.linspace's edges (as ingest checks them), and a check that they are the i * step + lo
+    that the query computes."""
+    edges = _edges(lo, hi, nbins, what)
+    require(
+        bool(np.array_equal(np.arange(nbins) * ((hi - lo) / nbins) + lo, edges[:-1])),
+        f"{nbins:,} bins are too many for the range [{lo:g}, {hi:g}] of {what}.",
+    )
+    return edges
+
+
+def _keep(rows) -> Any:
+    """rows with value and status, and u and o if present."""
+    return rows.select("value", "status", *[c for c in ("u", "o") if c in rows.columns])
+
+
+def categorical_query(
+    source,
+    column: str,
+    *,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    domain=None,
+    max_domain: int = MAX_DOMAIN,
+    con=None,
+) -> ir.Table:
+    """The query of read_categorical (value, status, rows, count, users), to run or to print with
+    to_sql."""
+    rule, _ = _rule_name(user_column, per_user)
+    domain = _domain(domain, check_whole(max_domain, 1, "max_domain"))
+    t, name = _table(source, con)
+    value, missing = _text(t, name, column)
+    return _query(_rows(t, name, user_column, order_by, value=value, status=missing), rule, domain)
+
+
+def numeric_query(
+    source,
+    column: str,
+    *,
+    bins: int,
+    value_range,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    max_domain: int = MAX_DOMAIN,
+    con=None,
+    dialect: str | None = None,
+) -> ir.Table:
+    """The query of read_numeric for a fixed range (lo, hi) and number of bins (value = the bin,
+    from 0). dialect: the SQL it is for (default: the table's backend's)."""
+    ibis = _ibis()
+    rule, _ = _rule_name(user_column, per_user)
+    nbins = check_whole(bins, 1, "bins")
+    cap = check_whole(max_domain, 1, "max_domain")
+    require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
+    lo, hi = _range(value_range, f"column {column!r}")
+    _linspace_edges(lo, hi, nbins, f"column {column!r}")
+    t, name = _table(source, con)
+    x, missing = _number(t, name, column, _dialect(t, dialect))
+    rows = _rows(t, name, user_column, order_by, x=x, status=missing)
+    rows = rows.mutate(status=rows.status.coalesce(ibis.cases((~rows.x.between(lo, hi), OUT))))
+    rows = _binned(rows, [("x", lo, hi, nbins)])
+    return _query(_keep(rows.mutate(value=rows.b0)), rule, None)
+
+
+def points_query(
+    source,
+    lat: str,
+    lon: str,
+    *,
+    bbox,
+    width: int = 256,
+    height: int | None = None,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    con=None,
+    dialect: str | None = None,
+) -> ir.Table:
+    """The query of read_points for a fixed box (value = the cell, row-major from the north-west
+    corner, as read_points' image). dialect as in numeric_query."""
+    ibis = _ibis()
+    rule, _ = _rule_name(user_column, per_user)
+    west, south, east, north = parse_bbox(bbox)
+    width, height = _grid(width, height, (west, south, east, north))
+    _linspace_edges(south, north, height, "latitude")
+    _linspace_edges(west, east, width, "longitude")
+    t, name = _table(source, con)
+    y, missing_y = _number(t, name, lat, _dialect(t, dialect), "latitude column")
+    x, missing_x = _number(t, name, lon, _dialect(t, dialect), "longitude column")
+    rows = _rows(t, name, user_column, order_by, y=y, x=x, status=missing_y.coalesce(missing_x))
+    outside = ~(rows.y.between(south, north) & rows.x.between(west, east))
+    rows = rows.mutate(status=rows.status.coalesce(ibis.cases((outside, OUT))))
+    rows = _binned(rows, [("y", south, north, height), ("x", west, east, width)])
+    return _query(_keep(rows.mutate(value=(height - 1 - rows.b0) * width + rows.b1)), rule, None)
+
+
+def _grid(width, height, box) -> tuple[int, int]:
+    """(width, height) of the grid; height by default so that cells are about square on the ground."""
+    west, south, east, north = box
+    width = check_whole(width, 1, "width (grid cells)")
+    if height is None:
+        ground = (east - west) * math.cos(math.radians((south + north) / 2))
+        height = max(1, round(width * (north - south) / ground)) if ground > 0 else width
+    height = check_whole(height, 1, "height (grid cells)")
+    require(
+        width * height <= MAX_PIXELS,
+        f"a {width} x {height} grid has more than {MAX_PIXELS:,} cells; choose a smaller width.",
+    )
+    return width, height
+
+
+@contextmanager
+def _spark_options(dialect: str):
+    """Ibis's Spark compiler reads options.pyspark, which only its backend (that is, pyspark) sets:
+    set its default (NaN is not NULL) while compiling without pyspark."""
+    ibis = _ibis()
+    if dialect not in ("pyspark", "databricks") or ibis.options.pyspark is not None:
+        yield
+        return
+    from ibis.config import Config
+
+    class Spark(Config):
+        treat_nan_as_null: bool = False
+
+    ibis.options.pyspark = Spark()
+    try:
+        yield
+    finally:
+        ibis.options.pyspark = None
+
+
+def _to_sql(expr, dialect: str) -> str:
+    ibis = _ibis()
+    with _spark_options(dialect):
+        return str(ibis.to_sql(expr, dialect=dialect))
+
+
+def to_sql(query: ir.Table, dialect: str) -> str:
+    """The query in a dialect's SQL (bigquery, snowflake, pyspark, databricks, duckdb, sqlite, postgres, ...),
+    to paste where the data lives; its rows with status 'kept' are the value,count table."""
+    require(isinstance(dialect, str) and dialect.strip() != "", f"the dialect must be a name (got {dialect!r}).")
+    try:
+        return _to_sql(query, dialect.strip().lower())
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(
+            f"the query cannot be written in the dialect {dialect!r} ({type(exc).__name__}: {exc})."
+        ) from None
+
+
+# --- running the query ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Counts:
+    status_rows: dict[str, int]  # status -> rows
+    values: list  # kept values that some respondent contributes ...
+    counts: list[int]  # ... and their counts under the rule
+    distinct: int  # kept values (before the rule)
+    users: int | None
+    examples: tuple[str, ...]
+
+
+def _fetch(query: ir.Table, name: str, cap: int) -> _Counts:
+    """Run the query; only the first cap + 1 kept values come back (after every left-out row)."""
+    ibis = _ibis()
+    limit = cap + 1 + len(STATUSES) + EXAMPLES
+    got = query.order_by(ibis.desc(query.status != KEPT)).limit(limit).to_pyarrow().to_pylist()
+    status_rows = {s: 0 for s in STATUSES}
+    kept = [r for r in got if r["status"] == KEPT]
+    for r in got:
+        status_rows[r["status"]] += int(r["rows"])
+    require(sum(status_rows.values()) > 0, f"{name} holds no rows.")
+    require(
+        len(kept) <= cap,
+        f"{name}: the data has more than {cap:,} distinct values; the limit is {cap:,} "
+        "(declare a domain, or bin a numeric column).",
+    )
+    chosen = [r for r in kept if r["count"]]
+    named = sorted(
+        (r for r in got if r["status"] == OUT and r["value"] is not None), key=lambda r: (-r["rows"], r["value"])
+    )
+    users = [r["users"] for r in kept]
+    return _Counts(
+        status_rows=status_rows,
+        values=[r["value"] for r in chosen],
+        counts=[int(r["count"]) for r in chosen],
+        distinct=len(kept),
+        users=None if any(u is None for u in users) else int(sum(users)),
+        examples=tuple(str(r["value"]) for r in named),
+    )
+
+
+def _report(name, counts: _Counts, kind, columns, rule: str, respondents: int, extent=None) -> IngestReport:
+    rows = counts.status_rows
+    return IngestReport(
+        file=name,
+        kind=kind,
+        columns=tuple(c for c in columns if c is not None),
+        rows=sum(rows.values()),
+        kept=rows[KEPT],
+        nulls=rows[NULL],
+        empty=rows[EMPTY],
+        out_of_domain=rows[OUT],
+        missing_user=rows[NO_USER],
+        distinct=counts.distinct,
+        users=counts.users,
+        respondents=respondents,
+        rule=rule,
+        examples=counts.examples,
+        extent=None if extent is None else tuple(float(e) for e in extent),
+    )
+
+
+def _require_values(name: str, counts: _Counts, total: int, what: str) -> None:
+    rows = counts.status_rows
+    require(
+        total > 0,
+        f"{name}: {what} has no usable value ({rows[NULL]:,} NULL, {rows[EMPTY]:,} empty, "
+        f"{rows[OUT]:,} out of the domain, {rows[NO_USER]:,} without a user id).",
+    )
+
+
+def _finite_stats(table, where, *xs) -> tuple[int, list[float], list[float]]:
+    """(rows where `where` holds, min and max of each x over them)."""
+    parts = {"n": _ibis()._.count()}
+    parts |= {f"min{i}": x.min() for i, x in enumerate(xs)} | {f"max{i}": x.max() for i, x in enumerate(xs)}
+    (row,) = table.filter(where).aggregate(**parts).to_pyarrow().to_pylist()
+    return int(row["n"]), [row[f"min{i}"] for i in range(len(xs))], [row[f"max{i}"] for i in range(len(xs))]
+
+
+def _finite(x):
+    return x.between(-_LARGEST, _LARGEST)
+
+
+# --- readers ----------------------------------------------------------------------------
+
+
+def read_categorical(
+    source,
+    column: str,
+    *,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    domain=None,
+    max_domain: int = MAX_DOMAIN,
+    con=None,
+) -> tuple[Histogram, IngestReport]:
+    """A database table's categorical column -> counts per category, labels kept, and the report of
+    the rows left out: ldpcore.data.ingest.read_categorical where the data lives.
+
+    source: an Ibis table, or a table's name in the Ibis connection con. user_column, per_user
+    ("first", the default with a user column, "mode" or "distinct:K") and order_by (the column that
+    orders a user's rows): one row per event, reduced per user (the module docstring of
+    ldpcore.data.ingest states each rule's privacy meaning). domain, max_domain: as read_categorical.
+    """
+    _, rule_name = _rule_name(user_column, per_user)
+    cap = check_whole(max_domain, 1, "max_domain")
+    domain = _domain(domain, cap)
+    query = categorical_query(
+        source, column, user_column=user_column, per_user=per_user, order_by=order_by, domain=domain, con=con
+    )
+    _, name = _table(source, con)
+    got = _fetch(query, name, cap)
+    labels = domain if domain is not None else _natural_order([str(v) for v in got.values])
+    where = {label: i for i, label in enumerate(labels)}
+    counts = np.zeros(len(labels), dtype=np.int64)
+    counts[[where[str(v)] for v in got.values]] = got.counts
+    _require_values(name, got, int(counts.sum()), f"column {column!r}")
+    report = _report(name, got, "categorical", (column, user_column), rule_name, int(counts.sum()))
+    return Histogram(counts=counts, name=name, labels=tuple(labels), notes=_notes(report, "declared domain")), report
+
+
+def read_numeric(
+    source,
+    column: str,
+    *,
+    bins=10,
+    value_range=None,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    max_domain: int = MAX_DOMAIN,
+    con=None,
+) -> tuple[Histogram, IngestReport]:
+    """A database table's numeric column -> equal bins over a range: ldpcore.data.ingest.read_numeric
+    where the data lives (the same bins, labels, notes and report). The column must hold numbers
+    (a text column is refused: cast it in the database). source, con and the per-user rule as in
+    read_categorical."""
+    _, rule_name = _rule_name(user_column, per_user)
+    cap = check_whole(max_domain, 1, "max_domain")
+    t, name = _table(source, con)
+    x, _ = _number(t, name, column, _dialect(t, None))
+    given = value_range is not None
+    lo, hi = _range(value_range, f"column {column!r}") if given else (0.0, 1.0)
+    n, dmin, dmax = 0, 0.0, 0.0
+    if isinstance(bins, str) or not given:  # the count and span that a bin rule or the data's range needs
+        n, mins, maxs = _finite_stats(t, x.between(lo, hi) if given else _finite(x), x)
+        dmin, dmax = float(mins[0] or 0.0), float(maxs[0] or 0.0)
+    if not given and n > 0:
+        lo, hi = (dmin - 0.5, dmax + 0.5) if dmin == dmax else (dmin, dmax)
+    nbins = _bin_count(bins, n, dmin, dmax, lo, hi)
+    require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
+    edges = _linspace_edges(lo, hi, nbins, f"column {column!r}")
+    query = numeric_query(
+        t,
+        column,
+        bins=nbins,
+        value_range=(lo, hi),
+        user_column=user_column,
+        per_user=per_user,
+        order_by=order_by,
+        max_domain=cap,
+    )
+    got = _fetch(query, name, cap)
+    counts = np.zeros(nbins, dtype=np.int64)
+    counts[np.asarray(got.values, dtype=np.int64)] = got.counts
+    _require_values(name, got, int(counts.sum()), f"column {column!r}")
+    report = _report(name, got, "numeric", (column, user_column), rule_name, int(counts.sum()), (lo, hi))
+    labels = tuple(
+        f"[{a:.6g}, {b:.6g}{']' if i == nbins - 1 else ')'}" for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))
+    )
+    notes = _notes(report, f"range [{lo:g}, {hi:g}]")
+    if not given:
+        notes += (f"the range [{lo:g}, {hi:g}] was taken from the data (min, max); a deployment fixes it in advance.",)
+    return Histogram(counts=counts, name=name, labels=labels, notes=notes), report
+
+
+def _detect(table, name: str, given: str | None, names: tuple[str, ...], what: str) -> str:
+    if given is not None:
+        _column(table, name, given, f"{what} column")
+        return given
+    found = [c for c in table.columns if c.strip().lower() in names]
+    require(
+        len(found) == 1,
+        f"{name}: found {'no' if not found else 'more than one'} {what} column "
+        f"(named {' or '.join(names)}); name it (its columns are {', '.join(table.columns)}).",
+    )
+    return found[0]
+
+
+def read_points(
+    source,
+    lat: str | None = None,
+    lon: str | None = None,
+    *,
+    width: int = 256,
+    height: int | None = None,
+    bbox=None,
+    user_column: str | None = None,
+    per_user: str | None = None,
+    order_by: str | None = None,
+    con=None,
+) -> tuple[Histogram, IngestReport]:
+    """A database table's latitude/longitude columns -> a north-up density grid:
+    ldpcore.data.ingest.read_points where the data lives (the same cells, box, notes and report).
+    source, con and the per-user rule as in read_categorical."""
+    _, rule_name = _rule_name(user_column, per_user)
+    check_whole(width, 1, "width (grid cells)")
+    t, name = _table(source, con)
+    lat = _detect(t, name, lat, _LAT_NAMES, "latitude")
+    lon = _detect(t, name, lon, _LON_NAMES, "longitude")
+    if bbox is None:
+        y, _ = _number(t, name, lat, _dialect(t, None), "latitude column")
+        x, _ = _number(t, name, lon, _dialect(t, None), "longitude column")
+        n, mins, maxs = _finite_stats(t, _finite(x) & _finite(y), x, y)
+        require(n > 0, f"{name}: no row holds a finite latitude and longitude.")
+        west, south, east, north = float(mins[0]), float(mins[1]), float(maxs[0]), float(maxs[1])
+        require(
+            -90 <= south and north <= 90 and -180 <= west and east <= 180,
+            f"{name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
+            f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
+        )
+        west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
+        south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
+    else:
+        west, south, east, north = parse_bbox(bbox)
+    box = (west, south, east, north)
+    width, height = _grid(width, height, box)
+    query = points_query(
+        t, lat, lon, bbox=box, width=width, height=height, user_column=user_column, per_user=per_user, order_by=order_by
+    )
+    got = _fetch(query, name, MAX_PIXELS)
+    counts = np.zeros(width * height, dtype=np.int64)
+    counts[np.asarray(got.values, dtype=np.int64)] = got.counts
+    _require_values(name, got, int(counts.sum()), f"columns {lat!r}, {lon!r}")
+    report = _report(name, got, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
+    notes = _notes(report, f"box {west:g},{south:g},{east:g},{north:g}")
+    if bbox is None:
+        notes += (
+            f"the box {west:g},{south:g},{east:g},{north:g} (W,S,E,N) was taken from the points' extent; "
+            "a deployment fixes it in advance.",
+        )
+    return Histogram(counts=counts, name=name, shape=(height, width), notes=notes), report
