@@ -88,10 +88,15 @@ def test_pip_install_into_a_fresh_environment_ships_py_typed(sources, tmp_path):
     assert typed == "True" and where.startswith(str(env))
 
 
-def test_the_changelog_has_the_current_version():
+def test_the_changelog_and_the_citation_carry_the_current_version():
+    """The version is set in ldpcore/__init__.py; CHANGELOG.md and CITATION.cff name it, with one release date."""
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "## [Unreleased]" in text and "keepachangelog.com" in text
-    assert re.search(rf"^## \[{re.escape(ldpcore.__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", text, re.M)
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", text, re.M)
+    assert released and released[0][0] == ldpcore.__version__  # the newest entry first
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert f'version: "{ldpcore.__version__}"' in citation
+    assert f'date-released: "{released[0][1]}"' in citation
 
 
 def test_every_public_name_resolves():
