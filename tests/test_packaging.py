@@ -69,14 +69,15 @@ def test_the_wheel_is_typed_and_pypi_ready(wheel):
     assert meta["Description-Content-Type"] == "text/markdown"
 
 
-def test_pip_install_into_a_fresh_environment_ships_py_typed(sources, tmp_path):
-    """The acceptance check of issue 30: `pip install .` into a new environment, then, from another folder,
-    importlib.resources finds py.typed in the installed package (not in the checkout)."""
+def test_pip_install_into_a_fresh_environment_ships_py_typed(wheel, tmp_path):
+    """The acceptance check of issue 30: ldpcore installed by pip into a new, empty environment (the wheel that
+    `pip install .` builds), then, from another folder, importlib.resources finds py.typed in the installed
+    package. pip runs from here (--python): the new environment needs neither pip nor setuptools."""
     env = tmp_path / "env"
-    venv.create(env, system_site_packages=True, with_pip=False)  # the system's pip and setuptools, no network
+    venv.create(env, with_pip=False)
     python = str(env / "bin" / "python")
-    install = [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index", str(sources)]
-    subprocess.run(install, check=True, capture_output=True)
+    install = [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index"]
+    subprocess.run([*install, wheel.filename], check=True, capture_output=True)
     code = (
         "import ldpcore, importlib.resources as r; print(r.files('ldpcore').joinpath('py.typed').is_file()); "
         "print(ldpcore.__file__)"
