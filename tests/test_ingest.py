@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 import pytest
 
+from ldpcore.data.histogram_csv import load_csv
 from ldpcore.data.ingest import (
     IngestReport,
     load_sample,
@@ -23,7 +24,6 @@ from ldpcore.data.ingest import (
     read_table,
     write_counts,
 )
-from ldpcore.data.loaders import load_csv
 from ldpcore.data.numeric_table import load_table_csv
 from ldpcore.errors import InputError
 from ldpcore.experiment.run import run
