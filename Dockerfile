@@ -23,7 +23,7 @@ COPY ldpcore ./ldpcore
 RUN python -m pip install --no-deps . && rm -rf build ldpcore.egg-info
 COPY app.py ./
 COPY .streamlit ./.streamlit
-COPY pages ./pages
+COPY app_pages ./app_pages
 COPY ui ./ui
 COPY assets/esa.svg assets/icon.png ./assets/
 

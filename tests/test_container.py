@@ -1,16 +1,21 @@
 """The container recipe: the Dockerfile's entry command serves the dashboard and its HEALTHCHECK passes.
 
 No container engine runs here, so the test runs what the image would run: the ENTRYPOINT and CMD (JSON form)
-from the checkout on a free loopback port, and the HEALTHCHECK's command against it."""
+in a folder laid out as the Dockerfile's COPY instructions lay out its WORKDIR, on a free loopback port, and
+the HEALTHCHECK's command against it; Streamlit's script health check then runs app.py there (the default
+page), so a folder the recipe forgets to copy fails the test."""
 
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -63,6 +68,25 @@ def test_the_recipe_installs_the_pins_and_serves_the_network_as_a_user():
     assert {"tests", "benchmarks", ".git"} <= set(ignored)
 
 
+def image_tree(dest: Path) -> Path:
+    """The WORKDIR as the COPY instructions fill it from the checkout (a folder source: its contents)."""
+    workdir = dest / last("WORKDIR").lstrip("/")
+    for key, args in instructions():
+        if key != "COPY":
+            continue
+        *sources, target = args.split()
+        assert not any(s.startswith("--") for s in sources), "the test reads plain COPY src... dest only"
+        for source in sources:
+            origin = ROOT / source
+            if origin.is_dir():
+                shutil.copytree(origin, workdir / target, dirs_exist_ok=True)
+            else:
+                into = workdir / target / origin.name if target.endswith("/") else workdir / target
+                into.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(origin, into)
+    return workdir
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -73,10 +97,11 @@ def test_the_entry_command_serves_and_the_healthcheck_passes(tmp_path):
     port = free_port()
     check = local(health_command(), port)
     assert subprocess.run(check, capture_output=True, timeout=30).returncode != 0  # nothing serves yet
+    workdir = image_tree(tmp_path / "image")
+    assert (workdir / "app.py").is_file() and (workdir / "ldpcore" / "__init__.py").is_file()
     log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        local(entry_command(), port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    command = [*local(entry_command(), port), "--server.scriptHealthCheckEnabled=true"]
+    server = subprocess.Popen(command, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -86,6 +111,9 @@ def test_the_entry_command_serves_and_the_healthcheck_passes(tmp_path):
             if time.monotonic() > deadline:
                 pytest.fail("no healthy answer within 120 s:\n" + (tmp_path / "server.log").read_text()[-2000:])
             time.sleep(0.5)
+        # app.py with its navigation and the default page, run by the server in the image's folder
+        script = urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/script-health-check", timeout=300)
+        assert script.status == 200 and script.read() == b"ok"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ldpcore.data.ingest import MAX_DOMAIN, _domain, _edges, _range, _rule_name, parse_bbox
-from ldpcore.data.loaders import MAX_PIXELS
+from ldpcore.data.images import MAX_PIXELS
+from ldpcore.data.ingest import MAX_DOMAIN, check_domain, parse_bbox, parse_range, user_rule
+from ldpcore.data.ingest.binning import edges
 from ldpcore.errors import InputError, check_whole, require
 
 if TYPE_CHECKING:
@@ -234,12 +235,12 @@ def _binned(rows, axes) -> Any:
 def _linspace_edges(lo: float, hi: float, nbins: int, what: str) -> np.ndarray:
     """numpy.linspace's edges (as ingest checks them), and a check that they are the i * step + lo
     that the query computes."""
-    edges = _edges(lo, hi, nbins, what)
+    cuts = edges(lo, hi, nbins, what)
     require(
-        bool(np.array_equal(np.arange(nbins) * ((hi - lo) / nbins) + lo, edges[:-1])),
+        bool(np.array_equal(np.arange(nbins) * ((hi - lo) / nbins) + lo, cuts[:-1])),
         f"{nbins:,} bins are too many for the range [{lo:g}, {hi:g}] of {what}.",
     )
-    return edges
+    return cuts
 
 
 def _keep(rows) -> Any:
@@ -260,8 +261,8 @@ def categorical_query(
 ) -> ir.Table:
     """The query of read_categorical (value, status, rows, count, users), to run or to print with
     to_sql."""
-    rule, _ = _rule_name(user_column, per_user)
-    domain = _domain(domain, check_whole(max_domain, 1, "max_domain"))
+    rule, _ = user_rule(user_column, per_user)
+    domain = check_domain(domain, check_whole(max_domain, 1, "max_domain"))
     t, name = _table(source, con)
     value, missing = _text(t, name, column)
     return _query(_rows(t, name, user_column, order_by, value=value, status=missing), rule, domain)
@@ -283,11 +284,11 @@ def numeric_query(
     """The query of read_numeric for a fixed range (lo, hi) and number of bins (value = the bin,
     from 0). dialect: the SQL it is for (default: the table's backend's)."""
     ibis = _ibis()
-    rule, _ = _rule_name(user_column, per_user)
+    rule, _ = user_rule(user_column, per_user)
     nbins = check_whole(bins, 1, "bins")
     cap = check_whole(max_domain, 1, "max_domain")
     require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
-    lo, hi = _range(value_range, f"column {column!r}")
+    lo, hi = parse_range(value_range, f"column {column!r}")
     _linspace_edges(lo, hi, nbins, f"column {column!r}")
     t, name = _table(source, con)
     x, missing = _number(t, name, column, _dialect(t, dialect))
@@ -314,7 +315,7 @@ def points_query(
     """The query of read_points for a fixed box (value = the cell, row-major from the north-west
     corner, as read_points' image). dialect as in numeric_query."""
     ibis = _ibis()
-    rule, _ = _rule_name(user_column, per_user)
+    rule, _ = user_rule(user_column, per_user)
     west, south, east, north = parse_bbox(bbox)
     width, height = _grid(width, height, (west, south, east, north))
     _linspace_edges(south, north, height, "latitude")

@@ -8,20 +8,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.images import MAX_PIXELS
 from ldpcore.data.ingest import (
-    _LAT_NAMES,
-    _LON_NAMES,
+    LAT_NAMES,
+    LON_NAMES,
     MAX_DOMAIN,
     IngestReport,
-    _bin_count,
-    _domain,
-    _natural_order,
-    _notes,
-    _range,
-    _rule_name,
+    check_domain,
+    inferred_box_note,
+    inferred_range_note,
+    natural_order,
+    no_value_error,
     parse_bbox,
+    parse_range,
+    report,
+    report_notes,
+    user_rule,
 )
-from ldpcore.data.loaders import MAX_PIXELS, Histogram
+from ldpcore.data.ingest.binning import bin_count
 from ldpcore.data.sql.query import (
     EMPTY,
     EXAMPLES,
@@ -59,6 +64,11 @@ class _Counts:
     users: int | None
     examples: tuple[str, ...]
 
+    @property
+    def coded(self) -> dict[int, int]:
+        """Rows per status as ldpcore.data.ingest.report codes them."""
+        return {_CODES[status]: rows for status, rows in self.status_rows.items()}
+
 
 def _fetch(query: ir.Table, name: str, cap: int) -> _Counts:
     """Run the query; only the first cap + 1 kept values come back (after every left-out row)."""
@@ -90,33 +100,33 @@ def _fetch(query: ir.Table, name: str, cap: int) -> _Counts:
     )
 
 
+# the query's statuses as ldpcore.data.ingest counts them
+_CODES = {
+    KEPT: report.KEPT,
+    NULL: report.NULL,
+    EMPTY: report.EMPTY,
+    OUT: report.OUT_OF_DOMAIN,
+    NO_USER: report.NO_USER,
+}
+
+
 def _report(name, counts: _Counts, kind, columns, rule: str, respondents: int, extent=None) -> IngestReport:
-    rows = counts.status_rows
-    return IngestReport(
-        file=name,
-        kind=kind,
-        columns=tuple(c for c in columns if c is not None),
-        rows=sum(rows.values()),
-        kept=rows[KEPT],
-        nulls=rows[NULL],
-        empty=rows[EMPTY],
-        out_of_domain=rows[OUT],
-        missing_user=rows[NO_USER],
+    """The IngestReport of the rows counted, or the error that no row kept a value (columns: the columns
+    read, the user column last)."""
+    if respondents == 0:
+        what = f"columns {columns[0]!r}, {columns[1]!r}" if kind == "points" else f"column {columns[0]!r}"
+        raise no_value_error(name, counts.coded, what)
+    return IngestReport.from_status(
+        name,
+        kind,
+        columns,
+        counts.coded,
         distinct=counts.distinct,
         users=counts.users,
         respondents=respondents,
         rule=rule,
         examples=counts.examples,
-        extent=None if extent is None else tuple(float(e) for e in extent),
-    )
-
-
-def _require_values(name: str, counts: _Counts, total: int, what: str) -> None:
-    rows = counts.status_rows
-    require(
-        total > 0,
-        f"{name}: {what} has no usable value ({rows[NULL]:,} NULL, {rows[EMPTY]:,} empty, "
-        f"{rows[OUT]:,} out of the domain, {rows[NO_USER]:,} without a user id).",
+        extent=extent,
     )
 
 
@@ -150,21 +160,20 @@ def read_categorical(
     orders a user's rows): one row per event, reduced per user (the module docstring of
     ldpcore.data.ingest states each rule's privacy meaning). domain, max_domain: as read_categorical.
     """
-    _, rule_name = _rule_name(user_column, per_user)
+    _, rule_name = user_rule(user_column, per_user)
     cap = check_whole(max_domain, 1, "max_domain")
-    domain = _domain(domain, cap)
+    domain = check_domain(domain, cap)
     query = categorical_query(
         source, column, user_column=user_column, per_user=per_user, order_by=order_by, domain=domain, con=con
     )
     _, name = _table(source, con)
     got = _fetch(query, name, cap)
-    labels = domain if domain is not None else _natural_order([str(v) for v in got.values])
+    labels = domain if domain is not None else natural_order([str(v) for v in got.values])
     where = {label: i for i, label in enumerate(labels)}
     counts = np.zeros(len(labels), dtype=np.int64)
     counts[[where[str(v)] for v in got.values]] = got.counts
-    _require_values(name, got, int(counts.sum()), f"column {column!r}")
-    report = _report(name, got, "categorical", (column, user_column), rule_name, int(counts.sum()))
-    return Histogram(counts=counts, name=name, labels=tuple(labels), notes=_notes(report, "declared domain")), report
+    read = _report(name, got, "categorical", (column, user_column), rule_name, int(counts.sum()))
+    return Histogram(counts=counts, name=name, labels=tuple(labels), notes=report_notes(read, "declared domain")), read
 
 
 def read_numeric(
@@ -183,19 +192,19 @@ def read_numeric(
     where the data lives (the same bins, labels, notes and report). The column must hold numbers
     (a text column is refused: cast it in the database). source, con and the per-user rule as in
     read_categorical."""
-    _, rule_name = _rule_name(user_column, per_user)
+    _, rule_name = user_rule(user_column, per_user)
     cap = check_whole(max_domain, 1, "max_domain")
     t, name = _table(source, con)
     x, _ = _number(t, name, column, _dialect(t, None))
     given = value_range is not None
-    lo, hi = _range(value_range, f"column {column!r}") if given else (0.0, 1.0)
+    lo, hi = parse_range(value_range, f"column {column!r}") if given else (0.0, 1.0)
     n, dmin, dmax = 0, 0.0, 0.0
     if isinstance(bins, str) or not given:  # the count and span that a bin rule or the data's range needs
         n, mins, maxs = _finite_stats(t, x.between(lo, hi) if given else _finite(x), x)
         dmin, dmax = float(mins[0] or 0.0), float(maxs[0] or 0.0)
     if not given and n > 0:
         lo, hi = (dmin - 0.5, dmax + 0.5) if dmin == dmax else (dmin, dmax)
-    nbins = _bin_count(bins, n, dmin, dmax, lo, hi)
+    nbins = bin_count(bins, n, dmin, dmax, lo, hi)
     require(nbins <= cap, f"{nbins:,} bins exceed the limit of {cap:,} (max_domain).")
     edges = _linspace_edges(lo, hi, nbins, f"column {column!r}")
     query = numeric_query(
@@ -211,15 +220,14 @@ def read_numeric(
     got = _fetch(query, name, cap)
     counts = np.zeros(nbins, dtype=np.int64)
     counts[np.asarray(got.values, dtype=np.int64)] = got.counts
-    _require_values(name, got, int(counts.sum()), f"column {column!r}")
-    report = _report(name, got, "numeric", (column, user_column), rule_name, int(counts.sum()), (lo, hi))
+    read = _report(name, got, "numeric", (column, user_column), rule_name, int(counts.sum()), (lo, hi))
     labels = tuple(
         f"[{a:.6g}, {b:.6g}{']' if i == nbins - 1 else ')'}" for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))
     )
-    notes = _notes(report, f"range [{lo:g}, {hi:g}]")
+    notes = report_notes(read, f"range {report.range_text(lo, hi)}")
     if not given:
-        notes += (f"the range [{lo:g}, {hi:g}] was taken from the data (min, max); a deployment fixes it in advance.",)
-    return Histogram(counts=counts, name=name, labels=labels, notes=notes), report
+        notes += (inferred_range_note(lo, hi),)
+    return Histogram(counts=counts, name=name, labels=labels, notes=notes), read
 
 
 def _detect(table, name: str, given: str | None, names: tuple[str, ...], what: str) -> str:
@@ -251,11 +259,11 @@ def read_points(
     """A database table's latitude/longitude columns -> a north-up density grid:
     ldpcore.data.ingest.read_points where the data lives (the same cells, box, notes and report).
     source, con and the per-user rule as in read_categorical."""
-    _, rule_name = _rule_name(user_column, per_user)
+    _, rule_name = user_rule(user_column, per_user)
     check_whole(width, 1, "width (grid cells)")
     t, name = _table(source, con)
-    lat = _detect(t, name, lat, _LAT_NAMES, "latitude")
-    lon = _detect(t, name, lon, _LON_NAMES, "longitude")
+    lat = _detect(t, name, lat, LAT_NAMES, "latitude")
+    lon = _detect(t, name, lon, LON_NAMES, "longitude")
     if bbox is None:
         y, _ = _number(t, name, lat, _dialect(t, None), "latitude column")
         x, _ = _number(t, name, lon, _dialect(t, None), "longitude column")
@@ -279,12 +287,8 @@ def read_points(
     got = _fetch(query, name, MAX_PIXELS)
     counts = np.zeros(width * height, dtype=np.int64)
     counts[np.asarray(got.values, dtype=np.int64)] = got.counts
-    _require_values(name, got, int(counts.sum()), f"columns {lat!r}, {lon!r}")
-    report = _report(name, got, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
-    notes = _notes(report, f"box {west:g},{south:g},{east:g},{north:g}")
+    read = _report(name, got, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
+    notes = report_notes(read, f"box {report.box_text(box)}")
     if bbox is None:
-        notes += (
-            f"the box {west:g},{south:g},{east:g},{north:g} (W,S,E,N) was taken from the points' extent; "
-            "a deployment fixes it in advance.",
-        )
-    return Histogram(counts=counts, name=name, shape=(height, width), notes=notes), report
+        notes += (inferred_box_note(box),)
+    return Histogram(counts=counts, name=name, shape=(height, width), notes=notes), read
