@@ -369,3 +369,17 @@ def test_ibis_is_imported_on_first_use_only():
     code = "import sys, ldpcore.data.sql; print('ibis' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_file_gives_the_table_to_compile_against():
+    """file_table: the columns and types DuckDB finds in a file, as an unbound table for to_sql."""
+    events = sql.file_table(APP_EVENTS, name="events")
+    types = events.schema()
+    assert list(types) == ["user_id", "app_category", "event_time"]
+    assert types["user_id"].is_string() and types["app_category"].is_string() and types["event_time"].is_timestamp()
+    query = sql.categorical_query(events, "app_category", user_column="user_id", order_by="event_time")
+    assert "FROM `events`" in sql.to_sql(query, "bigquery")
+    points = sql.file_table(CITY_POINTS)
+    assert points.get_name() == "city_points" and points.schema()["latitude"].is_floating()
+    with pytest.raises(InputError, match="no such file"):
+        sql.file_table(CITY_POINTS.with_name("missing.csv"))

@@ -33,7 +33,7 @@ same thing:
 Ibis is an optional dependency (``pip install "ldpcore[sql]"``), imported on first use.
 """
 
-from ldpcore.data.sql.query import categorical_query, numeric_query, points_query, to_sql
+from ldpcore.data.sql.query import categorical_query, file_table, numeric_query, points_query, to_sql
 from ldpcore.data.sql.read import read_categorical, read_numeric, read_points
 
 __all__ = [
@@ -44,4 +44,5 @@ __all__ = [
     "numeric_query",
     "points_query",
     "to_sql",
+    "file_table",
 ]

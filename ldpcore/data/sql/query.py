@@ -6,6 +6,7 @@ import functools
 import math
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -383,6 +384,27 @@ def to_sql(query: ir.Table, dialect: str) -> str:
         raise InputError(
             f"the query cannot be written in the dialect {dialect!r} ({type(exc).__name__}: {exc})."
         ) from None
+
+
+def file_table(path, *, name: str | None = None, delimiter: str | None = None) -> ir.Table:
+    """An unbound Ibis table named name (default: the file's stem) with the columns and types that DuckDB
+    finds in a CSV, TSV or Parquet file (a CSV's header names its columns): the warehouse table of the same
+    records, for the queries above and to_sql (``ldpcore histogram --sql DIALECT``)."""
+    ibis = _ibis()
+    path = Path(path)
+    require(path.is_file(), f"no such file: {path}.")
+    with open(path, "rb") as fh:
+        parquet = fh.read(4) == b"PAR1"
+    tab = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    con = ibis.duckdb.connect()
+    try:
+        found = con.read_parquet(path) if parquet else con.read_csv(path, delim=delimiter or tab, header=True)
+        schema = found.schema()
+    except Exception as exc:
+        raise InputError(f"{path.name}: its columns could not be read ({type(exc).__name__}).") from None
+    finally:
+        con.disconnect()
+    return ibis.table(schema, name=name or path.stem)
 
 
 def _finite(x):
