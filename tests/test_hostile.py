@@ -17,9 +17,10 @@ import pytest
 from conftest import assert_one_error, captions, cli_measured, huge_png, open_page
 from PIL import Image
 
-from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
+from ldpcore.data.histogram_csv import MAX_CSV_ROWS, load_csv
+from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GB = 2**30
