@@ -6,10 +6,16 @@ memory (conftest.cli_measured). Library: exact counts and the stated limits. Das
 st.error naming the problem, never an exception.
 """
 
+import csv
+import io
 import os
 import resource
+import shutil
+import struct
 import subprocess
 import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +23,7 @@ import pytest
 from conftest import assert_one_error, captions, cli_measured, huge_png, open_page
 from PIL import Image
 
+from ldpcore.data.images import load_image
 from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
 from ldpcore.experiment.spec import ProtocolSpec, plan
@@ -286,3 +293,85 @@ def test_running_out_of_memory_is_one_line(tmp_path):
     path.write_bytes(huge_png(7000, 7000, 255))  # 49 megapixels: about 400 MB of counts alone
     status, out, err = cli(*RUN, path, limit_bytes=GB)
     assert_one_line(status, out, err, "not enough memory for this input")
+
+
+# --- issue 24: exports, points read as counts, image sizes, LaTeX from any file name ------------------------
+
+
+def test_the_estimate_csv_quotes_labels_and_makes_formulas_inert(tmp_path):
+    """A label with a comma, a quote or a line break stays one cell; one a spreadsheet would run as a formula
+    (= + - @ tab CR) is written with a leading apostrophe; a label that is a plain number is left as it is."""
+    labels = ["a,b,c", 'say "hi"', "two\nlines", '=HYPERLINK("http://127.0.0.1:8729/x","x")', "+cmd|' /C calc'!A0",
+              "@SUM(A1:A9)", "-2+3", "-5", "+1.5e3", "plain"]  # fmt: skip
+    counts = csv_file(tmp_path, "labels.csv", "".join(f'"{v.replace(chr(34), 2 * chr(34))}",100000\n' for v in labels))
+    status, _, err = cli("run", "--input", counts, "--eps-c", "1", "--delta", "1e-9", "--out", tmp_path / "o")
+    assert status == 0, err
+    with open(tmp_path / "o" / "estimate.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["value", "true", "estimate", "clipped", "std_error", "ci95_low", "ci95_high"]
+    assert all(len(row) == 7 for row in rows) and [row[1] for row in rows[1:]] == ["100000"] * len(labels)
+    assert [row[0] for row in rows[1:]] == ["a,b,c", 'say "hi"', "two\nlines", "'" + labels[3], "'" + labels[4],
+                                            "'@SUM(A1:A9)", "'-2+3", "-5", "+1.5e3", "plain"]  # fmt: skip
+
+
+def test_the_report_table_csv_makes_formulas_inert():
+    from types import SimpleNamespace
+
+    from ldpcore.export import table_csv
+    from ldpcore.export.spreadsheet import inert
+
+    assert [inert(c) for c in ("\tx", "\rx", "-inf", "-1e3", 7)] == ["'\tx", "'\rx", "'-inf", "-1e3", 7]
+
+    cell = SimpleNamespace(eps_c=1.0, method="=1+1", privacy=None, metrics=None, error="@SUM(A1)")
+    (row,) = list(csv.DictReader(io.StringIO(table_csv([cell]))))
+    assert row["method"] == "'=1+1" and row["note"] == "'@SUM(A1)" and row["eps_c"] == "1"
+
+
+def test_a_points_file_without_point_options_is_one_clear_line(tmp_path):
+    points = csv_file(tmp_path, "trips.csv", "lat,lon\n40.7,-74.0\n40.8,-73.9\n")
+    expected = "trips.csv holds latitude/longitude points (columns 'lat' and 'lon'), not value,count rows"
+    for command in ("run", "audit"):
+        assert_one_line(*cli(command, "--input", points, "--eps-c", "1", "--delta", "1e-7"), expected)
+
+
+def test_the_same_column_as_latitude_and_longitude_is_refused():
+    bundled = ROOT / "ldpcore" / "data" / "bundled" / "city_points.csv"
+    args = ["run", "--input", bundled, "--lat", "latitude", "--lon", "latitude", "--eps-c", "1", "--delta", "1e-7"]
+    assert_one_line(*cli(*args), "the latitude and longitude columns must differ (both are 'latitude')")
+
+
+def test_an_image_far_above_the_pixel_limit_is_refused_with_its_true_size():
+    """Pillow refuses images above twice its own limit (179 megapixels) before ours: the message still gives
+    the image's size, not Pillow's limit."""
+    from conftest import _chunk
+
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 0, 0, 0, 0))
+    png = b"\x89PNG\r\n\x1a\n" + header + _chunk(b"IDAT", zlib.compress(b"")) + _chunk(b"IEND", b"")
+    with pytest.raises(InputError, match="has too many pixels: 900,000,000 pixels = 900.0 megapixels; the limit"):
+        load_image(png, name="big.png")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (.ci/run installs it)")
+@pytest.mark.parametrize(
+    "name",
+    ["two\n\nparagraphs.csv", "x" * 5000 + ".csv", "word " * 1000, "données_日本_😀.csv", "tab\tnul\x00esc\x1b.csv"],
+    ids=["blank line", "5000 characters", "1000 words", "outside ASCII", "control characters"],
+)
+def test_the_latex_zip_compiles_whatever_the_data_is_called(tmp_path, name):
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.run import paper_methods, sweep
+    from ldpcore.export import TableInfo, table_zip
+
+    hist = load_dataset("horse", max_side=16)
+    cells = sweep(paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=()), [1.0], hist, seed=0)
+    zipfile.ZipFile(io.BytesIO(table_zip(cells, hist, TableInfo(name, hist.n, 5e-8, 0, "cheu19")))).extractall(tmp_path)
+    out = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "main.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout[-2000:]
+    caption = (tmp_path / "report_table.tex").read_text()
+    assert caption.isascii() and "\n\n" not in caption and len(caption) < 3000
