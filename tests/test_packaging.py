@@ -15,7 +15,8 @@ import ldpcore
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
-    """The wheel built from a copy of the sources (a build writes build/ and *.egg-info next to them)."""
+    """The wheel built from a copy of the sources, which the build leaves as they were (`pip install .` in a
+    checkout writes no build/ or *.egg-info into it)."""
     src = tmp_path_factory.mktemp("src")
     shutil.copytree(ROOT / "ldpcore", src / "ldpcore", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -26,6 +27,8 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
         check=True,
         capture_output=True,
     )
+    assert sorted(p.name for p in src.iterdir()) == ["LICENSE", "README.md", "ldpcore", "pyproject.toml"]
+    assert not list(src.rglob("*.egg-info")) and not list(src.rglob("__pycache__"))
     (path,) = out.glob("ldpcore-*.whl")
     return zipfile.ZipFile(path)
 
@@ -44,7 +47,7 @@ def test_the_wheel_declares_the_console_script_version_and_python(wheel):
     assert meta["Requires-Python"] == ">=3.11"
     assert meta["License-Expression"] == "MIT"
     entry_points = wheel.read(info.replace("METADATA", "entry_points.txt")).decode()
-    assert "ldpcore = ldpcore.cli:main" in entry_points
+    assert "ldpcore=ldpcore.cli:main" in entry_points.replace(" ", "")
 
 
 def test_every_public_name_resolves():
