@@ -9,6 +9,7 @@ st.error naming the problem, never an exception.
 import csv
 import io
 import os
+import re
 import resource
 import shutil
 import struct
@@ -377,3 +378,57 @@ def test_the_latex_zip_compiles_whatever_the_data_is_called(tmp_path, name):
     assert out.returncode == 0, out.stdout[-2000:]
     caption = (tmp_path / "report_table.tex").read_text()
     assert caption.isascii() and "\n\n" not in caption and len(caption) < 3000
+
+
+# --- issue 24 item 5: a file name is text, never Markdown -------------------------------------------------------
+
+TRACKER = "http://127.0.0.1:8729/track.png"
+MARKDOWN_NAME = f"![t]({TRACKER}) <img src={TRACKER}> :red[x] $x$ **bold**.csv"
+DATA_PAGES = [p for p in ("reconstruct", "tradeoffs", "report_table", "plan", "adversary")]
+
+
+def _markdown_bodies(at) -> list[str]:
+    """The source of every element the browser renders as Markdown (widget labels and help aside)."""
+    kinds = ("caption", "markdown", "error", "warning", "info", "success", "title", "header", "subheader")
+    return [e.value for kind in kinds for e in getattr(at, kind)]
+
+
+def _assert_named_as_text(at):
+    bodies = _markdown_bodies(at)
+    assert not at.exception, [e.value for e in at.exception]
+    live = [re.sub(r"\\.", "", b) for b in bodies]  # what Markdown would interpret: the unescaped characters
+    pieces = (f"]({TRACKER})", f"<img src={TRACKER}>", ":red[x]", "$x$", "**bold**")  # the name's Markdown and HTML
+    assert not any(piece in b for piece in pieces for b in live), bodies
+    assert any("\\!\\[t\\]\\(http\\://127\\.0\\.0\\.1\\:8729/track\\.png\\)" in b for b in bodies), bodies
+
+
+def test_an_uploads_name_is_shown_as_text_on_every_page_that_takes_data():
+    at = _upload(MARKDOWN_NAME, b"value,count\na,500000\nb,700000\nc,300000\n")
+    for page in DATA_PAGES:
+        at.switch_page(f"app_pages/{page}.py").run()
+        _assert_named_as_text(at)
+
+
+def test_a_records_uploads_name_and_an_error_naming_it_are_text():
+    at = open_page("app_pages/reconstruct.py")
+    at.selectbox(key="dataset").set_value("records").run()
+    at.file_uploader(key="records_file").set_value((MARKDOWN_NAME, b"app\nx\ny\n", "text/csv")).run()
+    _assert_named_as_text(at)  # the sidebar's report names the file
+    at.file_uploader(key="records_file").set_value((MARKDOWN_NAME, b"", "text/csv")).run()
+    assert len(at.error) == 1 and "is empty" in at.error[0].value
+    _assert_named_as_text(at)  # the error names it too
+
+
+def test_a_nul_byte_in_an_uploads_name_is_one_clear_message():
+    at = _upload("a\x00b.csv", b"value,count\na,5\n")
+    assert_one_error(at, "The file's name holds a NUL byte")
+    at = _upload("notes.docx", b"value,count\na,5\n")
+    assert_one_error(at, "notes.docx is not one of the types this upload takes: png, jpg")
+
+
+def test_a_numeric_tables_name_is_text():
+    at = open_page("app_pages/numeric.py")
+    at.selectbox(key="num_data").set_value("upload").run()
+    table = b"age,income\n" + b"".join(f"{20 + i % 50},{1000 + 37 * i % 900}\n".encode() for i in range(2000))
+    at.file_uploader[0].set_value((MARKDOWN_NAME, table, "text/csv")).run()
+    _assert_named_as_text(at)
