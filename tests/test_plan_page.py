@@ -115,7 +115,7 @@ def test_the_top_k_recall_column():
 def test_a_bad_url_value_warns_once_and_falls_back(query, shown):
     at = open_page("app_pages/plan.py", plan_source="shape", **query)
     assert not at.exception and not at.error
-    assert [w.value for w in at.warning] == [shown]
+    assert [as_read(w.value) for w in at.warning] == [shown]
     assert len(_table(at)) == 50
 
 
