@@ -11,6 +11,9 @@ The limits below are checked before any work or allocation that depends on them.
 
 import math
 import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 INT64_MAX = 2**63 - 1
@@ -34,6 +37,33 @@ MAX_COUNT_TEXT = ", ".join(_UPPER[MAX_COUNT])
 
 class InputError(ValueError):
     """Invalid input: the message is one sentence, fit to show a user as is."""
+
+
+class Cancelled(Exception):
+    """The caller stopped the work (stop_when's predicate held at a checkpoint): nobody waits for its result."""
+
+
+_STOP = threading.local()  # this thread's stop predicate (stop_when), asked at every checkpoint()
+
+
+@contextmanager
+def stop_when(predicate: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, every checkpoint() on this thread raises Cancelled once predicate() is true: long
+    computations stop between their cells and blocks when the one who asked for them is gone."""
+    outer = getattr(_STOP, "predicate", None)
+    _STOP.predicate = predicate
+    try:
+        yield
+    finally:
+        _STOP.predicate = outer
+
+
+def checkpoint() -> None:
+    """A point where the computation on this thread may stop: Cancelled if its stop_when predicate holds
+    (no predicate: nothing to check, the cost of one attribute lookup)."""
+    predicate = getattr(_STOP, "predicate", None)
+    if predicate is not None and predicate():
+        raise Cancelled("stopped: the result is no longer wanted")
 
 
 def require(condition: bool, message: str) -> None:
