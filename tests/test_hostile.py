@@ -432,3 +432,17 @@ def test_a_numeric_tables_name_is_text():
     table = b"age,income\n" + b"".join(f"{20 + i % 50},{1000 + 37 * i % 900}\n".encode() for i in range(2000))
     at.file_uploader[0].set_value((MARKDOWN_NAME, table, "text/csv")).run()
     _assert_named_as_text(at)
+
+
+def test_every_uploader_states_the_upload_limit_and_what_to_do_above_it():
+    """The browser refuses a file above server.maxUploadSize itself, marked by a red icon only (its text is for
+    screen readers), and the page never gets it: each uploader's caption says what the mark means."""
+    import tomllib
+
+    limit = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    said = f"Up to {limit} MB per file; a file marked in red is larger and was not uploaded: "
+    upload = open_page("app_pages/reconstruct.py", dataset="upload")
+    records = open_page("app_pages/reconstruct.py", dataset="records")
+    table = open_page("app_pages/numeric.py", num_data="upload")
+    for at, advice in [(upload, "downsample the image"), (records, "aggregate it with"), (table, "upload a sample")]:
+        assert any(said + advice in c for c in captions(at).splitlines()), captions(at)

@@ -121,6 +121,7 @@ def _upload_controls(main) -> tuple[tuple | None, list[str]]:
         key="num_upload_file",
         types=["csv", "txt"],
         help="Numeric and categorical columns under a header; one row per respondent.",
+        larger="upload a sample of its rows.",
     )
     if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun

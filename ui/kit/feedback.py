@@ -33,11 +33,17 @@ def input_errors(message: str | None = None, where=st) -> Iterator[None]:
         st.stop()
 
 
-def file_upload(where, label: str, *, key: str, types: list[str], help: str | None = None):
-    """where.file_uploader(label) for files named *.<one of types>, or None. The name is checked here, not by
-    Streamlit's type= (which refuses a file name holding a NUL byte with an exception before the page runs):
-    a NUL byte or another type is one st.error, and the page stops."""
+def file_upload(where, label: str, *, key: str, types: list[str], help: str | None = None, larger: str = ""):
+    """where.file_uploader(label) for files named *.<one of types>, or None, with a caption stating the upload
+    limit and what to do with a larger file (larger). The name is checked here, not by Streamlit's type= (which
+    refuses a file name holding a NUL byte with an exception before the page runs): a NUL byte or another type
+    is one st.error, and the page stops."""
     f = where.file_uploader(label, key=key, help=help)
+    limit = st.get_option("server.maxUploadSize")
+    where.caption(  # the browser refuses a larger file itself, marked only by a red icon: the page never gets it
+        f"Up to {limit} MB per file; a file marked in red is larger and was not uploaded"
+        + (f": {larger}" if larger else ".")
+    )
     if f is None:
         return None
     if "\0" in f.name:

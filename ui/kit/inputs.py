@@ -95,6 +95,8 @@ def _upload_control() -> None:
         key="upload_file",
         types=IMAGE_TYPES + list(CSV_SUFFIXES),
         help="CSV: one count per line, or value,count rows under a header.",
+        larger="downsample the image, or aggregate records with `python -m ldpcore histogram --out counts.csv` "
+        "(README: Your own data) and upload the counts.",
     )
     if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun

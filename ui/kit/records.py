@@ -62,6 +62,8 @@ def _upload() -> tuple[str, bytes, str]:
         types=RECORD_TYPES,
         key="records_file",
         help="Files above the upload limit: aggregate them with `python -m ldpcore histogram` (see the README).",
+        larger="aggregate it with `python -m ldpcore histogram --out counts.csv` (README: Your own data) and "
+        "upload the counts.",
     )
     if f is not None and st.session_state.get("records_upload", (None,))[0] != f.file_id:
         data = f.getvalue()
