@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from ldpcore.data.loaders import synthetic_heavy_hitters
+from ldpcore.data.datasets import synthetic_heavy_hitters
 from ldpcore.systems.crowds import (
     DATA_DERIVED_HELP,
     DELETION_HELP,

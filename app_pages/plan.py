@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ldpcore.experiment import planner
+from ldpcore.experiment import planning as planner
 from ldpcore.export import fmt, to_json
 from ldpcore.oracles import ENCODINGS
 from ui import plan

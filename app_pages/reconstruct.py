@@ -7,10 +7,11 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment.advice import impractical
-from ldpcore.experiment.run import Method
+from ldpcore.experiment.protocol.advice import impractical
+from ldpcore.experiment.protocol.run import Method
 from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
+from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import reconstruct
@@ -206,10 +207,13 @@ else:
         reconstruct.histogram_view(
             hist,
             {
-                "ESA reconstruction": (esa.estimate, reconstruct.bin_std_of(inp, esa_method, eps_c)),
-                f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (alone.estimate, None),
+                "ESA reconstruction": (runs.ran(esa).estimate, reconstruct.bin_std_of(inp, esa_method, eps_c)),
+                f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (
+                    None if alone_run is None else alone_run.estimate,
+                    None,
+                ),
             },
-            central=central.estimate,
+            central=central_run.estimate,
             key="reconstruct",
         )
 
@@ -224,31 +228,28 @@ if alone_run is not None and alone_run.privacy["note"]:
 if p.certified:
     guarantee = f"Certified central ε_c = {p.eps_c:.4g} by {p.amplification.citation}."
 else:
-    assert p.eps_c_range is not None and p.eps_c_whole_report is not None, "plan() sets both where eps_c is uncertified"
-    low, high = p.eps_c_range
-    st.warning(
-        f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
-        f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
-        "the central guarantee only "
-        f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
-        f"a generic bound certifies ε_c = {short(p.eps_c_whole_report.or_inf)} (replacement)."
-    )
+    if isinstance(p.extras, UncertifiedRange):  # the fragmented sketch: the paper's range, not a bound
+        low, high = p.extras.eps_c_range
+        st.warning(
+            f"ε_c is NOT certified for {p.spec.encoding} reports: the ESA paper (Erlingsson et al., 2020, Section III) "
+            f"gives no amplification bound for them and runs them at the one-hot ε_l of ε_c = {low:.4g}, placing "
+            "the central guarantee only "
+            f"between {low:.4g} and ε_l = {high:.4g}. Treated as one 2 ε_l-LDP report per respondent, "
+            f"a generic bound certifies ε_c = {short(p.extras.eps_c_whole_report.or_inf)} (replacement)."
+        )
     guarantee = f"ε_l calibrated as for one-hot reports by {p.amplification.citation}."
 extra = []
-if p.hash_range is not None:
-    extra.append(f"hash range g = {p.hash_range:,}")
-users = p.eps_vs_server_and_respondents  # with fake reports (MURS): the blanket bound against the respondents
-if p.fake_reports is not None and users is not None:
+if isinstance(p.extras, HashRange | FakeReports) and p.extras.hash_range is not None:
+    extra.append(f"hash range g = {p.extras.hash_range:,}")
+if isinstance(p.extras, FakeReports):
+    users = p.extras.eps_vs_server_and_respondents
     extra.append(
-        f"{p.fake_reports:,} fake reports; ε vs the server + all other respondents = "
+        f"{p.extras.fake_reports:,} fake reports; ε vs the server + all other respondents = "
         + (short(users.value) if users.valid else "∞ (too few fakes for the blanket bound)")
-        + f", vs the server + all shufflers = {short(p.eps_vs_server_and_shufflers)}"
+        + f", vs the server + all shufflers = {short(p.extras.eps_vs_server_and_shufflers)}"
     )
-analytic = (
-    f"analytic {short(esa.analytic_rmse_raw)}"
-    if not esa.analytic_rmse_raw_note
-    else f"analytic approximation {short(esa.analytic_rmse_raw)}: {esa.analytic_rmse_raw_note}"
-)
+raw, raw_note = runs.analytic_rmse_of(esa)
+analytic = f"analytic {short(raw)}" if not raw_note else f"analytic approximation {short(raw)}: {raw_note}"
 st.caption(
     f"{guarantee} {'; '.join(extra) + '. ' if extra else ''}Raw RMSE {short(m['rmse_raw'])} {unit} "
     f"({analytic}); largest error {short(m['linf'])}; total variation {m['tv']:.4f}"

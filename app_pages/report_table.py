@@ -4,8 +4,8 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment.compare import cells_on_notion, neighbourings
-from ldpcore.experiment.run import paper_methods
+from ldpcore.experiment.protocol.compare import cells_on_notion, neighbourings
+from ldpcore.experiment.protocol.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ldpcore.privacy.notions import notions_differ
 from ui import report_table

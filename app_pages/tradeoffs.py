@@ -5,7 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from ldpcore.experiment.run import paper_methods
+from ldpcore.experiment.protocol.run import paper_methods
 from ldpcore.privacy.notions import notions_differ
 from ui.kit import runs
 from ui.kit.chart_export import export_menu

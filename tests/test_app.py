@@ -148,9 +148,9 @@ def test_report_table_exports_hold_the_displayed_numbers():
     """The page's captions equal the CSV, Markdown and LaTeX exports of the same cells
     (recomputed here with the page's defaults: every run is determined by its seed).
     The browser test downloads the page's CSV itself and compares it too."""
-    from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.run import paper_methods, sweep
-    from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.protocol.run import paper_methods, sweep
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
     from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
 
     at = open_page("app_pages/report_table.py")

@@ -24,10 +24,11 @@ import pytest
 from conftest import assert_one_error, captions, cli_measured, huge_png, open_page
 from PIL import Image
 
+from ldpcore.data.histogram_csv import MAX_CSV_ROWS, load_csv
 from ldpcore.data.images import load_image
-from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
+from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GB = 2**30
@@ -362,7 +363,7 @@ def test_an_image_far_above_the_pixel_limit_is_refused_with_its_true_size():
 )
 def test_the_latex_zip_compiles_whatever_the_data_is_called(tmp_path, name):
     from ldpcore.data.datasets import load_dataset
-    from ldpcore.experiment.run import paper_methods, sweep
+    from ldpcore.experiment.protocol.run import paper_methods, sweep
     from ldpcore.export import TableInfo, table_zip
 
     hist = load_dataset("horse", max_side=16)

@@ -26,8 +26,8 @@ from ldpcore.data.ingest import (
 )
 from ldpcore.data.numeric_table import load_table_csv
 from ldpcore.errors import InputError
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.export import render
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "your_data.md"

@@ -14,7 +14,7 @@ from ldpcore.data.histogram_csv import load_csv
 from ldpcore.data.images import load_image
 from ldpcore.data.loaders import load_path, load_upload
 from ldpcore.errors import InputError
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import png_bytes
 
 

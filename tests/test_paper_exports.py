@@ -14,7 +14,7 @@ import pytest
 from e2e_support import chromium_path
 
 import ldpcore
-from ldpcore.experiment.run import analytic, paper_methods, sweep
+from ldpcore.experiment.protocol.run import analytic, paper_methods, sweep
 from ldpcore.export import TableInfo, latex_text, table_latex, table_zip, thumbnail
 from ui.kit.chart_export import ExportStyle, data_csv, for_print, image_bytes
 from ui.tradeoffs import tradeoff_figures
@@ -121,8 +121,8 @@ def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe()
     import json
 
     from ldpcore.data.datasets import load_dataset
-    from ldpcore.experiment.run import Method
-    from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.experiment.protocol.run import Method
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
     from ui import reconstruct
     from ui.kit.inputs import Input
 

@@ -9,8 +9,8 @@ import pytest
 from conftest import assert_clean, open_page
 
 from ldpcore.data.datasets import load_dataset
-from ldpcore.experiment.run import analytic, paper_methods
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.run import analytic, paper_methods
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.privacy.notions import on_notion
 from ui.kit.format import exact, short
 
@@ -178,8 +178,8 @@ def test_report_table_compare_as_replacement():
     import csv
     import io
 
-    from ldpcore.experiment.compare import cells_on_notion
-    from ldpcore.experiment.run import sweep
+    from ldpcore.experiment.protocol.compare import cells_on_notion
+    from ldpcore.experiment.protocol.run import sweep
     from ldpcore.export import cell_caption, table_csv
 
     at = open_page("app_pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])

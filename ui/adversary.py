@@ -11,15 +11,14 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
 from ldpcore.experiment.audit import AuditReport, Demonstration, ObserverAudit, demonstrate, dp_tradeoff, run_audit
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
 from ui.kit.inputs import Input
 
-SPEC_FIELDS = ("eps_c", "eps_l", "delta", "encoding", "tau", "accountant", "params", "eps_f_rule", "eps_f")
 FPR_GRID = np.unique(np.concatenate([np.logspace(-12, 0, 600), np.linspace(0, 1, 201)]))
 
 
@@ -177,15 +176,14 @@ def guess_figure(png: bytes, shape: tuple[int, int], marks: list[tuple[str, int,
 def _audit(
     input_key: str, _hist: Histogram, spec: dict, observer: str, trials: int, confidence: float, seed: int, _progress
 ) -> AuditReport:
-    s = ProtocolSpec(**spec)
     return run_audit(
-        data=_hist,
+        ProtocolSpec(**spec),
+        _hist,
         observer=observer,
         trials=trials,
         confidence=confidence,
         seed=seed,
         progress=_progress,
-        **{k: getattr(s, k) for k in SPEC_FIELDS},
     )
 
 

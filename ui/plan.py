@@ -1,5 +1,5 @@
 """The Plan page's views: the shape input without data (n respondents spread over d values by a uniform, Zipf or
-geometric shape; ldpcore.experiment.planner.Shape), the cached planner calls, the table's rows and row links,
+geometric shape; ldpcore.experiment.planning.Shape), the cached planner calls, the table's rows and row links,
 and the figures. No privacy logic: every number is an attribute of ldpcore's PlanTable / PlanRow.
 
 A shape's URL value the controls cannot take as given (not a number, not a whole number, not a shape's name)
@@ -17,11 +17,11 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import check_n, check_whole
-from ldpcore.experiment import planner
-from ldpcore.experiment.planner import Shape, scaled_counts
-from ldpcore.experiment.spec import default_delta
+from ldpcore.experiment import planning as planner
+from ldpcore.experiment.planning import Shape, scaled_counts
+from ldpcore.experiment.protocol.spec import default_delta
 from ui.kit import url
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
@@ -49,18 +49,18 @@ def _table(
     max_messages: float | None,
     max_bits: float | None,
 ) -> planner.PlanTable:
-    kw = dict(
+    query = planner.PlanQuery(
+        _hist.counts,
+        _hist.name,
+        delta,
+        eps_c=None if solve == "eps_c" else eps_c,
+        target=None if target is None else planner.Target(*target),
+        solve="table" if solve == "error" else solve,
         notion=notion,
-        encodings=list(encodings) or None,
+        encodings=encodings,
         constraints=planner.Constraints(max_messages, max_bits),
-        name=_hist.name,
     )
-    if solve == "eps_c" and target is not None:
-        return planner.solve_eps_c(_hist.counts, planner.Target(*target), delta, **kw)
-    assert eps_c is not None, "eps_c is chosen on the page unless it is solved for"
-    if solve == "n" and target is not None:
-        return planner.solve_n(_hist.counts, eps_c, planner.Target(*target), delta, **kw)
-    return planner.plan_table(_hist.counts, eps_c, delta, **kw)
+    return planner.answer(query)
 
 
 def table(

@@ -1,4 +1,4 @@
-"""Reconstruct's views: the same reports without a shuffler (ldpcore.experiment.local_only), the downloads of
+"""Reconstruct's views: the same reports without a shuffler (ldpcore.experiment.protocol.local_only), the downloads of
 the ESA run (full-size PNG, estimate CSV with intervals, run record), the error map, what the tight accountant
 certifies for the same reports, and the histogram view (uploaded CSVs, heavy hitters): bins ranked by true count
 with each estimate and its 95% band, a top-k zoom, a true-vs-estimate scatter and the central baseline on
@@ -14,12 +14,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import export
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
-from ldpcore.experiment.histogram_view import bin_std, ranked
-from ldpcore.experiment.local_only import without_shuffler
-from ldpcore.experiment.run import Cell, Method
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.histogram_view import bin_std, ranked
+from ldpcore.experiment.protocol.local_only import without_shuffler
+from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
 from ui.kit.cache import cached
 from ui.kit.chart_export import export_menu
@@ -40,8 +40,8 @@ def local_cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
 
 @cached("images")
 def _local_png(input_key: str, _hist: Histogram, spec: dict, seed: int, max_width: int) -> bytes | None:
-    estimate = _local(input_key, _hist, spec, seed).estimate
-    return None if estimate is None else png_bytes(fit(render(_hist, estimate), max_width), FAST)
+    c = _local(input_key, _hist, spec, seed)
+    return None if isinstance(c, Failed) else png_bytes(fit(render(_hist, ran(c).estimate), max_width), FAST)
 
 
 def local_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
@@ -55,7 +55,7 @@ def _bin_std(input_key: str, _hist: Histogram, spec: dict):
 
 
 def bin_std_of(inp: Input, method: Method, eps_c: float):
-    """The analytic std of every bin's raw estimate of method at eps_c (ldpcore.experiment.histogram_view)."""
+    """The analytic std of every bin's raw estimate of method at eps_c (ldpcore.experiment.protocol.histogram_view)."""
     return _bin_std(inp.key, inp.hist, method.at(float(eps_c)).as_dict())
 
 
@@ -66,7 +66,9 @@ def full_png(inp: Input, method: Method, eps_c: float, seed: int) -> bytes:
 
 def _std_errors(inp: Input, c: Cell) -> np.ndarray:
     """Every bin's standard error of the cell's estimate (ldpcore.export.std_errors)."""
-    return export.std_errors(inp.hist, ran(c).estimate, c.plan, (c.privacy or {}).get("sigma"))
+    run = ran(c)  # ValueError where the cell did not run
+    plan = c.plan if isinstance(c, Measured) else None
+    return export.std_errors(inp.hist, run.estimate, plan, run.privacy.get("sigma"))
 
 
 def estimate_csv(inp: Input, method: Method, eps_c: float, seed: int) -> str:
@@ -145,7 +147,7 @@ def histogram_view(hist, series: dict, central=None, key: str = "hist") -> None:
 
 
 def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ranked by true count") -> go.Figure:
-    """The ranked histogram (ldpcore.experiment.histogram_view.Ranked), bottom to top: the 95% band of the
+    """The ranked histogram (ldpcore.experiment.protocol.histogram_view.Ranked), bottom to top: the 95% band of the
     estimate, the central baseline (optional, small gray markers), the true counts (black), the estimates
     (lines with markers, drawn last so nothing hides them)."""
     x = view.rank

@@ -3,24 +3,23 @@ when asked for from the cached runs (ui.kit.runs), in the chosen privacy notion.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ldpcore import export
-from ldpcore.experiment.compare import cells_on_notion
-from ldpcore.experiment.run import sweep
+from ldpcore.experiment.protocol.compare import cells_on_notion
+from ldpcore.experiment.protocol.run import sweep, without_estimate
 from ui.kit.inputs import Input
-from ui.kit.runs import cell
+from ui.kit.runs import cell, ran
 
 
 def _table_cells(inp: Input, methods, eps_cs, seed: int, notion: str = "native"):
-    """The report table's cells from the cache without their estimates (in `notion`: ldpcore.experiment.compare),
-    and a function fetching (or simulating again) one cell's estimate as its picture is drawn."""
+    """The report table's cells from the cache without their estimates (in `notion`:
+    ldpcore.experiment.protocol.compare), and a function fetching (or simulating again) one cell's estimate as its
+    picture is drawn."""
     cells = sweep(
-        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: replace(cell(inp, m, e, s), estimate=None)
+        methods, eps_cs, inp.hist, seed, evaluate_cell=lambda m, e, h, s: without_estimate(cell(inp, m, e, s))
     )
     cells = cells_on_notion(cells, notion)
     by_label = {m.label: m for m in methods}
-    return cells, lambda c: cell(inp, by_label[c.method], c.eps_c, seed).estimate
+    return cells, lambda c: ran(cell(inp, by_label[c.method], c.eps_c, seed)).estimate
 
 
 def table_png(inp: Input, methods, eps_cs, seed: int, info: export.TableInfo, notion: str = "native") -> bytes:

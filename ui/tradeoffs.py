@@ -1,4 +1,4 @@
-"""Trade-offs' views: the analytic curves of every method against eps_c (ldpcore.experiment.run.analytic,
+"""Trade-offs' views: the analytic curves of every method against eps_c (ldpcore.experiment.protocol.run.analytic,
 cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and messages against eps_c."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import math
 
 import plotly.graph_objects as go
 
-from ldpcore.data.loaders import Histogram
-from ldpcore.experiment.run import Method, analytic
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.run import Method, analytic
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.notions import on_notion
 from ui.kit.axes import layout

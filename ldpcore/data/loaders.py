@@ -4,22 +4,16 @@ Limits, each checked before the work it bounds: files up to sources.MAX_FILE_BYT
 refused as soon as the limit is passed), images up to images.MAX_PIXELS (from the header, before
 decoding), CSVs up to histogram_csv.MAX_CSV_ROWS rows (counted while reading), every count and n up to
 errors.MAX_COUNT (checked before the counts are allocated), counts read exactly (no float).
-A protocol accepts at most errors.MAX_N respondents (ldpcore.experiment.spec.plan checks it).
-
-The names this module held before the data layer was split (the Histogram, the image, CSV and bundled
-dataset loaders, the byte readers) are re-exported here for the modules that still import them from
-ldpcore.data.loaders; they live in histogram, images, histogram_csv, datasets and sources.
+A protocol accepts at most errors.MAX_N respondents (ldpcore.experiment.protocol.spec.plan checks it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ldpcore.data.datasets import BUNDLED, DATASETS, Dataset, load_dataset, synthetic_heavy_hitters
-from ldpcore.data.histogram import Histogram, Labels, exact_total
-from ldpcore.data.histogram_csv import MAX_CSV_ROWS, MAX_LABEL_BYTES, MAX_LINE_BYTES, load_csv
-from ldpcore.data.images import MAX_PIXELS, load_image
-from ldpcore.data.sources import BLOCK_BYTES, MAX_FILE_BYTES, read_source, read_text, source_name
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.histogram_csv import load_csv
+from ldpcore.data.images import load_image
 
 CSV_SUFFIXES = ("csv", "txt")  # file names read as histogram CSVs; anything else as an image
 
@@ -44,28 +38,4 @@ def load_path(path, scale: float = 1.0, max_side: int | None = None) -> Histogra
     return load_image(path, scale=scale, max_side=max_side)
 
 
-__all__ = [
-    "BLOCK_BYTES",
-    "BUNDLED",
-    "CSV_SUFFIXES",
-    "DATASETS",
-    "MAX_CSV_ROWS",
-    "MAX_FILE_BYTES",
-    "MAX_LABEL_BYTES",
-    "MAX_LINE_BYTES",
-    "MAX_PIXELS",
-    "Dataset",
-    "Histogram",
-    "Labels",
-    "exact_total",
-    "is_csv",
-    "load_csv",
-    "load_dataset",
-    "load_image",
-    "load_path",
-    "load_upload",
-    "read_source",
-    "read_text",
-    "source_name",
-    "synthetic_heavy_hitters",
-]
+__all__ = ["CSV_SUFFIXES", "is_csv", "load_path", "load_upload"]

@@ -7,8 +7,8 @@ import numpy as np
 
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
-from ldpcore.experiment.metrics import clip_estimate
-from ldpcore.experiment.planner import Z95, standard_errors
+from ldpcore.experiment.planning import Z95, standard_errors
+from ldpcore.experiment.protocol.metrics import clip_estimate
 from ldpcore.export.spreadsheet import csv_text, inert
 
 ESTIMATE_COLUMNS = ("value", "true", "estimate", "clipped", "std_error", "ci95_low", "ci95_high")
@@ -22,7 +22,7 @@ INTERVAL_NOTE = (
 
 
 def std_errors(hist: Histogram, estimate: np.ndarray, plan=None, sigma: float | None = None) -> np.ndarray:
-    """Every bin's standard error: an LDP run's (its Plan) by plug-in (ldpcore.experiment.planner.standard_errors),
+    """Every bin's standard error: an LDP run's (its Plan) by plug-in (ldpcore.experiment.planning.standard_errors),
     the central Gaussian baseline's (no plan) its sigma."""
     if plan is not None:
         return standard_errors(plan.oracle(), hist.n, estimate)

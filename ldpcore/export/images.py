@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
-from ldpcore.experiment.metrics import clip_estimate
+from ldpcore.experiment.protocol.metrics import clip_estimate
 from ldpcore.export.estimates import CSV_ROWS_PER_CHUNK
 
 

@@ -52,7 +52,7 @@ def table_rows(cells) -> list[dict]:
     (expected anonymous messages per respondent; empty for the central baseline, which sends raw data)."""
     rows = []
     for c in cells:
-        p, m = c.privacy or {}, c.metrics or {}
+        p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         messages = p.get("expected_messages")
         rows.append(
             {
@@ -64,7 +64,7 @@ def table_rows(cells) -> list[dict]:
                 "rmse": fmt(m.get("rmse")),
                 "messages": "" if messages is None else f"{messages:,.2f}",
                 "neighbouring": p.get("neighbouring", ""),
-                # a cell restated under another notion (ldpcore.experiment.compare): its own one, unconverted
+                # a cell restated under another notion (ldpcore.experiment.protocol.compare): its own one, unconverted
                 "native": (
                     f"{p['native_neighbouring']}: eps_c={p['native_eps_c']:g}"
                     + ("" if p.get("sigma") else f", eps_inf={fmt(p['native_eps_l_inf'])}")
@@ -89,7 +89,7 @@ def cell_caption(row: dict) -> list[str]:
 
 
 def native_line(row: dict) -> list[str]:
-    """A converted cell's notion and its native numbers (ldpcore.experiment.compare), else nothing."""
+    """A converted cell's notion and its native numbers (ldpcore.experiment.protocol.compare), else nothing."""
     return [f"as {row['neighbouring']} (2 eps, 2 delta); native {row['native']}"] if row.get("native") else []
 
 

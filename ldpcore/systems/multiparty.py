@@ -11,7 +11,7 @@ from typing import NoReturn
 import numpy as np
 
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
-from ldpcore.experiment.metrics import analytic_rmse
+from ldpcore.experiment.protocol.metrics import analytic_rmse
 from ldpcore.oracles.fake_reports import MURS, blanket_certified, murs_eps_users
 from ldpcore.oracles.hashing import solh_parameters
 from ldpcore.oracles.multimessage import (

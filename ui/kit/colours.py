@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from plotly.colors import qualitative
 
-from ldpcore.experiment.run import method_label
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.run import method_label
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
 
 CENTRAL_COLOR = "#555555"
@@ -26,7 +26,7 @@ _ORDER = list(
 
 
 def method_color(label: str) -> str:
-    """The colour of a method (a column label of ldpcore.experiment.run), the same on every page."""
+    """The colour of a method (a column label of ldpcore.experiment.protocol.run), the same on every page."""
     if label.startswith("Central"):
         return CENTRAL_COLOR
     if label in _ORDER:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ldpcore.data.datasets import DATASETS, load_dataset
+from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
-from ldpcore.data.loaders import CSV_SUFFIXES, DATASETS, Histogram, is_csv, load_dataset, load_upload
-from ldpcore.experiment.spec import default_delta
+from ldpcore.data.loaders import CSV_SUFFIXES, is_csv, load_upload
+from ldpcore.experiment.protocol.spec import default_delta
 from ui.kit.cache import cached
 from ui.kit.feedback import file_upload, input_errors
 from ui.kit.format import plain

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS, Encoding, Param
 from ldpcore.privacy.fragments import EPS_F_RULES
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider, seed_input

@@ -12,8 +12,8 @@ import hashlib
 import streamlit as st
 
 from ldpcore.data import ingest
+from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import IngestReport
-from ldpcore.data.loaders import Histogram
 from ldpcore.errors import InputError
 from ui.kit.cache import cached
 from ui.kit.feedback import file_upload, input_errors

@@ -20,10 +20,10 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import checkpoint, stop_when
-from ldpcore.experiment.run import Cell, Method, evaluate, sweep
-from ldpcore.experiment.spec import Plan, ProtocolSpec
+from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, sweep, without_estimate
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ui.kit.cache import cached
 from ui.kit.inputs import Input
@@ -54,7 +54,7 @@ def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
 
 
 class Ran(NamedTuple):
-    """What a cell holds where its method ran: the fields Cell leaves optional (None where it is undefined)."""
+    """What a cell holds where its method ran (Measured) with its estimate kept."""
 
     estimate: np.ndarray
     metrics: dict
@@ -64,16 +64,23 @@ class Ran(NamedTuple):
 def ran(c: Cell) -> Ran:
     """The estimate, metrics and privacy record of a cell whose method ran (a page shows c.error, and offers
     nothing made from the run, where it did not); ValueError naming the reason otherwise."""
-    if c.estimate is None or c.metrics is None or c.privacy is None:
-        raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} did not run: {c.error}")
+    if isinstance(c, Failed) or c.estimate is None:
+        raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} did not run: {c.error or 'its estimate was left out'}")
     return Ran(c.estimate, c.metrics, c.privacy)
 
 
 def plan_of(c: Cell) -> Plan:
     """The plan of a protocol's cell that ran (the central baseline has none); ValueError otherwise."""
-    if c.plan is None:
+    if isinstance(c, Failed) or c.plan is None:
         raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} has no plan: {c.error or 'the central baseline'}")
     return c.plan
+
+
+def analytic_rmse_of(c: Cell) -> tuple[float | None, str]:
+    """The analytic raw RMSE of a protocol's cell that ran and what it is short of exact; ValueError otherwise."""
+    if isinstance(c, Failed):
+        raise ValueError(f"{c.method} at eps_c = {c.eps_c:g} did not run: {c.error}")
+    return c.analytic_rmse_raw, c.analytic_rmse_raw_note
 
 
 def fit(img: Image.Image, max_width: int) -> Image.Image:
@@ -85,8 +92,8 @@ def fit(img: Image.Image, max_width: int) -> Image.Image:
 
 @cached("images")
 def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes | None:
-    estimate = cell_of(input_key, _hist, spec, central, seed).estimate
-    return None if estimate is None else png_bytes(fit(render(_hist, estimate), max_width), FAST)
+    c = cell_of(input_key, _hist, spec, central, seed)
+    return None if isinstance(c, Failed) else png_bytes(fit(render(_hist, ran(c).estimate), max_width), FAST)
 
 
 def cell_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
@@ -107,7 +114,7 @@ def original_png(inp: Input, max_width: int = DISPLAY_WIDTH) -> bytes:
 
 @cached("results")
 def _slim_cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
-    return replace(cell_of(input_key, _hist, spec, central, seed), estimate=None)
+    return without_estimate(cell_of(input_key, _hist, spec, central, seed))
 
 
 def slim_cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
+from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError, check_seed
-from ldpcore.experiment.metrics import analytic_rmse, error_metrics
-from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
+from ldpcore.experiment.protocol.metrics import analytic_rmse, error_metrics
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
 from ldpcore.oracles.limits import check_reference
 from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
@@ -114,7 +115,7 @@ class Method:
     central: bool = False
 
     def at(self, eps_c: float) -> ProtocolSpec:
-        return replace(self.spec, eps_c=eps_c, eps_l=None)
+        return self.spec.at(eps_c)
 
 
 def method_label(spec: ProtocolSpec) -> str:
@@ -142,27 +143,49 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One (method, eps_c) evaluation; error holds the reason where the method is undefined.
-
-    privacy is the record of the privacy numbers (a table row); for a protocol, plan is the typed Plan
-    and analytic_rmse_raw (with analytic_rmse_raw_note) its analytic raw RMSE.
-    """
+class Measured:
+    """One (method, eps_c) evaluation that ran: the estimate (None once left out: without_estimate) and its error
+    metrics; privacy, the record of the privacy numbers (a table row, JSON-ready); for a protocol, plan is the
+    typed Plan and analytic_rmse_raw (with analytic_rmse_raw_note) its analytic raw RMSE (None for the central
+    baseline)."""
 
     method: str
     eps_c: float
     seed: int
-    estimate: np.ndarray | None = None
-    metrics: dict | None = None
-    privacy: dict | None = None
-    error: str | None = None
+    estimate: np.ndarray | None
+    metrics: dict
+    privacy: dict
     plan: Plan | None = None
     analytic_rmse_raw: float | None = None
     analytic_rmse_raw_note: str = ""
 
+    error: ClassVar[None] = None  # what ran has no failure (Failed.error is the reason)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """One (method, eps_c) that is not defined (an InputError: the settings are refused), with the reason."""
+
+    method: str
+    eps_c: float
+    seed: int
+    reason: str
+
+    @property
+    def error(self) -> str:
+        return self.reason
+
+
+Cell = Measured | Failed  # a cell of a sweep or report table: a result, or a failure with its reason
+
+
+def without_estimate(cell: Cell) -> Cell:
+    """The cell without its estimate (a sweep's list need not hold every estimate at once); a Failed one as is."""
+    return cell if isinstance(cell, Failed) else replace(cell, estimate=None)
+
 
 def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
-    """Run one method at eps_c; an undefined combination becomes a Cell with an error."""
+    """Run one method at eps_c: Measured, or Failed with the reason where the combination is undefined."""
     try:
         if method.central:
             c = run_central(eps_c, method.spec.delta, hist, seed)
@@ -175,11 +198,11 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "neighbouring": Neighbouring.ADD_OR_REMOVE_ONE,
                 "mechanism": "analytic Gaussian",
             }
-            return Cell(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
+            return Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
         r = run(method.at(eps_c), hist, seed)
         std, note = r.analytic_std, r.analytic_note
         privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
-        return Cell(
+        return Measured(
             method.label,
             eps_c,
             seed,
@@ -191,7 +214,7 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
             analytic_rmse_raw_note=note,
         )
     except InputError as exc:
-        return Cell(method.label, eps_c, seed, error=str(exc))
+        return Failed(method.label, eps_c, seed, str(exc))
 
 
 def sweep(

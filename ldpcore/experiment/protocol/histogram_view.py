@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.data.loaders import Histogram
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 MAX_POINTS = 2_000  # points per line at most

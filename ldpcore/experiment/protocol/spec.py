@@ -10,13 +10,15 @@ range, MURS adversaries, the fragmented sketch's eps_c range), each a typed fiel
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ldpcore.errors import MAX_D, MAX_TAU, InputError, check_delta, check_eps, check_n, check_whole, require
-from ldpcore.oracles import get_encoding
+from ldpcore.oracles import DEFAULT_ENCODING, get_encoding
 from ldpcore.oracles.base import FrequencyOracle
+from ldpcore.oracles.extras import PlanExtras
 from ldpcore.oracles.limits import too_large
 from ldpcore.oracles.onehot import flip_probability
 from ldpcore.privacy.bounds import Amplification, Bound, get_bound
@@ -46,7 +48,7 @@ class ProtocolSpec:
     eps_f_rule: str = "paper"
     eps_f: float | None = None
     accountant: str | None = None  # None: the encoding's default (one-hot: cheu19, the paper's)
-    encoding: str = "onehot"
+    encoding: str = DEFAULT_ENCODING
     eps_l: float | None = None
     params: Any = ()  # the encoding's parameters: a dict or (name, value) pairs; stored as sorted pairs
 
@@ -75,6 +77,17 @@ class ProtocolSpec:
         )
         object.__setattr__(self, "accountant", name)
 
+    def at(self, eps_c: float) -> ProtocolSpec:
+        """This spec at the central target eps_c (eps_l unset). Only eps_c is checked: every other field was
+        checked when this spec was made, so a sweep or a cached run does not validate them again."""
+        if self.eps_c == eps_c and self.eps_l is None:
+            return self
+        spec = copy.copy(self)  # a frozen dataclass's copy does not run __post_init__
+        check_eps(eps_c, "eps_c")
+        object.__setattr__(spec, "eps_c", eps_c)
+        object.__setattr__(spec, "eps_l", None)
+        return spec
+
     @property
     def param_dict(self) -> dict:
         return dict(self.params)
@@ -99,12 +112,11 @@ class Plan:
     """The privacy numbers of a spec at n respondents over d bins (d=None: no messages), each a field
     computed by plan(); as_dict only serialises them.
 
-    The encoding's own numbers (None where they do not apply): hash_range (OLH, SOLH, MURS on SOLH);
-    for MURS with d, the fake reports hidden from the server and a respondent's eps against the server
-    and all other respondents (eps_2, a Guarantee: the blanket bound may certify nothing) and against
-    the server and all shufflers (eps_l) (T. Wang et al. 2019, Theorem 4); for the fragmented sketch (not
-    certified) the ESA paper's range [eps_c, eps_l_inf] and what the numerical clones bound certifies
-    for the whole report, 2 eps_b-LDP under replacement.
+    extras: the encoding family's own numbers, a typed object of ldpcore.oracles.extras (None where the
+    family has none): the hash range (OLH, SOLH, MURS on SOLH); for MURS with d, the fake reports and a
+    respondent's eps against the server and all other respondents and against the server and all
+    shufflers (T. Wang et al. 2019, Theorem 4); for the fragmented sketch (not certified) the ESA paper's
+    range [eps_c, eps_l_inf] and what a generic bound certifies for the whole report.
     """
 
     spec: ProtocolSpec
@@ -122,12 +134,7 @@ class Plan:
     neighbouring: Neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
     expected_messages: float | None = None
     bits_per_message: int | None = None
-    hash_range: int | None = None
-    fake_reports: int | None = None
-    eps_vs_server_and_respondents: Guarantee | None = None
-    eps_vs_server_and_shufflers: float | None = None
-    eps_c_range: tuple[float, float] | None = None
-    eps_c_whole_report: Guarantee | None = None
+    extras: PlanExtras | None = None
 
     @property
     def eps_c(self) -> float:
@@ -190,16 +197,8 @@ class Plan:
         if self.d is not None:
             out["expected_messages"] = self.expected_messages
             out["bits_per_message"] = self.bits_per_message
-        if self.hash_range is not None:
-            out["hash_range"] = self.hash_range
-        if self.eps_vs_server_and_respondents is not None:
-            out["eps_vs_server_and_respondents"] = self.eps_vs_server_and_respondents.or_inf
-            out["eps_vs_server_and_shufflers"] = self.eps_vs_server_and_shufflers
-            out["fake_reports"] = self.fake_reports
-        if self.eps_c_range is not None:
-            out["eps_c_range"] = list(self.eps_c_range)
-        if self.eps_c_whole_report is not None:
-            out["eps_c_whole_report_replacement"] = self.eps_c_whole_report.or_inf
+        if self.extras is not None:
+            out.update(self.extras.as_dict())
         return out
 
 
@@ -215,49 +214,11 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     if d is not None:
         d = check_whole(d, 2, "the domain size d", MAX_D)
     encoding = get_encoding(spec.encoding)
-    bound = spec.bound
-    k = encoding.channel_k(d, spec.param_dict)  # the alphabet of one shuffled channel
     notes = [] if encoding.certified else [encoding.privacy_note]
     limit = encoding.eps_limit(d, spec.param_dict)
     what = encoding.title + ("" if d is None else f" on d={d:,} values")
-    if spec.eps_c is not None:
-        amp = bound.inverse(spec.eps_c, n, spec.delta, k)
-        eps_b = _certified_eps0(amp)
-        if amp.note:
-            notes.append(amp.note)
-        if eps_b > limit:
-            amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
-            eps_b = _certified_eps0(amp)
-            notes.append(
-                f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
-                f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
-            )
-        elif amp.capped:
-            notes.append(
-                f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
-                f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
-            )
-    else:
-        assert spec.eps_l is not None  # ProtocolSpec: exactly one of eps_c and eps_l
-        require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
-        amp = bound.forward(spec.eps_l, n, spec.delta, k)
-        eps_b = _certified_eps0(amp)
-        if amp.note:
-            notes.append(amp.note)
-    p_b = flip_probability(eps_b)
-    eps_f: float | None = None
-    p_f: float | None = None
-    eps_l_inf = eps_l_1 = eps_b
-    if spec.tau is not None:
-        fragment = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
-        require(fragment <= limit, too_large(what, fragment, limit, "eps_f"))
-        eps_f, p_f = fragment, flip_probability(fragment)
-        eps_l_inf, eps_l_1 = eps_of_t(eps_b, fragment, spec.tau), eps_of_t(eps_b, fragment, 1)
-        if spec.eps_f_rule == "paper" and fragment < 2.5:
-            notes.append(
-                f"eps_b - ln(tau) = {fragment:.3g} < 2.5: the paper's printed eps_l_1 departs from "
-                "this rule here (docs/departures.md); consider the equal-variance rule."
-            )
+    amp, eps_b = _local_eps(spec, n, encoding.channel_k(d, spec.param_dict), limit, what, notes)
+    eps_f, p_f, eps_l_inf, eps_l_1 = _fragments(spec, eps_b, limit, what, notes)
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
     p = Plan(
         spec,
@@ -268,7 +229,7 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         eps_f,
         eps_l_inf,
         eps_l_1,
-        p_b,
+        flip_probability(eps_b),
         p_f,
         tuple(notes),
         certified=encoding.certified,
@@ -279,12 +240,60 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         oracle = p.oracle()
         p = replace(p, expected_messages=oracle.expected_messages(), bits_per_message=oracle.bits_per_message)
         p.__dict__["_oracle"] = oracle
-    details = encoding.details(p)
-    if details:
-        p = replace(p, **details)
+    extras = encoding.extras(p)
+    if extras is not None:
+        p = replace(p, extras=extras)
         if oracle is not None:
             p.__dict__["_oracle"] = oracle
     return p
+
+
+def _local_eps(
+    spec: ProtocolSpec, n: int, k: int | None, limit: float, what: str, notes: list[str]
+) -> tuple[Amplification, float]:
+    """(the accountant's result, the local eps_b) for the spec's eps_c (the inverse, capped at the float64
+    limit) or eps_l (the forward, refused above the limit); k: the alphabet of one shuffled channel. Notes
+    are appended to `notes`."""
+    bound = spec.bound
+    if spec.eps_l is not None:
+        require(spec.eps_l <= limit, too_large(what, spec.eps_l, limit, "eps_l"))
+        amp = bound.forward(spec.eps_l, n, spec.delta, k)
+        notes += [amp.note] if amp.note else []
+        return amp, _certified_eps0(amp)
+    assert spec.eps_c is not None  # ProtocolSpec: exactly one of eps_c and eps_l
+    amp = bound.inverse(spec.eps_c, n, spec.delta, k)
+    eps_b = _certified_eps0(amp)
+    notes += [amp.note] if amp.note else []
+    if eps_b > limit:
+        amp = replace(bound.forward(limit, n, spec.delta, k), capped=True, target_eps_c=spec.eps_c)
+        eps_b = _certified_eps0(amp)
+        notes.append(
+            f"float64 realises the probabilities of {what} only up to eps_l = {limit:.4f}; "
+            f"the certified eps_c there is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+        )
+    elif amp.capped:
+        notes.append(
+            f"{bound.title} is valid only up to eps_l = {amp.eps0:.4g} at n={n:,}; "
+            f"the certified eps_c is {amp.eps_c:.4g}, below the {spec.eps_c:g} asked for."
+        )
+    return amp, eps_b
+
+
+def _fragments(
+    spec: ProtocolSpec, eps_b: float, limit: float, what: str, notes: list[str]
+) -> tuple[float | None, float | None, float, float]:
+    """(eps_f, p_f, eps_l_inf, eps_l_1): with report fragments (tau) eps_f by the spec's rule and the local
+    guarantees of Theorem IV.1; without, eps_b for both and no fragment."""
+    if spec.tau is None:
+        return None, None, eps_b, eps_b
+    fragment = choose_eps_f(eps_b, spec.tau, spec.eps_f_rule, spec.eps_f)
+    require(fragment <= limit, too_large(what, fragment, limit, "eps_f"))
+    if spec.eps_f_rule == "paper" and fragment < 2.5:
+        notes.append(
+            f"eps_b - ln(tau) = {fragment:.3g} < 2.5: the paper's printed eps_l_1 departs from "
+            "this rule here (docs/departures.md); consider the equal-variance rule."
+        )
+    return fragment, flip_probability(fragment), eps_of_t(eps_b, fragment, spec.tau), eps_of_t(eps_b, fragment, 1)
 
 
 def _certified_eps0(amp: Amplification) -> float:
