@@ -447,3 +447,52 @@ def test_every_uploader_states_the_upload_limit_and_what_to_do_above_it():
     table = open_page("app_pages/numeric.py", num_data="upload")
     for at, advice in [(upload, "downsample the image"), (records, "aggregate it with"), (table, "upload a sample")]:
         assert any(said + advice in c for c in captions(at).splitlines()), captions(at)
+
+
+# --- issue 24 items 3, 7, 8: one respondent, huge epsilons and domains, output names --------------------------
+
+
+def test_a_plan_for_one_respondent_is_a_table_not_a_traceback(tmp_path):
+    status, out, err = cli("plan", "--n", "1", "--d", "100", "--eps-c", "1")
+    assert status == 0 and "recommended:" in out and "Traceback" not in err, err
+    one = csv_file(tmp_path, "one.csv", "value,count\na,1\nb,0\n")
+    status, out, err = cli("plan", "--input", one, "--eps-c", "1")
+    assert status == 0 and "Traceback" not in err, err
+    for query in ({"plan_source": "shape", "n": "1"},):
+        at = open_page("app_pages/plan.py", **query)
+        assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("command", ["plan --n 1000 --d 100", "privacy --n 1000 --delta 1e-6", "run --dataset horse"])
+@pytest.mark.parametrize("eps", ["710", "1e6"])
+def test_an_eps_c_beyond_100_nats_is_one_line(command, eps):
+    assert_one_line(*cli(*command.split(), "--eps-c", eps), "eps_c must be at most 100 nats")
+
+
+def test_run_out_names_that_cannot_be_a_folder_are_one_line(tmp_path):
+    run = ["run", "--dataset", "horse", "--max-side", "8", "--eps-c", "1", "--out"]
+    assert_one_line(*cli(*run, tmp_path / ("x" * 300)), "characters) (File name too long)")
+    assert_one_line(*cli(*run, ""), "the output folder is empty")
+    assert_one_line(*cli("histogram", "--input", ROOT / "ldpcore/data/bundled/app_events.csv", "--column",
+                         "app_category", "--out", ""), "--out is empty")  # fmt: skip
+    assert not any(ROOT.glob("*.png")) and not (ROOT / "run.json").exists()
+
+
+def test_an_audit_over_the_bin_limit_is_refused_before_the_histogram():
+    """d = 10^9 bins would be 8 GB of counts: the 50,000,000 limit is checked first, within 1 GiB, and the
+    message does not suggest --max-side (there is no image)."""
+    status, err, peak = cli_measured("audit", "--n", "1000", "--d", "1e9", "--eps-c", "1", "--delta", "1e-6",
+                                     limit_bytes=GB)  # fmt: skip
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "50,000,000" in err and "max-side" not in err
+    assert peak < 400 * 2**20, peak
+
+
+def test_one_respondent_is_singular():
+    from types import SimpleNamespace
+
+    from ldpcore.oracles.limits import check_reference
+
+    with pytest.raises(InputError, match="cells of memory for 1 respondent; the limit"):
+        check_reference(SimpleNamespace(reference_cells=lambda n: 10**12), 1)
+    with pytest.raises(InputError, match="for 2 respondents; the limit"):
+        check_reference(SimpleNamespace(reference_cells=lambda n: 10**12), 2)
