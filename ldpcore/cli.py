@@ -120,7 +120,7 @@ def cmd_run(a) -> None:
         require(a.delta is not None, "--delta is required with --input.")
         hist, report = read_input(a)
         delta = a.delta
-    if a.out:
+    if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
     result = run(_spec(a, delta), hist, seed=a.seed)
@@ -129,7 +129,7 @@ def cmd_run(a) -> None:
     seconds = time.perf_counter() - start
     std_error = std_errors(hist, result.estimate, result.plan)
     record["uncertainty"] = uncertainty(std_error)
-    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
+    files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
     record["central"] = {
         "mechanism": "analytic Gaussian",
         "sigma": central.sigma,
@@ -231,6 +231,7 @@ def cmd_histogram(a) -> None:
         return _histogram_sql(a)
     require(a.out is not None, "give --out, the value,count CSV to write (or --sql DIALECT to print the query).")
     require(a.order_by is None and a.table is None, "--order-by and --table are for --sql (a file has its row order).")
+    require(a.out.strip() != "", "--out is empty; give the CSV file to write.")
     require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
     out = output_folder(os.path.dirname(os.path.abspath(a.out))) / os.path.basename(a.out)
     hist, report = read_input(a)

@@ -17,25 +17,21 @@ import ldpcore
 
 
 @pytest.fixture(scope="module")
-def sources(tmp_path_factory):
-    """A copy of what `pip install .` reads (a build writes build/ and *.egg-info next to it)."""
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    """The wheel built from a copy of the sources without network (no build isolation), which the build leaves as
+    they were (`pip install .` in a checkout writes no build/ or *.egg-info into it)."""
     src = tmp_path_factory.mktemp("src")
     shutil.copytree(ROOT / "ldpcore", src / "ldpcore", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    return src
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory, sources) -> zipfile.ZipFile:
-    """The wheel built from the sources, without network (no build isolation)."""
-    src = sources
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(src)],
         check=True,
         capture_output=True,
     )
+    assert sorted(p.name for p in src.iterdir()) == ["LICENSE", "README.md", "ldpcore", "pyproject.toml"]
+    assert not list(src.rglob("*.egg-info")) and not list(src.rglob("__pycache__"))
     (path,) = out.glob("ldpcore-*.whl")
     return zipfile.ZipFile(path)
 
@@ -54,7 +50,7 @@ def test_the_wheel_declares_the_console_script_version_and_python(wheel):
     assert meta["Requires-Python"] == ">=3.11"
     assert meta["License-Expression"] == "MIT"
     entry_points = wheel.read(info.replace("METADATA", "entry_points.txt")).decode()
-    assert "ldpcore = ldpcore.cli:main" in entry_points
+    assert "ldpcore=ldpcore.cli:main" in entry_points.replace(" ", "")
 
 
 def test_the_wheel_is_typed_and_pypi_ready(wheel):
