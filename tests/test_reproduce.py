@@ -154,3 +154,13 @@ def test_emit_script_into_a_folder_that_does_not_exist_is_one_line():
         text=True,
     )
     assert out.returncode == 2 and out.stderr.startswith("error: cannot write /no/x.py") and out.stderr.count("\n") == 1
+
+
+def test_a_script_runs_headless_without_plotly(tmp_path):
+    """Without plotly the script still prints every number and the record, and says why there is no chart."""
+    view = r.LongitudinalView(1_000, 16, 2, 0.3, 0.05, 0, 1.0, "tight", 1e-6)
+    (tmp_path / "view.py").write_text(r.script(view))
+    blocked = "import sys, runpy; sys.modules['plotly'] = None; runpy.run_path('view.py', run_name='__main__')"
+    printed = _fresh(["-c", blocked], tmp_path)
+    assert "No chart: plotly" in printed and not (tmp_path / "longitudinal.html").exists()
+    assert _record(printed)["n"] == 1_000 and len(_record(printed)["estimate"]) == 16

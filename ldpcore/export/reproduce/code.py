@@ -247,19 +247,19 @@ def _record_code(p: Program) -> str:
 def _script_charts(c: Charts, name: str) -> str:
     if c.kind == "images":
         return (
-            statement("pictures = ", c.draw) + "\n"
-            "for picture, image in pictures.items():\n"
+            statement("shown = ", c.draw) + "\n"
+            "for picture, image in shown.items():\n"
             '    image.save(f"{picture}.png")\n'
             '    print(f"Picture: {picture}.png")'
         )
     return (
         "try:\n"
-        + statement("figures = ", c.draw, 1)
+        + statement("charts = ", c.draw, 1)
         + "\nexcept ModuleNotFoundError as missing:  # the numbers above need ldpcore only\n"
         '    print(f"No chart: {missing.name} is not installed (pip install plotly).")\n'
         "else:\n"
         "    parts = []\n"
-        "    for i, figure in enumerate(figures):  # plotly.js inlined once: opens offline\n"
+        "    for i, figure in enumerate(charts):  # plotly.js inlined once: opens offline\n"
         "        parts.append(figure.to_html(full_html=False, include_plotlyjs=i == 0))\n"
         f'    Path("{name}.html").write_text("\\n".join(parts), encoding="utf-8")\n'
         f'    print("Charts: {name}.html")'
@@ -268,9 +268,9 @@ def _script_charts(c: Charts, name: str) -> str:
 
 def _notebook_charts(c: Charts) -> str:
     if c.kind == "images":
-        drawn = statement("pictures = ", c.draw)
-        return f"{drawn}\nfor picture, image in pictures.items():\n    print(picture)\n    display(image)"
-    return statement("figures = ", c.draw) + "\nfor figure in figures:\n    figure.show()"
+        drawn = statement("shown = ", c.draw)
+        return f"{drawn}\nfor picture, image in shown.items():\n    print(picture)\n    display(image)"
+    return statement("charts = ", c.draw) + "\nfor figure in charts:\n    figure.show()"
 
 
 HERE_SCRIPT = "HERE = Path(__file__).parent  # the data file is read from this script's folder"

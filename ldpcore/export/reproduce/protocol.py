@@ -25,24 +25,27 @@ def spec_code(spec: ProtocolSpec) -> Code:
     return call("ldpcore.ProtocolSpec", **{k: shown[k] for k in order if k in shown})
 
 
+ESA_PAPER = (
+    "Erlingsson, Feldman, Mironov, Raghunathan, Song, Talwar, Thakurta, Encode, Shuffle, Analyze Privacy "
+    "Revisited, 2020"
+)
+
+
 def protocol_words(spec: ProtocolSpec) -> str:
     """What the spec runs, citing the algorithm."""
     encoding = get_encoding(spec.encoding)
-    if encoding.fragments:
-        how = (
-            "attribute fragments: one anonymous message per set bit of the one-hot report (Algorithm 1 of the "
-            "ESA paper)"
-            if spec.tau is None
-            else f"report fragments: tau = {spec.tau} fragments of each report with a backstop (Algorithm 2 of "
-            "the ESA paper)"
-        )
+    if not encoding.fragments:
+        how = f"the {encoding.title} encoding, one report per respondent"
+    elif spec.tau is None:
+        how = "attribute fragments, one anonymous message per set bit of the one-hot report (Algorithm 1)"
     else:
-        how = f"the {encoding.title} encoding"
+        how = f"report fragments, each report cut into tau = {spec.tau} fragments beside a backstop (Algorithm 2)"
     return (
-        f"A ProtocolSpec holds what to run: {how}, at the central target eps_c and delta, with the accountant "
-        "that turns eps_c into the local epsilon. plan() computes every privacy number without simulating: "
-        "eps_l_inf is what the server learns about a respondent without a shuffler, eps_l_1 what one captured "
-        "shuffler learns, eps_c what the analyst learns after shuffling (all in nats)."
+        f"The protocols of the ESA paper ({ESA_PAPER}). A ProtocolSpec holds what to run: {how}; the central "
+        "target eps_c and delta; the accountant that turns eps_c into the local epsilon. plan() computes every "
+        "privacy number without simulating: eps_l_inf is what the server learns about a respondent without a "
+        "shuffler, eps_l_1 what one captured shuffler learns, eps_c what the analyst learns after shuffling "
+        "(all in nats)."
     )
 
 

@@ -131,7 +131,6 @@ class TradeoffsView:
             [
                 f"EPS_C = {literal(self.eps_c)}",
                 f"eps_fine = {_grid(self.lo, self.hi, self.fine_points)}",
-                f"eps_measured = {_grid(self.lo, self.hi, self.points)}",
             ]
         )
         steps = (
@@ -148,7 +147,7 @@ class TradeoffsView:
                 "The measured points",
                 "Every method simulated at each measured eps_c with the seed (ldpcore.sweep: the same cells as "
                 "the page's); a setting a method cannot reach is a cell with the reason.",
-                SWEEP_CODE,
+                f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n{SWEEP_CODE}",
             ),
         )
         record = call(
