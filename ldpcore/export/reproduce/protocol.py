@@ -126,9 +126,31 @@ class ReconstructView:
     view: str = "ranked"
     image: bool = True
 
+    def _charts(self) -> tuple[Charts, set[str]]:
+        """The page's pictures (an image) or its histogram chart, and what they import."""
+        if self.image:
+            pictures = call("pictures", "hist", atom('{"no_shuffler": alone, "esa": esa, "central": central}'))
+            words = (
+                "The original, the reports without a shuffler, the ESA reconstruction and the central baseline, "
+                "on one grey scale (ldpcore.export.render), as the page shows them."
+            )
+            return Charts(PICTURES, pictures, "images", words), {"from ldpcore.export import render"}
+        series = (
+            'series = {"ESA reconstruction": (esa.estimate, bin_std(spec, hist))}\n'
+            "if alone.error is None:\n"
+            '    series[f"no shuffler at eps_l = {spec.eps_c:g}"] = (alone.estimate, None)'
+        )
+        words = (
+            "The histogram view of the page: bins ranked by true count (ldpcore.experiment.protocol.histogram_view."
+            "ranked: beyond the top 500 ranks, groups of ranks are averaged)."
+        )
+        draw = call("figures", "hist", "series", top_k=self.top_k, log_y=self.log_y, view=self.view)
+        imports = {"import numpy as np", "from ldpcore.experiment.protocol.histogram_view import bin_std, ranked"}
+        return Charts(RANKED + "\n\n\n" + series, draw, "plotly", words), imports
+
     def program(self) -> Program:
-        data = self.source.step()
-        imports = {
+        charts, imports = self._charts()
+        imports |= {
             *self.source.imports,
             "import ldpcore",
             "from ldpcore.experiment.protocol.local_only import without_shuffler",
@@ -136,31 +158,8 @@ class ReconstructView:
             "from ldpcore.export import to_json",
             "from ldpcore.export.view_records import reconstruct_record",
         }
-        if self.image:
-            imports.add("from ldpcore.export import render")
-            charts = Charts(
-                PICTURES,
-                call("pictures", "hist", atom('{"no_shuffler": alone, "esa": esa, "central": central}')),
-                "images",
-                "The original, the reports without a shuffler, the ESA reconstruction and the central baseline, "
-                "on one grey scale (ldpcore.export.render), as the page shows them.",
-            )
-        else:
-            imports |= {"import numpy as np", "from ldpcore.experiment.protocol.histogram_view import bin_std, ranked"}
-            series = (
-                'series = {"ESA reconstruction": (esa.estimate, bin_std(spec, hist))}\n'
-                "if alone.error is None:\n"
-                '    series[f"no shuffler at eps_l = {spec.eps_c:g}"] = (alone.estimate, None)'
-            )
-            charts = Charts(
-                RANKED + "\n\n\n" + series,
-                call("figures", "hist", "series", top_k=self.top_k, log_y=self.log_y, view=self.view),
-                "plotly",
-                "The histogram view of the page: bins ranked by true count (ldpcore.experiment.protocol."
-                "histogram_view.ranked: beyond the top 500 ranks, groups of ranks are averaged).",
-            )
         steps = (
-            data,
+            self.source.step(),
             protocol_step(self.spec, self.seed),
             Step(
                 "Shuffle and estimate (ESA)",

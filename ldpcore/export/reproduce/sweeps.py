@@ -150,18 +150,8 @@ class TradeoffsView:
                 f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n{SWEEP_CODE}",
             ),
         )
-        record = call(
-            "tradeoffs_record",
-            "hist",
-            "SEED",
-            atom(literal(self.notion)),
-            "methods",
-            "measured",
-            "eps_fine",
-            "curves",
-            "EPS_C",
-            "at_eps_c",
-        )
+        names = ("hist", "SEED", atom(literal(self.notion)), "methods", "measured", "eps_fine", "curves", "EPS_C")
+        record = call("tradeoffs_record", *names, "at_eps_c")
         charts = Charts(
             TRADEOFF_FIGURES,
             call("figures", "methods", "curves", "measured", atom(literal(self.notion))),

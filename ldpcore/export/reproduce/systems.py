@@ -83,21 +83,8 @@ class MultiMessageView:
                 threat,
             ),
         )
-        record = call(
-            "multimessage_record",
-            "EPS",
-            "DELTA",
-            "D",
-            "SHAPE",
-            "n_grid",
-            "curves",
-            "N",
-            "EPS_L",
-            "SHUFFLERS",
-            "FAKES",
-            "COLLUDING",
-            "rows",
-        )
+        names = "EPS DELTA D SHAPE n_grid curves N EPS_L SHUFFLERS FAKES COLLUDING rows".split()
+        record = call("multimessage_record", *names)
         return Program(
             name="multimessage",
             title="Multi-message: single against multiple anonymous messages, and who can see what",

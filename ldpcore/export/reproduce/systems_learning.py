@@ -58,20 +58,33 @@ compared = [compare_mechanisms(table, e) for e in EPS_GRID]
 central = shuffled_eps_c(EPS, table.n, DELTA)
 print(f"eps_c when shuffled: {central.eps_c}" if central.valid else central.reason)"""
 
-NUMERIC_FIGURES = '''def figures(est: TableEstimate, compared: list, eps_grid: list) -> "list[go.Figure]":
-    """The means (numeric attributes) against the truth with +- 2 std, and every
-    mechanism's analytic MSE against eps with the measured one."""
+NUMERIC_FIGURES = '''def estimates(names: list, truth, estimate, std, title: str) -> "go.Figure":
+    """Each quantity's truth and estimate with a +- 2 std bar (the analytic std)."""
     import plotly.graph_objects as go
 
-    table = est.table
-    means = go.Figure()
-    names = list(table.numeric_names)
-    bars = {"type": "data", "array": 2 * np.sqrt(est.mean_mse)}
-    means.add_scatter(x=names, y=est.true_means, mode="markers", name="truth")
-    means.add_scatter(
-        x=names, y=est.means, mode="markers", error_y=bars, name="estimate"
-    )
-    means.update_layout(title="Means on the [-1, 1] scale")
+    fig = go.Figure()
+    bars = {"type": "data", "array": 2 * np.asarray(std)}
+    fig.add_scatter(x=names, y=truth, mode="markers", name="truth")
+    fig.add_scatter(x=names, y=estimate, mode="markers", error_y=bars, name="estimate")
+    fig.update_layout(title=title)
+    return fig
+
+
+def figures(est: TableEstimate, compared: list, eps_grid: list) -> "list[go.Figure]":
+    """The means and the category frequencies against the truth, and every mechanism's
+    analytic MSE against eps with the measured one."""
+    import plotly.graph_objects as go
+
+    table, shown = est.table, []
+    if table.d_numeric:
+        names, std = list(table.numeric_names), np.sqrt(est.mean_mse)
+        shown.append(estimates(names, est.true_means, est.means, std, "Means"))
+    if table.d_categorical:
+        pairs = zip(table.categorical_names, table.labels)
+        names = [f"{a}={v}" for a, labels in pairs for v in labels]
+        parts = (est.true_frequencies, est.frequencies, est.frequency_var)
+        truth, freqs, var = (np.concatenate(x) for x in parts)
+        shown.append(estimates(names, truth, freqs, np.sqrt(var), "Frequencies"))
     kind = "numeric" if table.d_numeric else "categorical"
     mse = go.Figure()
     for name in getattr(compared[0], kind):
@@ -82,7 +95,7 @@ NUMERIC_FIGURES = '''def figures(est: TableEstimate, compared: list, eps_grid: l
     mse.update_layout(title="Expected MSE on this data", xaxis_title="eps")
     mse.update_xaxes(type="log")
     mse.update_yaxes(type="log")
-    return [means, mse]'''
+    return [*shown, mse]'''
 
 
 @dataclass(frozen=True)
