@@ -9,6 +9,7 @@ from reproduce_support import Downloads, record_of, run_script, script_and_noteb
 
 pytestmark = pytest.mark.app
 
+POINTS = "lat,lon\n" + "".join(f"{40.6 + (i * 7 % 100) / 400},{-74.0 + (i * 13 % 100) / 500}\n" for i in range(3000))
 EVENTS = "user,app\n" + "".join(f"u{i % 900},{'abcdefg'[i * i % 7]}\n" for i in range(4000))
 
 
@@ -43,6 +44,20 @@ def test_reconstruct_uploaded_records_per_user(downloads, tmp_path):
     assert 'HERE / "events.csv"' in text and 'per_user="mode"' in text
     assert record_of(run_script(text, tmp_path)) == page and page["n"] == 900
     assert (tmp_path / "reconstruct.html").stat().st_size > 0  # a histogram: the ranked chart
+
+
+def test_reconstruct_uploaded_points_in_a_box(downloads, tmp_path):
+    """Points counted on a grid 16 cells wide in a fixed box: the script reads trips.csv with the page's grid and
+    box, saves the pictures, and its record equals the page's."""
+    at = open_page("app_pages/reconstruct.py", dataset="points", pts_grid="16", pts_bbox="-74.0,40.6,-73.8,40.85")
+    at.file_uploader(key="records_file").set_value(("trips.csv", POINTS.encode(), "text/csv")).run()
+    assert_clean(at)
+    page = downloads.json("run.json")
+    (tmp_path / "trips.csv").write_text(POINTS)
+    text = downloads.text("reconstruct.py")
+    assert 'bbox="-74.0,40.6,-73.8,40.85"' in text and "width=16" in text
+    assert record_of(run_script(text, tmp_path)) == page and page["input"] == "trips.csv"
+    assert (tmp_path / "esa.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_tradeoffs(downloads, tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ import streamlit as st
 from ldpcore.export import reproduce, to_json
 
 HELP = (
-    "Recomputes this view with the ldpcore library (pip install ldpcore): the same seed and settings, the "
+    "Recomputes this view with the ldpcore library (installed as the README says): the same seed and settings, the "
     "numbers printed step by step, then the view's record as JSON, equal to the Record (JSON) download; the "
     "charts are written to an HTML file (the script) or shown (the notebook)."
 )
