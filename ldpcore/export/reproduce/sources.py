@@ -76,11 +76,11 @@ class Upload:
             options["max_side"] = self.max_side
         code = assign("hist", call("ldpcore.load_path", _path(self.file), **options))
         words = (
-            "Your image, read from the file beside this script: each pixel's luminance (0-255) times the scale "
-            "is the number of respondents holding that pixel (ESA paper, Section V)."
+            "Your image, read from the file beside this script (or notebook): each pixel's luminance (0-255) "
+            "times the scale is the number of respondents holding that pixel (ESA paper, Section V)."
             if image
-            else "Your histogram CSV, read from the file beside this script: one count per line, or value,count "
-            "rows under a header."
+            else "Your histogram CSV, read from the file beside this script (or notebook): one count per line, or "
+            "value,count rows under a header."
         )
         return Step("The data", words, f"{code}\n{SHOW_HIST}")
 
@@ -120,7 +120,7 @@ class Records:
                 "ldpcore.read_numeric", _path(self.file), atom(literal(self.column)), bins=self.bins, **ranged, **users
             )
         words = (
-            "Your raw records, read from the file beside this script, one value per row"
+            "Your raw records, read from the file beside this script (or notebook), one value per row"
             + (" (numbers, counted in equal bins)" if self.bins is not None else "")
             + (", one contribution per user by the per-user rule (see the README)" if self.user_column else "")
             + ". "
@@ -161,8 +161,9 @@ class Points:
             **_users(self.user_column, self.per_user, self.delimiter),
         )
         words = (
-            "Your location points, read from the file beside this script and counted on a grid (north up): the "
-            "grid goes through the image path, so the reconstruction is a map-like picture. " + INGEST_WORDS
+            "Your location points, read from the file beside this script (or notebook) and counted on a grid "
+            "(north up): the grid goes through the image path, so the reconstruction is a map-like picture. "
+            + INGEST_WORDS
         )
         return Step("The data", words, f"{assign('hist, report', read)}\n{SHOW_REPORT}\n{SHOW_HIST}")
 

@@ -45,7 +45,7 @@ class TableUpload:
 
     def code(self) -> str:
         read = call("load_table_csv", atom(f"HERE / {literal(self.file)}"), categorical=tuple(self.categorical))
-        return assign("table", read, "your table CSV, read from the file beside this script")
+        return assign("table", read, "your table CSV, read from the file beside this script (or notebook)")
 
 
 TABLE_CODE = """print(f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes")
