@@ -16,6 +16,7 @@ from conftest import ROOT
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.export import reproduce as r
 from ldpcore.export.reproduce.code import WIDTH, call, literal, statement, value
+from ldpcore.export.reproduce.protocol import spec_code
 from ldpcore.systems.sgd import SGDConfig
 
 SPEC = ProtocolSpec(eps_c=1.0, delta=5e-8)
@@ -47,7 +48,12 @@ VIEWS = {
     "longitudinal": r.LongitudinalView(100_000, 64, 2, 0.3, 0.05, 0, 1.0, "paper", 1e-6),
     "sgd": r.SGDView(20_000, 10, 2, 3.0, 0, SGD, "eps_l", 2.0),
     "crowds": r.CrowdsView("250000, 60000", 1.0, 1e-6, 0, 4.0, 2, 200),
-    "run": r.RunCommand(r.Records("../data/e.csv", "c", "sturges", delimiter=";"), SPEC, 5, 'ldpcore run "x`'),
+    "run": r.RunCommand(
+        r.Records("../data/e.csv", "c", "sturges", delimiter=";"),
+        ProtocolSpec(eps_c=None, eps_l=4.0, delta=1e-8, tau=8, eps_f_rule="manual", eps_f=1.5),
+        5,
+        'ldpcore run "x`',
+    ),
 }
 
 
@@ -94,6 +100,21 @@ def test_the_notebook_holds_the_scripts_code_cell_by_cell():
 )
 def test_a_literal_reads_back_as_its_value(x):
     assert ast.literal_eval(literal(x)) == x
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        SPEC,
+        ProtocolSpec(eps_c=None, eps_l=4.0, delta=1e-8, tau=8, eps_f_rule="manual", eps_f=1.5),
+        ProtocolSpec(eps_c=0.3, delta=1e-9, encoding="murs", params={"r": 2, "n_r": 5000}),
+        ProtocolSpec(eps_c=2.0, delta=1e-6, encoding="onehot", accountant="tight"),
+    ],
+)
+def test_the_spec_in_the_code_is_the_spec(spec):
+    import ldpcore
+
+    assert eval(spec_code(spec).flat(), {"ldpcore": ldpcore}) == spec
 
 
 def test_code_splits_one_item_per_line_only_where_it_does_not_fit():

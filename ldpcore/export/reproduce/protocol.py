@@ -17,7 +17,7 @@ def spec_code(spec: ProtocolSpec) -> Code:
     """ldpcore.ProtocolSpec(...) with the fields that make `spec` (eps, delta, encoding and accountant always;
     the others where they differ from ProtocolSpec's defaults)."""
     fields = spec.as_dict()
-    always = ("eps_l" if spec.eps_c is None else "eps_c", "delta", "encoding", "accountant")
+    always = (*(("eps_c", "eps_l") if spec.eps_c is None else ("eps_c",)), "delta", "encoding", "accountant")
     shown = {
         k: v for k, v in fields.items() if k in always or (k != "eps_c" and v != getattr(_DEFAULTS, k) and v != {})
     }
