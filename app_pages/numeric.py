@@ -21,6 +21,7 @@ from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
 from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
 from ui.kit.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
 from ui.kit.feedback import input_errors
+from ui.kit.format import plain
 from ui.kit.take_home import take_home
 from ui.numeric import (
     comparisons,
@@ -59,7 +60,7 @@ with input_errors():
 best = compared[MSE_GRID.index(eps)].best
 
 st.caption(
-    f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
+    f"{plain(table.name)}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
     f"{table.d_categorical} categorical); {mechanism}: {est.budget}; seed {data.seed}."
 )
 for note in table.notes:

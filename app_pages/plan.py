@@ -13,7 +13,7 @@ from ldpcore.oracles import ENCODINGS
 from ui import plan
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
-from ui.kit.format import short
+from ui.kit.format import plain, short
 from ui.kit.inputs import data_sidebar
 from ui.kit.take_home import take_home
 from ui.plan import SHAPE, shape_sidebar
@@ -103,7 +103,7 @@ with input_errors():
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
 st.caption(
-    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
     + "."
 )

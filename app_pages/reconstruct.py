@@ -17,7 +17,7 @@ from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import reconstruct
 from ui.kit import runs
-from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
+from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, plain, short, with_exact
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import protocol_sidebar
 from ui.kit.take_home import take_home
@@ -90,7 +90,7 @@ show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and enco
 unit = error_unit(hist.is_image)
 
 head.caption(
-    f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
+    f"{plain(hist.name)}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.shape is not None else "")
     + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
@@ -223,7 +223,7 @@ _draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
 for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
-    st.info(note)
+    st.info(plain(note, None))  # a data note may quote the data's values
 if alone_run is not None and alone_run.privacy["note"]:
     st.caption(f"No-shuffler image: {alone_run.privacy['note']}.")
 

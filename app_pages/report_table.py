@@ -13,6 +13,7 @@ from ldpcore.privacy.notions import notions_differ
 from ui import report_table
 from ui.kit import runs
 from ui.kit.controls import EPS_C_GRID, PAPER_EPS
+from ui.kit.format import plain
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
 from ui.kit.take_home import take_home
@@ -78,7 +79,7 @@ for i in range(0, len(cells), len(methods)):
 
 st.subheader("Export")
 info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant_name)
-st.caption(f"Title of the exports: {info.title()}.")
+st.caption(f"Title of the exports: {plain(info.title(), None)}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import sys
 import time
 from typing import Any
@@ -120,7 +121,7 @@ def cmd_run(a) -> None:
         require(a.delta is not None, "--delta is required with --input.")
         hist, report = read_input(a)
         delta = a.delta
-    if a.out:
+    if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
     result = run(_spec(a, delta), hist, seed=a.seed)
@@ -129,7 +130,7 @@ def cmd_run(a) -> None:
     seconds = time.perf_counter() - start
     std_error = std_errors(hist, result.estimate, result.plan)
     record["uncertainty"] = uncertainty(std_error)
-    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
+    files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
     from ldpcore.export.view_records import run_command_record
 
     record = run_command_record(result, central, report, seconds)
@@ -138,7 +139,7 @@ def cmd_run(a) -> None:
     if a.emit_script:
         from ldpcore.export.reproduce import RunCommand
 
-        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line()))
+        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line(a)))
     _print(record, a.json)
 
 
@@ -154,8 +155,8 @@ def _emit_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _command_line() -> str:
-    return " ".join(["ldpcore", *sys.argv[1:]])
+def _command_line(a) -> str:
+    return shlex.join(["ldpcore", *a.argv])
 
 
 def _source(a):
@@ -239,16 +240,22 @@ def _no_ingest_options(a) -> None:
     require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
 
 
-def read_input(a):
-    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
-    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
-    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
-
+def _input_kind(a) -> tuple[bool, bool]:
+    """(points, records): whether the ingest options read --input as points or as raw records (checked)."""
     points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
     records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
     require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
     require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
     require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
+    return points, records
+
+
+def read_input(a):
+    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
+    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
+    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
+
+    points, records = _input_kind(a)
     common = {"delimiter": a.delimiter}
     if points:
         return ingest.read_points(a.input, a.lat, a.lon, width=a.grid or 256, bbox=a.bbox, **common)
@@ -270,6 +277,11 @@ def cmd_histogram(a) -> None:
         any(v is not None for v in (a.column, a.lat, a.lon, a.grid, a.bbox)),
         "give --column (records) or --lat/--lon/--grid (points).",
     )
+    if a.sql is not None:
+        return _histogram_sql(a)
+    require(a.out is not None, "give --out, the value,count CSV to write (or --sql DIALECT to print the query).")
+    require(a.order_by is None and a.table is None, "--order-by and --table are for --sql (a file has its row order).")
+    require(a.out.strip() != "", "--out is empty; give the CSV file to write.")
     require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
     out = output_folder(os.path.dirname(os.path.abspath(a.out))) / os.path.basename(a.out)
     hist, report = read_input(a)
@@ -288,6 +300,33 @@ def cmd_histogram(a) -> None:
         "out": str(out),
     }
     _print(record, a.json)
+
+
+def _histogram_sql(a) -> None:
+    """--sql DIALECT: print the query that computes this histogram and its drop report where the data lives
+    (ldpcore.data.sql, docs/warehouses.md), for a table named --table with --input's columns and types."""
+    from ldpcore.data import ingest, sql
+
+    require(a.out is None and not a.json, "--sql prints the query: it takes no --out and no --json.")
+    points, _ = _input_kind(a)
+    table = sql.file_table(a.input, name=a.table, delimiter=a.delimiter)
+    users = {"user_column": a.user_column, "per_user": a.per_user, "order_by": a.order_by}
+    require(a.order_by is None or a.user_column is not None, "--order-by orders each user's rows: give --user-column.")
+    if points:
+        require(a.bbox is not None, "--sql needs --bbox W,S,E,N: a query does not take the box from the data.")
+        found = ingest.point_columns(table.columns)
+        lat, lon = a.lat or found[0], a.lon or found[1]
+        if lat is None or lon is None:
+            raise InputError("name the latitude and longitude columns with --lat and --lon.")
+        query = sql.points_query(table, lat, lon, bbox=a.bbox, width=a.grid or 256, dialect=a.sql, **users)
+    elif a.bins is not None:
+        require(a.value_range is not None, "--sql needs --range LO,HI: a query does not take the range from the data.")
+        bins = check_whole(a.bins, 1, "--bins (with --sql: a number of bins)")
+        value_range = _pair(a.value_range, "--range")
+        query = sql.numeric_query(table, a.column, bins=bins, value_range=value_range, dialect=a.sql, **users)
+    else:
+        query = sql.categorical_query(table, a.column, **users)
+    print(sql.to_sql(query, a.sql))
 
 
 # --- empirical audits (issue 17): what each observer can show it learns, beside the certified bound ---
@@ -449,7 +488,7 @@ def cmd_plan(a) -> None:
             constraints.max_messages,
             constraints.max_bits,
             query.delta_from,
-            _command_line(),
+            _command_line(a),
         )
         _emit(a, view)
     if a.json:
@@ -577,9 +616,17 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
     h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
-    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--out", help="the value,count CSV to write")
     h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
     _ingest_args(h)
+    w = h.add_argument_group(
+        "the query instead (docs/warehouses.md; needs the sql extra)",
+        "Print the SQL that computes the histogram and what it leaves out where the data lives, for a table "
+        "with --input's columns; --bins needs --range, points need --bbox.",
+    )
+    w.add_argument("--sql", metavar="DIALECT", help="bigquery, snowflake, pyspark, databricks, postgres, duckdb, ...")
+    w.add_argument("--table", help="the table's name in the query (default: --input's name without its suffix)")
+    w.add_argument("--order-by", help="with --user-column: the column that orders each user's rows (e.g. a time)")
     h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
     _audit_parser(sub)
     _amplify_parser(sub)
@@ -593,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for --emit-script's docstring
         args.func(args)
         sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:

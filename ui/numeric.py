@@ -23,7 +23,7 @@ from ldpcore.systems.numeric.analysis import (
 from ui.kit.axes import COLORS, TRUTH, legend_vline, line, style, ticks
 from ui.kit.cache import cached
 from ui.kit.controls import seed_input
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
 
 UPLOAD = "upload"
 
@@ -119,10 +119,13 @@ def _upload_controls(main) -> tuple[tuple | None, list[str]]:
     """The table CSV uploader (the file kept in the session: id, name, bytes, digest) and, once a file is there,
     its categorical columns (the text columns by default, bound to the URL). An unreadable file: one st.error in
     main, and the page stops."""
-    f = st.file_uploader(
+    f = file_upload(
+        st,
         "Table CSV",
-        type=["csv", "txt"],
+        key="num_upload_file",
+        types=["csv", "txt"],
         help="Numeric and categorical columns under a header; one row per respondent.",
+        larger="upload a sample of its rows.",
     )
     if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun

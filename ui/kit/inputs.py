@@ -14,7 +14,8 @@ from ldpcore.data.loaders import CSV_SUFFIXES, is_csv, load_upload
 from ldpcore.experiment.protocol.spec import default_delta
 from ldpcore.export.reproduce import Dataset, Source, Upload
 from ui.kit.cache import cached
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
+from ui.kit.format import plain
 from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
@@ -93,10 +94,14 @@ def data_sidebar() -> Input:
 
 def _upload_control() -> None:
     """The image or CSV uploader; a new file is kept in the session (read and hashed once per upload)."""
-    f = st.file_uploader(
+    f = file_upload(
+        st,
         "Image (PNG, JPEG, ...) or histogram CSV",
-        type=IMAGE_TYPES + list(CSV_SUFFIXES),
+        key="upload_file",
+        types=IMAGE_TYPES + list(CSV_SUFFIXES),
         help="CSV: one count per line, or value,count rows under a header.",
+        larger="downsample the image, or aggregate records with `python -m ldpcore histogram --out counts.csv` "
+        "(README: Your own data) and upload the counts.",
     )
     if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun
@@ -146,7 +151,7 @@ def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
         )
         st.stop()
     _, fname, data, digest = st.session_state["upload"]
-    st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
+    st.caption(f"Data: your upload **{plain(fname)}** (kept for this browser tab, on every page).")
     hist = _load_upload(digest, fname, data, scale, max_side)
     source = Upload(fname, scale, max_side or None)
     return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), source=source)

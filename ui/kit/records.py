@@ -17,7 +17,8 @@ from ldpcore.data.ingest import IngestReport
 from ldpcore.errors import InputError
 from ldpcore.export.reproduce import Points, Records, Sample, Source
 from ui.kit.cache import cached
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
+from ui.kit.format import plain
 
 RECORDS, POINTS = "records", "points"  # the data choices (short: a bound selectbox writes them into the URL)
 SAMPLES = tuple(ingest.SAMPLES)  # the bundled samples (app-events: records, city-points: points)
@@ -56,11 +57,14 @@ def _sample(name: str) -> tuple[Histogram, IngestReport]:
 
 def _upload() -> tuple[str, bytes, str]:
     """The uploaded file (name, bytes, digest), kept in the session across pages and reruns."""
-    f = st.sidebar.file_uploader(
+    f = file_upload(
+        st.sidebar,
         "CSV, TSV or Parquet file with a header",
-        type=RECORD_TYPES,
+        types=RECORD_TYPES,
         key="records_file",
         help="Files above the upload limit: aggregate them with `python -m ldpcore histogram` (see the README).",
+        larger="aggregate it with `python -m ldpcore histogram --out counts.csv` (README: Your own data) and "
+        "upload the counts.",
     )
     if f is not None and st.session_state.get("records_upload", (None,))[0] != f.file_id:
         data = f.getvalue()
@@ -178,7 +182,7 @@ def show_report(report: IngestReport) -> None:
     rows += [("respondents n", report.respondents)]
     table = "\n".join(f"| {label} | {value:,} |" for label, value in rows)
     st.sidebar.markdown(
-        f"**{report.file}** ({report.kind}; {report.rule})\n\n| read | count |\n|---|---:|\n{table}",
+        f"**{plain(report.file)}** ({report.kind}; {report.rule})\n\n| read | count |\n|---|---:|\n{table}",
         help="Every row is kept or left out for one reason: rows = kept + NULL + empty + out of domain"
         + (" + without a user id." if report.users is not None else "."),
     )
