@@ -1,16 +1,28 @@
 """What an adversary learns: empirical lower bounds by each observer beside the certified upper bounds, the
 guessing risk in words, and one respondent followed through the protocol."""
 
+from functools import partial
+
 import streamlit as st
 
 from ldpcore.experiment.audit import one_in
 from ldpcore.export import fmt
+from ldpcore.export.reproduce import AdversaryView
+from ldpcore.export.view_records import adversary_record
 from ui import adversary
 from ui.adversary import attack_figure, bounds_figure, guess_figure
 from ui.kit import runs
 from ui.kit.format import plain
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import protocol_sidebar
+from ui.kit.take_home import take_home
+
+
+def _record(inp, spec, report, draw: int) -> dict:
+    """The page's record: the audit and the respondent of the draw (None where it cannot be drawn)."""
+    demo = adversary.demonstration(inp, spec, draw)
+    return adversary_record(report, draw, None if isinstance(demo, str) else demo)
+
 
 OBSERVER_NAMES = {
     "server": "Server without a shuffler",
@@ -175,6 +187,9 @@ def _next_draw():
 
 d1, d2 = st.columns([1, 3])
 draw = int(d1.number_input("Respondent draw", 0, 2**31 - 1, 0, key="adv_draw", bind="query-params"))
+if inp.source is not None:  # the view as code; the respondent's draw is made when the record is asked for
+    view = AdversaryView(inp.source, spec, seed, observer, int(trials), float(confidence), draw)
+    take_home(view, "adversary", partial(_record, inp, spec, report, draw))
 d2.button("Draw another respondent", on_click=_next_draw)
 demo = adversary.demonstration(inp, spec, draw)
 if isinstance(demo, str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import sys
 import time
 from typing import Any
@@ -130,18 +131,67 @@ def cmd_run(a) -> None:
     std_error = std_errors(hist, result.estimate, result.plan)
     record["uncertainty"] = uncertainty(std_error)
     files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
-    record["central"] = {
-        "mechanism": "analytic Gaussian",
-        "sigma": central.sigma,
-        "std_error": central.sigma,  # every bin's, as for uncertainty above
-        **central.metrics,
-    }
-    record["seconds"] = seconds
-    if report is not None:
-        record["ingest"] = dataclasses.asdict(report)
+    from ldpcore.export.view_records import run_command_record
+
+    record = run_command_record(result, central, report, seconds)
     if files:
         record["files"] = [str(f) for f in files]
+    if a.emit_script:
+        from ldpcore.export.reproduce import RunCommand
+
+        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line(a)))
     _print(record, a.json)
+
+
+# --- reproduce as code (issue 30): --emit-script writes the command's computation as a Python script ---
+
+
+def _emit_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--emit-script",
+        metavar="PATH",
+        help="also write a Python script that recomputes this command's numbers with the ldpcore library "
+        "(its record equals --json's, timing aside); an input file is read relative to the script's folder",
+    )
+
+
+def _command_line(a) -> str:
+    return shlex.join(["ldpcore", *a.argv])
+
+
+def _source(a):
+    """The data of a run or plan command as a reproduce source (ldpcore.export.reproduce.sources): a bundled
+    dataset, n and d with a shape, or --input (an image or histogram CSV, raw records, points) by its path
+    relative to the script's folder."""
+    from ldpcore.export.reproduce import Dataset, Points, Records, Shape, Upload
+
+    if getattr(a, "dataset", None) is not None:
+        return Dataset(a.dataset, getattr(a, "max_side", None), getattr(a, "seed", 0) if a.command == "run" else 0)
+    if a.input is None:
+        from ldpcore.experiment.planning import Shape as PlanShape
+
+        shape = PlanShape.parse(a.shape)
+        return Shape(shape.kind, shape.parameter, a.n, a.d)
+    file = os.path.relpath(os.path.abspath(a.input), os.path.dirname(os.path.abspath(a.emit_script)))
+    users = {"user_column": a.user_column, "per_user": a.per_user} if getattr(a, "user_column", None) else {}
+    if getattr(a, "column", None) is not None:
+        bins = None if a.bins is None else a.bins if a.bins.isalpha() else check_whole(a.bins, 1, "--bins")
+        value_range = None if a.value_range is None else _pair(a.value_range, "--range")
+        return Records(file, a.column, bins, value_range, delimiter=a.delimiter, **users)
+    if any(getattr(a, k, None) is not None for k in ("lat", "lon", "grid", "bbox")):
+        return Points(file, a.lat, a.lon, a.grid or 256, a.bbox, delimiter=a.delimiter, **users)
+    return Upload(file, getattr(a, "scale", 1.0), getattr(a, "max_side", None))
+
+
+def _emit(a, view) -> None:
+    """Write the view's script to --emit-script (InputError naming the file where it cannot be written)."""
+    from ldpcore.export.reproduce import script
+
+    try:
+        with open(a.emit_script, "w", encoding="utf-8") as f:
+            f.write(script(view))
+    except OSError as exc:
+        raise InputError(f"cannot write {a.emit_script} ({exc.strerror or exc}).") from None
 
 
 # --- raw records and points (issue 16): --column / --lat / --lon / --grid read through ldpcore.data.ingest ---
@@ -420,8 +470,27 @@ def cmd_plan(a) -> None:
     the smallest eps_c or n that meets a target error: one PlanQuery, answered."""
     from ldpcore.experiment import planning
 
-    table = planning.answer(_plan_query(a))
+    query = _plan_query(a)
+    table = planning.answer(query)
     record = table.as_dict()
+    if a.emit_script:
+        from ldpcore.export.reproduce import PlanView
+
+        constraints = query.constraints
+        view = PlanView(
+            _source(a),
+            query.delta,
+            query.eps_c,
+            str(query.solve),
+            None if query.target is None else (query.target.kind, query.target.value),
+            query.notion,
+            query.encodings,
+            constraints.max_messages,
+            constraints.max_bits,
+            query.delta_from,
+            _command_line(a),
+        )
+        _emit(a, view)
     if a.json:
         print(to_json(record))
         return
@@ -471,6 +540,7 @@ def _plan_parser(sub) -> None:
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    _emit_arg(q)
     q.set_defaults(func=cmd_plan)
 
 
@@ -490,6 +560,7 @@ def _run_parser(sub) -> None:
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
     _protocol_args(r)
     _ingest_args(r)
+    _emit_arg(r)
     r.set_defaults(func=cmd_run)
 
 
@@ -569,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for --emit-script's docstring
         args.func(args)
         sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore.data.numeric_table import SYNTHETIC_DESCRIPTIONS, table_columns
+from ldpcore.export.reproduce import SyntheticTable, TableUpload
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
 from ldpcore.systems.numeric.analysis import (
     MechanismComparison,
@@ -29,11 +30,13 @@ UPLOAD = "upload"
 
 @dataclass(frozen=True)
 class Table:
-    """The chosen table, a cache key naming it and the seed (data: stream [seed, 0], reports: [seed, 1])."""
+    """The chosen table, a cache key naming it, the seed (data: stream [seed, 0], reports: [seed, 1]) and where
+    it comes from (what the view's script reads again)."""
 
     table: NumericTable
     key: str
     seed: int
+    source: SyntheticTable | TableUpload
 
 
 @cached("data", spinner="Drawing the synthetic data...")
@@ -76,12 +79,13 @@ def table_sidebar() -> Table:
     with input_errors():
         if source != UPLOAD:
             check_size(n, d)
-            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed)
+            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed, SyntheticTable(source, n, d))
         if upload is None:
             st.info("Upload a table CSV in the sidebar to begin.")
             st.stop()
         _, name, data, digest = upload
-        return Table(_upload(digest, name, data, tuple(categorical)), f"upload:{digest}:{','.join(categorical)}", seed)
+        table = _upload(digest, name, data, tuple(categorical))
+        return Table(table, f"upload:{digest}:{','.join(categorical)}", seed, TableUpload(name, tuple(categorical)))
 
 
 def _size_controls() -> tuple[int, int]:

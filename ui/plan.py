@@ -22,6 +22,7 @@ from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planning as planner
 from ldpcore.experiment.planning import Shape, scaled_counts
 from ldpcore.experiment.protocol.spec import default_delta
+from ldpcore.export.reproduce import Shape as ShapeSource
 from ui.kit import url
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
@@ -298,4 +299,5 @@ def shape_sidebar() -> Input:
         n = check_n(values["n"])
         d = check_whole(values["d"], 2, "the domain size d", MAX_D)
         hist = _histogram(kind, parameter, n, d)
-    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n))
+    source = ShapeSource(kind, parameter, n, d)
+    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n), source=source)

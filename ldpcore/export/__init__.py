@@ -8,7 +8,9 @@ table      the report table's rows and captions, as CSV and Markdown
 latex      the report table as a LaTeX table environment
 paper      the report table as a ZIP that compiles with pdflatex, and as one PNG
 spreadsheet  CSV rows by the csv module, text that a spreadsheet would run as a formula made inert
-Every public name is importable from ldpcore.export.
+view_records  the JSON record of every dashboard view (what its page downloads and its script prints)
+reproduce  every view as a Python script and a Jupyter notebook (ldpcore.export.reproduce)
+Every public name of the modules above the last two is importable from ldpcore.export.
 """
 
 from ldpcore.export.estimates import (

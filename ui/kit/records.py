@@ -15,6 +15,7 @@ from ldpcore.data import ingest
 from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import IngestReport
 from ldpcore.errors import InputError
+from ldpcore.export.reproduce import Points, Records, Sample, Source
 from ui.kit.cache import cached
 from ui.kit.feedback import file_upload, input_errors
 from ui.kit.format import plain
@@ -100,15 +101,16 @@ def _index(names: list[str], wanted: str | None) -> int:
     return names.index(wanted) if wanted in names else 0
 
 
-def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
+def records_input(kind: str) -> tuple[Histogram, IngestReport, str, Source]:
     """Draw the controls of a raw-records or points input (or load a sample); return the Histogram, its
-    IngestReport and a cache key naming both. Bad files and options: one st.error line, and the page stops."""
+    IngestReport, a cache key naming both and the source a script reads it from again. Bad files and options:
+    one st.error line, and the page stops."""
     side = st.sidebar
     if kind in SAMPLES:
         with input_errors():
             hist, report = _sample(kind)
         show_report(report)
-        return hist, report, f"sample:{kind}"
+        return hist, report, f"sample:{kind}", Sample(kind)
     name, data, digest = _upload()
     with input_errors():
         names = list(_columns(digest, name, data))
@@ -152,7 +154,17 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
         options.update(_user_controls(side, names))
         hist, report = _read(digest, name, data, kind, options)
     show_report(report)
-    return hist, report, f"{kind}:{digest}:{sorted(options.items())}"
+    return hist, report, f"{kind}:{digest}:{sorted(options.items())}", _source(kind, name, options)
+
+
+def _source(kind: str, name: str, options: dict) -> Source:
+    """Where a script reads the records again: the file by its name, with the controls' column, rule, bins or box."""
+    users = {"user_column": options["user_column"], "per_user": options["per_user"]}
+    if kind == POINTS:
+        return Points(name, options["lat"], options["lon"], options["width"], options["bbox"], **users)
+    if options["numeric"]:
+        return Records(name, options["column"], options["bins"], options["value_range"], **users)
+    return Records(name, options["column"], **users)
 
 
 def show_report(report: IngestReport) -> None:
