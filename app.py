@@ -10,7 +10,7 @@ import streamlit as st
 
 if __name__ == "__main__":  # Streamlit runs this file as the app's script, once per rerun of every session
     from ui.kit.navigation import arrived, follow_request
-    from ui.kit.url_check import checked_url
+    from ui.kit.url import url_warnings
     from ui.registry import ICON, navigation
 
     # the settings of every page, set here once: the navigation runs each page inside this script
@@ -18,7 +18,7 @@ if __name__ == "__main__":  # Streamlit runs this file as the app's script, once
     page = st.navigation(navigation())
     follow_request()  # a button asked for another page (with its controls set): switch to it
     arrived(page.title)
-    with checked_url():  # every URL parameter the page does not take is said at its top
+    with url_warnings():  # every URL parameter the page does not take is said at its top
         page.run()
 else:  # `streamlit run app.py` imports it once as the server (an st.App): its start imports the pages' libraries
     from ui.serve import lifespan

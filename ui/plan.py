@@ -22,12 +22,13 @@ from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planning as planner
 from ldpcore.experiment.planning import Shape, scaled_counts
 from ldpcore.experiment.protocol.spec import default_delta
+from ldpcore.export.reproduce import Shape as ShapeSource
 from ldpcore.oracles import ENCODINGS
+from ui.kit import url
 from ui.kit.axes import log_ticks, look
 from ui.kit.cache import cached
 from ui.kit.feedback import input_errors
 from ui.kit.inputs import Input
-from ui.kit.url_check import warned
 
 SHAPE = "shape"  # the Plan page's source option for this input
 KINDS = ("uniform", "zipf", "geometric")
@@ -323,10 +324,11 @@ def shape_sidebar() -> Input:
             if not _taken(raw[key], parameter):
                 bad.append((key, "a number", f"{parameter:g}"))
         for key, what, used in bad:
-            st.warning(f"The URL's {key}={raw[key]!r} is not {what}: using {key} = {used}.")
-            warned(key)
+            st.warning(f"The URL's {key}={url.shown(str(raw[key]))} is not {what}: using {key} = {used}.")
+            url.warned(key)
     with input_errors():
         n = check_n(values["n"])
         d = check_whole(values["d"], 2, "the domain size d", MAX_D)
         hist = _histogram(kind, parameter, n, d)
-    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n))
+    source = ShapeSource(kind, parameter, n, d)
+    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n), source=source)

@@ -4,10 +4,24 @@ machine-readable CSV (full precision, no thousands separators)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import unicodedata
 from dataclasses import dataclass
+
+from ldpcore.export.spreadsheet import csv_text, inert
+
+MAX_NAME_CHARS = 80  # a user's name (the data's file name) in a title or caption
+
+
+def one_line(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """A user's text (a file name) for a title or caption: every run of white space (line breaks, tabs) one
+    blank, other control characters left out, at most limit characters (a longer one keeps its start and end,
+    where a file name's extension is, around '...')."""
+    text = " ".join("".join(c for c in text if c.isspace() or unicodedata.category(c) != "Cc").split())
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[: limit - tail - 3] + "..." + text[-tail:]
 
 
 @dataclass(frozen=True)
@@ -21,7 +35,10 @@ class TableInfo:
     accountant: str
 
     def title(self) -> str:
-        return f"{self.dataset}: n = {self.n:,}, delta = {self.delta:g}, seed {self.seed}, accountant {self.accountant}"
+        return (
+            f"{one_line(self.dataset)}: n = {self.n:,}, delta = {self.delta:g}, seed {self.seed}, "
+            f"accountant {self.accountant}"
+        )
 
 
 def fmt(x: float | None) -> str:
@@ -105,31 +122,29 @@ def table_csv(cells) -> str:
     """The report table's numbers, one line per cell, machine-readable: every number at full precision as
     Python's float() and any CSV reader parse it (empty where it does not apply: sigma for a local method, the
     local epsilons and messages for the central baseline); rmse_clipped is the RMSE per bin of the estimate
-    clipped to [0, the input's maximum] (what the table shows), rmse_raw that of the raw estimate."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
+    clipped to [0, the input's maximum] (what the table shows), rmse_raw that of the raw estimate. Written by the
+    csv module, every text cell made inert (ldpcore.export.spreadsheet)."""
+    rows = []
     for c in cells:
         p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         central = p.get("sigma") is not None
-        writer.writerow(
-            [
-                _number(c.eps_c),
-                c.method,
-                "" if central else _number(p.get("eps_l_inf")),
-                "" if central else _number(p.get("eps_l_1")),
-                _number(p.get("sigma")),
-                _number(m.get("rmse")),
-                _number(m.get("rmse_raw")),
-                _number(p.get("expected_messages")),
-                p.get("neighbouring", ""),
-                p.get("native_neighbouring", ""),
-                _number(p.get("native_eps_c")),
-                _number(p.get("native_eps_l_inf")),
-                c.error or "",
-            ]
-        )
-    return out.getvalue()
+        row = [
+            _number(c.eps_c),
+            c.method,
+            "" if central else _number(p.get("eps_l_inf")),
+            "" if central else _number(p.get("eps_l_1")),
+            _number(p.get("sigma")),
+            _number(m.get("rmse")),
+            _number(m.get("rmse_raw")),
+            _number(p.get("expected_messages")),
+            p.get("neighbouring", ""),
+            p.get("native_neighbouring", ""),
+            _number(p.get("native_eps_c")),
+            _number(p.get("native_eps_l_inf")),
+            c.error or "",
+        ]
+        rows.append([inert(v) for v in row])
+    return csv_text([list(CSV_FIELDS), *rows])
 
 
 def table_markdown(cells) -> str:

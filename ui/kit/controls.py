@@ -9,8 +9,8 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError, check_delta
+from ui.kit import url
 from ui.kit.feedback import input_errors
-from ui.kit.url_check import warned
 
 # eps from 0.01 to 20 in round steps, about ten a decade (roughly log-spaced)
 STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
@@ -96,9 +96,10 @@ def eps_c_slider(label: str = "Central epsilon eps_c", key: str = "eps_c", conta
     )
     if raw is not None and not _in_range(raw, lo, hi):
         container.warning(
-            f"The URL's {key}={raw!r} is not a number from {lo:g} to {hi:g}: using the default {key} = {default:g}."
+            f"The URL's {key}={url.shown(raw)} is not a number from {lo:g} to {hi:g}: using the default "
+            f"{key} = {default:g}."
         )
-        warned(key)
+        url.warned(key)
     return value
 
 

@@ -13,8 +13,10 @@ from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, is_csv, load_upload
 from ldpcore.experiment.protocol.spec import default_delta
+from ldpcore.export.reproduce import Dataset, Source, Upload
 from ui.kit.cache import cached
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
+from ui.kit.format import plain
 from ui.kit.navigation import remember, restore
 from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
@@ -29,15 +31,17 @@ KEYS = ("dataset", "max_side", "scale", "rec_column", "rec_numeric", "rec_bins",
 
 @dataclass(frozen=True)
 class Input:
-    """The chosen data, a cache key naming it, the delta the paper used (or a default), and the values of the data
+    """The chosen data, a cache key naming it, the delta the paper used (or a default), the values of the data
     controls that choose it again on another page of the session (ui.kit.navigation carries them; empty: a
-    shape without data, which no other page takes)."""
+    shape without data, which no other page takes), and where it comes from (the source a view's script loads it
+    from again: ldpcore.export.reproduce)."""
 
     hist: Histogram
     key: str
     delta: float
     report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
     values: Mapping[str, object] = field(default_factory=dict)
+    source: Source | None = None
 
 
 @cached("data", spinner="Loading the data...")
@@ -88,22 +92,27 @@ def _data_sidebar() -> Input:
             _upload_control()
         max_side, scale = _image_controls(name)
     if name in (RECORDS, POINTS) or name in SAMPLES:
-        hist, report, key, values = records_input(name)
-        return Input(hist, key, default_delta(hist.n), report, {"dataset": name, **values})
+        hist, report, key, values, source = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report, {"dataset": name, **values}, source)
     with input_errors():
         if name == UPLOAD:
             return _uploaded(fresh, scale, max_side)
         hist = _load_bundled(name, max_side)
         values = {"dataset": name} | ({"max_side": max_side} if hist.is_image else {})
-        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta, values=values)
+        source = Dataset(name, max_side or None)
+        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta, values=values, source=source)
 
 
 def _upload_control() -> None:
     """The image or CSV uploader; a new file is kept in the session (read and hashed once per upload)."""
-    f = st.file_uploader(
+    f = file_upload(
+        st,
         "Image (PNG, JPEG, ...) or histogram CSV",
-        type=IMAGE_TYPES + list(CSV_SUFFIXES),
+        key="upload_file",
+        types=IMAGE_TYPES + list(CSV_SUFFIXES),
         help="CSV: one count per line, or value,count rows under a header.",
+        larger="downsample the image, or aggregate records with `python -m ldpcore histogram --out counts.csv` "
+        "(README: Your own data) and upload the counts.",
     )
     if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun
@@ -153,7 +162,8 @@ def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
         )
         st.stop()
     _, fname, data, digest = st.session_state["upload"]
-    st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
+    st.caption(f"Data: your upload **{plain(fname)}** (kept for this browser tab, on every page).")
     hist = _load_upload(digest, fname, data, scale, max_side)
     values = {"dataset": UPLOAD} | ({"max_side": max_side, "scale": scale} if hist.is_image else {})
-    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), values=values)
+    source = Upload(fname, scale, max_side or None)
+    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), values=values, source=source)

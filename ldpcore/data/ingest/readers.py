@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -186,6 +187,7 @@ def read_points(
     with InputFile(source, name, delimiter, memory_limit, threads) as inp:
         lat = _detect(inp, lat, LAT_NAMES, "latitude")
         lon = _detect(inp, lon, LON_NAMES, "longitude")
+        require(lat != lon, f"{inp.name}: the latitude and longitude columns must differ (both are {lat!r}).")
         y, x = inp.number(lat, "latitude column"), inp.number(lon, "longitude column")
         box = _extent(inp, x, y) if bbox is None else parse_bbox(bbox)
         west, south, east, north = box
@@ -230,32 +232,53 @@ ROBUST_QUANTILE = 0.005  # the default box: latitudes and longitudes between the
 ROBUST_MARGIN = 0.1  # ... widened by this share of their span each way, within the points' extent
 
 
-def _extent(inp: InputFile, x: str, y: str) -> tuple[float, float, float, float]:
-    """(west, south, east, north): the finite points' robust extent: on each axis the span between the
-    ROBUST_QUANTILE and 1 - ROBUST_QUANTILE quantiles, widened by ROBUST_MARGIN of it each way and kept within
-    the points' own extent (a city's points keep every point, a normal cloud all but its farthest, while a few
-    far points, an island across the ocean, do not stretch the grid: they count as out of domain); widened by
-    0.5 degrees each way where it is a single value, and checked to lie on the globe."""
-    lo, hi = ROBUST_QUANTILE, 1 - ROBUST_QUANTILE
-    found = inp.query(
-        f"SELECT count(*), min({x}), min({y}), max({x}), max({y}), quantile_cont({x}, {lo}), "
-        f"quantile_cont({y}, {lo}), quantile_cont({x}, {hi}), quantile_cont({y}, {hi}) FROM {inp.scan()} "
-        f"WHERE isfinite({x}) AND isfinite({y})"
-    )[0]
-    require(found[0] > 0, f"{inp.name}: no row holds a finite latitude and longitude.")
-    west, south, east, north = (float(v) for v in found[1:5])
+def robust_box(
+    name: str, n: int, mins: tuple[float, float], maxs: tuple[float, float], ordered: Callable[[int, int], list[float]]
+) -> tuple[float, float, float, float]:
+    """(west, south, east, north): n finite points' robust extent: on each axis (0: longitude, 1: latitude) the
+    span between the ROBUST_QUANTILE and 1 - ROBUST_QUANTILE quantiles (interpolated between order statistics as
+    numpy's default 'linear' method), widened by ROBUST_MARGIN of it each way and kept within the points' own
+    extent (mins, maxs): a city's points keep every point, a normal cloud all but its farthest, while a few far
+    points, an island across the ocean, do not stretch the grid (they count as out of domain); widened by 0.5
+    degrees each way where it is a single value, and checked to lie on the globe. ordered(axis, k): the axis'
+    values at sorted positions k and k + 1 (one value at the last position): the file reader and the database
+    reader (ldpcore.data.sql) fetch them each where the data live and get the same box; name: the data's, in
+    errors."""
+    require(n > 0, f"{name}: no row holds a finite latitude and longitude.")
+    west, south, east, north = mins[0], mins[1], maxs[0], maxs[1]
     require(
         -90 <= south and north <= 90 and -180 <= west and east <= 180,
-        f"{inp.name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
+        f"{name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
         f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
     )
-    q_west, q_south, q_east, q_north = (float(v) for v in found[5:])
-    margin_x, margin_y = ROBUST_MARGIN * (q_east - q_west), ROBUST_MARGIN * (q_north - q_south)
-    west, east = max(west, q_west - margin_x), min(east, q_east + margin_x)
-    south, north = max(south, q_south - margin_y), min(north, q_north + margin_y)
-    west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
-    south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
+
+    def quantile(axis: int, q: float) -> float:
+        position = (n - 1) * q
+        k = math.floor(position)
+        pair = ordered(axis, k)
+        below, above = float(pair[0]), float(pair[-1])
+        return below + (above - below) * (position - k)
+
+    box = []
+    for axis, (lo, hi) in enumerate(zip(mins, maxs)):
+        q_lo, q_hi = quantile(axis, ROBUST_QUANTILE), quantile(axis, 1 - ROBUST_QUANTILE)
+        margin = ROBUST_MARGIN * (q_hi - q_lo)
+        a, b = max(lo, q_lo - margin), min(hi, q_hi + margin)
+        box.append((a - 0.5, b + 0.5) if a == b else (a, b))
+    (west, east), (south, north) = box
     return west, south, east, north
+
+
+def _extent(inp: InputFile, x: str, y: str) -> tuple[float, float, float, float]:
+    """The finite points' robust extent (robust_box), their order statistics read by DuckDB."""
+    finite = f"isfinite({x}) AND isfinite({y})"
+    found = inp.query(f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} WHERE {finite}")[0]
+
+    def ordered(axis: int, k: int) -> list[float]:
+        v = (x, y)[axis]
+        return [r[0] for r in inp.query(f"SELECT {v} FROM {inp.scan()} WHERE {finite} ORDER BY {v} LIMIT 2 OFFSET {k}")]
+
+    return robust_box(inp.name, int(found[0]), (found[1], found[2]), (found[3], found[4]), ordered)
 
 
 def _grid_height(width: int, height: int | None, box: tuple[float, float, float, float]) -> int:

@@ -2,11 +2,13 @@
 
 Streamlit drops a bound control's URL value that the control cannot take (?encoding=foo, ?eps_c=abc) and leaves
 a parameter that no control of the page reads (?tau=3 while report fragments are off) in the URL, both silently.
-app.py runs every page inside checked_url(): it notes the URL's parameters before the page runs and, after it,
+app.py runs every page inside url_warnings(): it notes the URL's parameters before the page runs and, after it,
 shows one st.warning per parameter whose control holds another value than the URL asked for (naming the value
-used), and per parameter no control of the page took (then removed from the URL); on the page's first run in the
-session, whose URL is the one the browser asked for. A page that warns about a
-parameter itself (a range, a shape's parameters) calls warned(key), and that parameter is not named twice.
+used; also when the page stopped early at an error), and per parameter no control of the page took when the page
+ran to its end (then removed from the URL); on the page's first run in the session, whose URL is the one the
+browser asked for. A URL value is quoted as text, at most MAX_VALUE_CHARS characters. A control that explains
+its own URL value better (eps_c's range, the Plan page's n and d) warns itself and calls warned(key), so that the
+value is named once.
 """
 
 from __future__ import annotations
@@ -18,13 +20,22 @@ from contextlib import contextmanager
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
 
+from ui.kit.format import plain
 from ui.kit.navigation import first_run
 
+MAX_VALUE_CHARS = 40  # of a URL value quoted in a warning: a 20,000-character value is not echoed whole
 _WARNED = "_url_warned"  # session state: the URL parameters the page has warned about in this run
 
 
+def shown(value: str) -> str:
+    """A URL value as a warning quotes it: as text, at most MAX_VALUE_CHARS characters, with its length."""
+    if len(value) <= MAX_VALUE_CHARS:
+        return plain(repr(value), None)
+    return plain(f"{value[: MAX_VALUE_CHARS - 16]!r}... ({len(value):,} characters)", None)
+
+
 def warned(key: str) -> None:
-    """The page has shown its own warning about the URL parameter `key` in this run."""
+    """A control has warned about the URL's value for key: url_warnings() does not name it again."""
     st.session_state.setdefault(_WARNED, set()).add(key)
 
 
@@ -55,19 +66,19 @@ def same(texts: list[str], value: object) -> bool:
     return bool(texts) and _same_one(texts[-1], value)
 
 
-def shown(value: object) -> str:
+def _held(value: object) -> str:
     """A control's value as the warning names it."""
     if isinstance(value, list | tuple):
-        return ", ".join(shown(v) for v in value) or "none"
+        return ", ".join(_held(v) for v in value) or "none"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, float):
         return f"{value:g}"
-    return "none" if value is None else str(value)
+    return "none" if value is None else plain(value, MAX_VALUE_CHARS)
 
 
 def _quoted(texts: list[str]) -> str:
-    return repr(texts[-1]) if len(texts) == 1 else repr(texts)
+    return shown(texts[-1]) if len(texts) == 1 else ", ".join(shown(t) for t in texts)
 
 
 def problems(url: dict[str, list[str]], completed: bool) -> list[str]:
@@ -78,20 +89,21 @@ def problems(url: dict[str, list[str]], completed: bool) -> list[str]:
     for key, texts in url.items():
         if key in skip:
             continue
+        name = plain(key, MAX_VALUE_CHARS)
         if key in st.session_state:
             value = st.session_state[key]
             if not same(texts, value):
-                out.append(f"The URL's {key}={_quoted(texts)} is not a value this page's control takes: using "
-                           f"{key} = {shown(value)}.")  # fmt: skip
+                out.append(f"The URL's {name}={_quoted(texts)} is not a value its control takes: using "
+                           f"{name} = {_held(value)}.")  # fmt: skip
         elif completed:
-            out.append(f"The URL's {key}={_quoted(texts)} is not used on this page with these settings: ignored.")
+            out.append(f"The URL's {name}={_quoted(texts)} is not used on this page with these settings: ignored.")
             if key in st.query_params:
                 del st.query_params[key]
     return out
 
 
 @contextmanager
-def checked_url() -> Iterator[None]:
+def url_warnings() -> Iterator[None]:
     """Run the page; then warn, at its top, about every URL parameter it did not take (see the module). Only on
     the page's first run: later runs see Streamlit's stale copy of the URL, not the one the controls updated."""
     url = {key: st.query_params.get_all(key) for key in st.query_params} if first_run() else {}
