@@ -72,7 +72,7 @@ def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
 def test_a_url_value_no_control_takes_shows_one_warning(query, message):
     at = open_page("app_pages/reconstruct.py", max_side="32", **query)
     assert not at.exception and not at.error
-    assert len(at.warning) == 1 and at.warning[0].value.startswith(message), [w.value for w in at.warning]
+    assert len(at.warning) == 1 and as_read(at.warning[0].value).startswith(message), [w.value for w in at.warning]
     at.number_input(key="eps_c").set_value(0.5).run()  # said once: the page's later runs do not repeat it
     assert not at.warning
 

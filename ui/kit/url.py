@@ -93,7 +93,7 @@ def problems(url: dict[str, list[str]], completed: bool) -> list[str]:
         if key in st.session_state:
             value = st.session_state[key]
             if not same(texts, value):
-                out.append(f"The URL's {name}={_quoted(texts)} is not a value its control takes: using "
+                out.append(f"The URL's {name}={_quoted(texts)} is not a value this page's control takes: using "
                            f"{name} = {_held(value)}.")  # fmt: skip
         elif completed:
             out.append(f"The URL's {name}={_quoted(texts)} is not used on this page with these settings: ignored.")
