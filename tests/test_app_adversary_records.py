@@ -21,7 +21,7 @@ def _eps(at, observer: str) -> tuple[float, float]:
 
 
 def _demo_rows(at):
-    return at.dataframe[1].value
+    return at.dataframe[0].value
 
 
 def test_adversary_page_shows_lower_beside_certified_bounds_risk_and_the_guess_on_an_image():
@@ -32,9 +32,10 @@ def test_adversary_page_shows_lower_beside_certified_bounds_risk_and_the_guess_o
         assert 0 <= lower <= upper
     assert _eps(at, "server")[1] == 8.55  # Horse at eps_c = 1: eps_l_inf of Lemma II.6
     assert _eps(at, "server")[0] > 7  # the likelihood-ratio test nearly attains it
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["observer"]) == ["Server without a shuffler", "One captured shuffler", "Analyst after shuffling"]
-    assert list(table["by"]) == ["eps_l_inf", "eps_l_1", "cheu19"]
+    assert [c.split(" (")[1] for c in table["certified eps"]] == ["eps_l_inf)", "eps_l_1)", "cheu19)"]
+    assert "None" not in table.to_numpy().ravel().tolist()  # a missing number is said in words
     for observer in ("server", "shuffler", "analyst"):
         assert metric(at, f"{observer} guesses right").startswith("1 in ")
     assert " ".join(m.value for m in at.markdown).count("guesses a person's value right") == 3
@@ -50,8 +51,8 @@ def test_a_url_reproduces_the_adversary_view():
     at = open_page(ADVERSARY, **query)
     assert_clean(at)
     assert [m.label for m in at.metric][:1] == ["analyst"] and "server" not in [m.label for m in at.metric]
-    assert at.dataframe[0].value["confidence"].tolist() == [0.99]
-    assert at.dataframe[0].value["trials / hypothesis"].tolist() == [100_000]
+    assert "eps lower (0.99)" in at.table[0].value
+    assert at.table[0].value["trials / hypothesis"].tolist() == ["100,000"]
     again = open_page(ADVERSARY, **query)
     assert metric(again, "analyst") == metric(at, "analyst")
     assert _demo_rows(again).equals(_demo_rows(at))
