@@ -98,15 +98,50 @@ with st.sidebar:
     max_bits = st.number_input(
         "At most bits per respondent (0: no limit)", min_value=0.0, value=0.0, key="max_bits", bind="query-params"
     )
+    rule = st.selectbox(
+        "Recommend by",
+        list(planner.RULES),
+        key="plan_rule",
+        bind="query-params",
+        help="The rule that picks the recommendation among the Pareto rows (no other row better in every respect: "
+        "error, eps_l in both notions, messages, bits). "
+        + "; ".join(f"{r.name}: {r.words.format(objective='error')}" for r in planner.RULES.values())
+        + ". When solving, the error is the eps_c or n found.",
+    )
+    delta_with_n = solve == "n" and (
+        st.radio(
+            "delta while n changes",
+            ["fixed", "1/(10 n)"],
+            key="plan_delta_n",
+            bind="query-params",
+            horizontal=True,
+            help="fixed: the delta above (or the data's default) at every n tried; 1/(10 n): the rule about "
+            "1/(10 n) applied afresh at each n, as a deployment of that size would choose it.",
+        )
+        == "1/(10 n)"
+    )
 
 with input_errors():
     delta = delta_or_default(delta_text, inp.delta)
-    table = plan.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
+    query, table = plan.table(
+        inp,
+        solve,
+        eps_c,
+        target,
+        (delta, plan.delta_source(inp, bool(delta_text.strip()))),
+        notion,
+        encodings,
+        (max_messages or None, max_bits or None),
+        rule,
+        delta_with_n,
+    )
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
 st.caption(
-    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g} "
+    f"({query.delta_from}); {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
+    + (f". Solving for n holds {query.held_fixed}" if query.held_fixed else "")
     + "."
 )
 linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
@@ -152,7 +187,7 @@ else:
         "bits / respondent", _fit(rec.bits_per_respondent, "{:,.0f}", 1e6), help=f"{rec.bits_per_respondent:,.0f}"
     )
     cols[4].metric(
-        "RMSE",
+        "raw RMSE",
         _fit(rec.rmse, below=1e3),
         delta=f"95% CI ±{_fit(rec.ci95)}",
         delta_color="off",
@@ -167,7 +202,10 @@ else:
         f"Predicted RMSE {fmt(rec.rmse_local_only)}.",
     )
     if table.central_rmse is not None:
-        st.caption(f"Central Gaussian baseline at the same (eps_c, delta), no LDP: RMSE {fmt(table.central_rmse)}.")
+        st.caption(
+            f"Central Gaussian baseline at the same (eps_c, delta) in the {table.notion} notion, no LDP: raw RMSE "
+            f"{fmt(table.central_rmse)} ({table.central_note})."
+        )
     if solve == "n":
         st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
 
@@ -192,7 +230,18 @@ st.dataframe(
         "RMSE without shuffler": st.column_config.NumberColumn(
             "no shuffler", help="RMSE of the same encoding without a shuffler (local DP at eps_l = eps_c)"
         ),
+        "RMSE": st.column_config.NumberColumn(
+            "raw RMSE", help=f"Predicted RMSE per bin of the raw estimate ({hist.unit})"
+        ),
+        "relative RMSE": st.column_config.NumberColumn(
+            help="Raw RMSE / mean count (n / d). A value holding a share p of the respondents has its own relative "
+            "error of about RMSE / (p n): larger than this for the rare values"
+        ),
         "certified": st.column_config.CheckboxColumn("certified"),
+        "Pareto": st.column_config.CheckboxColumn(
+            "Pareto",
+            help="No other ranked row is better in every respect (error, eps_l, messages, bits); ★: recommended",
+        ),
         "top-k recall": st.column_config.NumberColumn(
             "top-k recall",
             help=f"{plan.topk_words(table)}: {planner.TOPK_NOTE}.",
@@ -219,7 +268,8 @@ st.download_button(
 if inp.source is not None:  # the question as code: its script and notebook print the Table (JSON)
     asked = "table" if solve == "error" else solve
     limits = (max_messages or None, max_bits or None)
-    take_home(PlanView(inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits), "plan", None)
+    question = (inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits)
+    take_home(PlanView(*question, rule=rule, delta_with_n=delta_with_n), "plan", None)
 st.plotly_chart(plan.pareto_figure(table, hist.unit), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")

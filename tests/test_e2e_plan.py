@@ -20,7 +20,7 @@ def test_plan_page_end_to_end(app_url, page):
     assert_no_error(page)
     assert outside == []
     assert "Recommended: onehot with tight-binary-rr" in _recommendation(page)
-    assert metric_value(page, "RMSE") == "11.22"
+    assert metric_value(page, "raw RMSE") == "11.22"
     page.screenshot(path=str(OUTPUT / "plan-default.png"), full_page=True)
 
     # moving eps_c changes the table (the recommendation's numbers) and the URL
@@ -33,18 +33,19 @@ def test_plan_page_end_to_end(app_url, page):
                  .some(v => v.innerText.trim() === "0.891")""",
         timeout=60_000,
     )
-    after = metric_value(page, "RMSE")
+    after = metric_value(page, "raw RMSE")
     assert after != "11.22" and float(after) > 11.22
     assert_no_error(page)
     # the URL reproduces the view
     url = page.url
     open_page(page, url, metrics=6)
-    assert metric_value(page, "RMSE") == after
+    assert metric_value(page, "raw RMSE") == after
 
     # a target RMSE gives eps_c per row (the recommendation names the smallest)
     open_page(page, f"{app_url}/plan?plan_solve=eps_c&target_kind=rmse&target=20", metrics=6)
     assert_no_error(page)
-    assert "lowest eps_c meeting raw RMSE per bin" in _recommendation(page)  # "<=" shows as a sign
+    assert "By the lowest eps_c on the Pareto set" in _recommendation(page)
+    assert "meeting raw RMSE per bin" in _recommendation(page)  # "<=" shows as a sign
     eps_c = float(metric_value(page, "eps_c"))
     assert 0.3 < eps_c < 1
     page.screenshot(path=str(OUTPUT / "plan-target.png"), full_page=True)

@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from ldpcore.data.datasets import DATASETS
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planning as planner
@@ -39,30 +40,8 @@ UNITS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE", "linf": "
 
 
 @cached("results", spinner="Planning...")
-def _table(
-    input_key: str,
-    _hist: Histogram,
-    solve: str,
-    eps_c: float | None,
-    target: tuple[str, float] | None,
-    delta: float,
-    notion: str,
-    encodings: tuple,
-    max_messages: float | None,
-    max_bits: float | None,
-) -> planner.PlanTable:
-    query = planner.PlanQuery(
-        _hist.counts,
-        _hist.name,
-        delta,
-        eps_c=None if solve == "eps_c" else eps_c,
-        target=None if target is None else planner.Target(*target),
-        solve="table" if solve == "error" else solve,
-        notion=notion,
-        encodings=encodings,
-        constraints=planner.Constraints(max_messages, max_bits),
-    )
-    return planner.answer(query)
+def _answer(input_key: str, settings: tuple, _query: planner.PlanQuery) -> planner.PlanTable:
+    return planner.answer(_query)
 
 
 def table(
@@ -70,15 +49,41 @@ def table(
     solve: str,
     eps_c: float | None,
     target: tuple[str, float] | None,
-    delta: float,
+    delta: tuple[float, str],
     notion: str,
     encodings: list[str],
-    max_messages: float | None,
-    max_bits: float | None,
-) -> planner.PlanTable:
-    """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
-    meets the target), cached on the input's key and the settings."""
-    return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
+    constraints: tuple[float | None, float | None],
+    rule: str,
+    delta_with_n: bool,
+) -> tuple[planner.PlanQuery, planner.PlanTable]:
+    """The planner's question for the page's settings and its answer, cached on the input's key and the settings:
+    solve "error" at eps_c, or the smallest "eps_c" or "n" that meets the target; delta and how it was chosen
+    (planner.DELTA_FROM); constraints (messages, bits; None: no limit); the rule of the recommendation; whether
+    delta follows n (solving for n)."""
+    settings = (solve, eps_c, target, delta, notion, tuple(encodings), constraints, rule, delta_with_n)
+    query = planner.PlanQuery(
+        inp.hist.counts,
+        inp.hist.name,
+        delta[0],
+        delta_from=delta[1],
+        eps_c=None if solve == "eps_c" else eps_c,
+        target=None if target is None else planner.Target(*target),
+        solve="table" if solve == "error" else solve,
+        notion=notion,
+        encodings=tuple(encodings),
+        constraints=planner.Constraints(*constraints),
+        rule=rule,
+        delta_with_n=delta_with_n and solve == "n",
+    )
+    return query, _answer(inp.key, settings, query)
+
+
+def delta_source(inp: Input, typed: bool) -> str:
+    """How the page's delta was chosen (planner.DELTA_FROM): typed, a bundled dataset's own (the paper's), or the
+    default of about 1/(10 n) (uploads, records, shapes)."""
+    if typed:
+        return "given"
+    return "the dataset's" if inp.values.get("dataset") in DATASETS else "about 1/(10 n)"
 
 
 @cached("results", spinner="Drawing the error curves...")
@@ -145,11 +150,12 @@ def row_label(rank: int, row: planner.PlanRow) -> str:
 
 def rows(table: planner.PlanTable) -> list[dict]:
     """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
-    "not ranked" where the row is not ranked)."""
+    "not ranked" where the row is not ranked, and which row is recommended; Pareto: on the Pareto set)."""
     out = []
     for rank, r in enumerate(table.rows, 1):
         record = {
-            "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
+            "rank": (f"{rank}" if r.ranked else "not ranked") + (" ★" if r is table.recommended else ""),
+            "Pareto": r.pareto,
             "encoding": r.encoding,
             "accountant": r.accountant,
             "certified": r.certified and not r.error,
@@ -178,7 +184,7 @@ def rows(table: planner.PlanTable) -> list[dict]:
 def compact_columns(table: planner.PlanTable) -> list[str]:
     """The columns of rows() that fit the page at 1280 px (the others are a toggle away)."""
     eps_l = f"eps_l ({table.notion})"
-    return ["rank", "encoding", "accountant", "eps_c", eps_l, "messages", "bits / respondent", "RMSE",
+    return ["rank", "Pareto", "encoding", "accountant", "eps_c", eps_l, "messages", "bits / respondent", "RMSE",
             "RMSE without shuffler", "why not ranked"]  # fmt: skip
 
 

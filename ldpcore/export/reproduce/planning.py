@@ -58,6 +58,8 @@ class PlanView:
     max_bits: float | None = None
     delta_from: str = "given"
     command: str = ""  # the `ldpcore plan` command it comes from ("": the Plan page)
+    rule: str = "lowest-error"  # the recommendation's rule on the Pareto set (planning.RULES)
+    delta_with_n: bool = False  # solving for n: delta about 1/(10 n) at each n (else held fixed)
 
     def query(self) -> Code:
         options: dict[str, object] = {}
@@ -73,6 +75,10 @@ class PlanView:
             options["encodings"] = atom(literal(tuple(self.encodings)))
         if self.max_messages is not None or self.max_bits is not None:
             options["constraints"] = call("Constraints", atom(literal(self.max_messages)), atom(literal(self.max_bits)))
+        if self.rule != "lowest-error":
+            options["rule"] = atom(literal(self.rule))
+        if self.delta_with_n:
+            options["delta_with_n"] = atom(literal(True))
         return call("PlanQuery", "hist.counts", "hist.name", atom(literal(float(self.delta))), **options)
 
     def program(self) -> Program:
