@@ -69,21 +69,19 @@ try:
         st.error(esa.error)
         st.stop()
     pngs = (  # images at display resolution; the downloads below are at the input's
-        (
+        [
             runs.original_png(inp),
             pictures[0].result(),
             runs.cell_png(inp, esa_method, eps_c, seed),
             pictures[1].result(),
-        )
+        ]
         if hist.is_image
-        else ()
+        else []
     )
     central, alone = cells[0].result(), cells[1].result()
 finally:
     pool.shutdown(wait=False, cancel_futures=True)  # after st.stop: what runs finishes into the caches
 p, m = runs.plan_of(esa), runs.ran(esa).metrics
-central_run = runs.ran(central)
-alone_run = None if alone.error else runs.ran(alone)
 encoding = ENCODINGS[spec.encoding]
 TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
@@ -94,6 +92,25 @@ head.caption(
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.shape is not None else "")
     + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
+# an accountant valid only up to some eps_l certifies less than asked (capped): said above the pictures, and the
+# reports without a shuffler drawn at the certified eps_c, the one the ESA run has
+capped = p.certified and p.amplification.capped
+alone_at = p.eps_c if capped else eps_c
+if capped:  # the comparisons at the certified eps_c too (cached runs)
+    alone, central = (
+        reconstruct.local_cell(inp, esa_method, alone_at, seed),
+        runs.cell(inp, central_method, alone_at, seed),
+    )
+    if hist.is_image:
+        pngs[1] = reconstruct.local_png(inp, esa_method, alone_at, seed)
+        pngs[3] = runs.cell_png(inp, central_method, alone_at, seed)
+    for note in (n for n in p.notes if "asked for" in n):
+        head.warning(
+            f"{note} Every number below, the reports without a shuffler and the central baseline are at the certified "
+            f"ε_c = {p.eps_c:.4g}."
+        )
+alone_run = None if alone.error else runs.ran(alone)
+central_run = runs.ran(central)
 
 # what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
 fragments = p.spec.tau is not None
@@ -153,7 +170,7 @@ metrics.append(
 )
 metrics.append(
     (
-        "RMSE",
+        "clipped RMSE",
         short(m["rmse"]),
         unit,
         with_exact(
@@ -183,21 +200,21 @@ def _draw(columns, rows) -> None:
 n_party = 3 if not one_number else 2
 _draw(party, metrics[:n_party])
 
-alone_eps = on_notion(eps_c, native, notion)
-central_eps = on_notion(eps_c, "removal", notion)
+alone_eps = on_notion(alone_at, native, notion)
+central_eps = on_notion(alone_at, "removal", notion)
 if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     columns = shown.columns(4)
     captions = (
         "Original",
         (
-            f"No shuffler, ε_l = {short(alone_eps.eps)}: RMSE {short(alone_run.metrics['rmse'])}"
+            f"No shuffler, ε_l = {short(alone_eps.eps)}: clipped RMSE {short(alone_run.metrics['rmse'])}"
             if alone_run is not None
             else alone.error
         ),
-        f"ESA, shuffled: RMSE {short(m['rmse'])}",
-        "Central Gaussian, no LDP"
-        + (f" (ε_c = {short(central_eps.eps)} under replacement)" if central_eps.converted else "")
-        + f": RMSE {short(central_run.metrics['rmse'])}",
+        f"ESA, shuffled: clipped RMSE {short(m['rmse'])}",
+        f"Central Gaussian, no LDP, {central_eps.neighbouring} ε_c = {short(central_eps.eps)}"
+        + (" (removal ×2)" if central_eps.converted else "")
+        + f": clipped RMSE {short(central_run.metrics['rmse'])}",
     )
     for column, png, caption in zip(columns, pngs, captions):
         if png is not None:
@@ -222,7 +239,8 @@ else:
 _draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
-for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
+said = [n for n in p.notes if n != encoding.privacy_note and not (capped and "asked for" in n)]  # not said above
+for note in list(hist.notes) + said:
     st.info(plain(note, None))  # a data note may quote the data's values
 if alone_run is not None and alone_run.privacy["note"]:
     st.caption(f"No-shuffler image: {alone_run.privacy['note']}.")

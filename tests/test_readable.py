@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_clean, open_page
+from conftest import as_read, assert_clean, metric, open_page
 
 from ldpcore.data.datasets import load_dataset
 from ldpcore.experiment.protocol.run import analytic, paper_methods
@@ -47,7 +47,7 @@ def test_reconstruct_horse_tau_256_reads():
     assert m["ε analyst after shuffling"][0] == "0.5"
     assert all(len(value) <= 7 for value, _ in m.values())  # fits a metric column at 1280 px
     assert not any("eps_b / eps_f" in label or label.startswith("eps_") for label in m)
-    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "gray levels per pixel"
+    assert next(x for x in at.metric if x.label == "clipped RMSE").proto.delta == "gray levels per pixel"
     assert any("3,366,030 anonymous messages per respondent" in w.value for w in at.warning)
     assert len(at.image) == 4  # original, no shuffler at eps_c, ESA, central
     tight = next(e for e in at.expander if e.label == "What the tight accountant buys")
@@ -86,6 +86,39 @@ def test_errors_carry_the_datas_unit(dataset, unit):
     assert next(x for x in at.metric if x.label.endswith("RMSE")).proto.delta == unit
     if dataset == "heavy-hitters":
         assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.app
+def test_a_capped_eps_c_is_said_above_the_pictures_and_every_panel_uses_it():
+    """Horse at 64 px, eps_c = 3: Lemma II.6 stops at eps_l 6.401 (n = 76,876), so the certified eps_c is 1.902; the
+    warning says so first on the page, and the no-shuffler and central panels are drawn at 1.902, not at 3."""
+    at = open_page("app_pages/reconstruct.py", max_side="64", eps_c="3")
+    assert_clean(at)
+    first = as_read(at.warning[0].value)
+    assert "the certified eps_c is 1.902, below the 3 asked for" in first and "ε_c = 1.902" in first
+    alone, central = (at.image[i].proto.imgs[0].caption for i in (1, 3))
+    assert alone.startswith("No shuffler, ε_l = 1.90:") and "ε_c = 1.90" in central and "ε_c = 3" not in central
+    assert metric(at, "ε analyst after shuffling") == "1.90"
+    assert not [i for i in at.info if "asked for" in i.value]  # said once, above
+
+
+@pytest.mark.app
+def test_each_values_relative_error_is_offered():
+    """The histogram view offers each value's own relative error (estimate - true) / true, ranked by true count:
+    the rare values' is larger than the table's relative RMSE (RMSE / mean count) suggests."""
+    import base64
+
+    import plotly.io as pio
+
+    at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters", reconstruct_view="relative error",
+                   reconstruct_top_k="0")  # fmt: skip
+    assert_clean(at)
+    fig = pio.from_json(at.get("plotly_chart")[0].proto.spec)
+    assert fig.layout.yaxis.title.text == "relative error"
+    line = next(t for t in fig.data if t.name.endswith("relative error"))
+    y = line.y if not isinstance(line.y, dict) else np.frombuffer(base64.b64decode(line.y["bdata"]), line.y["dtype"])
+    y = np.asarray(y, dtype=float)
+    assert np.isfinite(y[:50]).all() and np.nanmax(np.abs(y)) > 100 * abs(y[0])  # the rare values' is larger
 
 
 @pytest.mark.app
@@ -171,7 +204,7 @@ def test_reconstruct_compare_as_replacement():
     grr = open_page("app_pages/reconstruct.py", encoding="grr", max_side="64")
     assert_clean(grr)
     assert grr.toggle(key="replacement").value is True
-    assert any("(ε_c = 2.00 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
+    assert any("no LDP, replacement ε_c = 2.00 (removal ×2)" in i.proto.imgs[0].caption for i in grr.image)
     onehot = open_page("app_pages/reconstruct.py", replacement="true")
     assert_clean(onehot)
     phone = next(x for x in onehot.metric if x.label == "ε per phone")

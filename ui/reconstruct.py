@@ -113,7 +113,7 @@ def certified_eps_c(inp: Input, spec: ProtocolSpec, eps_l: float, accountant: st
     return _certified(inp.key, inp.hist, replace(spec, eps_c=None, eps_l=float(eps_l), accountant=accountant).as_dict())
 
 
-VIEWS = ("ranked", "true vs estimate")
+VIEWS = ("ranked", "true vs estimate", "relative error")
 
 
 class Shown(NamedTuple):
@@ -157,6 +157,8 @@ def histogram_view(hist, series: dict, central=None, key: str = "hist") -> Shown
             log_y,
             title=f"Top {top_k:,} bins by true count" if top_k else "Bins ranked by true count",
         )
+    elif view == "relative error":
+        fig = relative_figure(shown, next(iter(shown.series)))
     else:
         fig = scatter_figure(shown, next(iter(shown.series)), hist.count_unit)
     st.plotly_chart(fig, width="stretch")
@@ -252,6 +254,53 @@ def _bands(view) -> list[go.Scatter]:
         for name in view.series
         if name in view.low
     ]
+
+
+def relative_figure(view, name: str) -> go.Figure:
+    """Each value's own relative error, (estimate - true count) / true count, ranked by true count, with the 95%
+    band of the raw estimate over the true count: a value holding a share p of n respondents has a relative error
+    of about RMSE / (p n), larger for the rare values than the table's relative RMSE (RMSE / mean count) says.
+    Values with no respondent have no relative error and are left out."""
+    x, truth = view.rank, np.asarray(view.truth, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(truth > 0, truth, np.nan)
+        y = (np.asarray(view.series[name], dtype=np.float64) - truth) / scale
+        bands = [
+            go.Scatter(
+                x=np.r_[x, x[::-1]],
+                y=np.r_[(view.high[name] - truth) / scale, ((view.low[name] - truth) / scale)[::-1]],
+                fill="toself",
+                fillcolor="rgba(99, 110, 250, 0.22)",
+                line=dict(width=0),
+                hoverinfo="skip",
+                name="95% band of the raw estimate",
+            )
+        ] if name in view.low else []  # fmt: skip
+    fig = go.Figure(bands)
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines+markers" if x.size <= 200 else "lines",
+            line=dict(color=PALETTE[0], width=1.5),
+            marker=dict(size=5, symbol="circle-open"),
+            name=f"{name}: relative error",
+            customdata=view.labels,
+            hovertemplate="rank %{x:,} (%{customdata})<br>relative error %{y:.3g}<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_color="black", line_width=1)
+    fig.update_layout(
+        title="Each value's relative error: (estimate - true count) / true count",
+        xaxis_title="value, ranked by true count" if x.size <= NAMED else "rank by true count",
+        yaxis_title="relative error",
+        height=420,
+        margin=dict(l=10, r=10, t=50, b=10),
+        legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.2),
+    )
+    if x.size <= NAMED:
+        fig.update_xaxes(tickmode="array", tickvals=list(x), ticktext=[str(n)[:24] for n in view.labels])
+    return fig
 
 
 def scatter_figure(view, name: str, count_unit: str) -> go.Figure:
