@@ -4,7 +4,16 @@ eps_c per row; the recommended row's link opens Reconstruct with that configurat
 URL reproduces the view."""
 
 import pytest
-from e2e_support import OUTPUT, assert_no_error, metric_value, needs_browser, open_page, slider_input, wait_idle
+from e2e_support import (
+    OUTPUT,
+    assert_no_error,
+    metric_value,
+    needs_browser,
+    open_page,
+    slider_input,
+    wait_for_metrics,
+    wait_idle,
+)
 
 pytestmark = [pytest.mark.browser, needs_browser()]
 
@@ -50,12 +59,12 @@ def test_plan_page_end_to_end(app_url, page):
     assert 0.3 < eps_c < 1
     page.screenshot(path=str(OUTPUT / "plan-target.png"), full_page=True)
 
-    # the recommended row's link opens Reconstruct with that configuration and the same eps_l
+    # the recommended row's button opens Reconstruct in this tab with that configuration and the same eps_l
     native = page.locator('[data-testid="stMetric"]').filter(has_text="eps_l").locator('[data-testid="stMetricDelta"]')
     native_eps_l = native.first.inner_text().split("native ")[1].split(" ")[0]
-    href = page.get_by_role("link", name="Simulate it on Reconstruct").get_attribute("href")
-    assert href.startswith("/reconstruct?") and "encoding=" in href and "accountant=" in href
-    open_page(page, f"{app_url}{href}", metrics=5)
+    page.get_by_role("button", name="Simulate it on Reconstruct").first.click()
+    page.wait_for_url("**/reconstruct**", timeout=120_000)
+    wait_for_metrics(page, 5, timeout=180_000)
     assert_no_error(page)
     assert abs(float(metric_value(page, "ε per phone")) - float(native_eps_l)) <= 0.051  # 3 digits shown
     page.screenshot(path=str(OUTPUT / "plan-link-reconstruct.png"), full_page=True)
