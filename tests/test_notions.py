@@ -1,4 +1,6 @@
-"""The one-notion conversion: removal -> replacement (2 eps, 2 delta); replacement and native unchanged."""
+"""The notions and their conversions: zero-out (the string "removal" in the records) -> replacement, (2 eps, 2 delta)
+from a number alone, the two channels' pair composed from a bound; the local rule (two bits for the whole report, one
+for a message); replacement and native unchanged."""
 
 import math
 
@@ -6,7 +8,9 @@ import pytest
 
 from ldpcore.experiment.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
-from ldpcore.privacy.notions import notions_differ, on_notion, replacement_eps
+from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.guarantee import Neighbouring
+from ldpcore.privacy.notions import Seen, local_on_notion, notions_differ, on_notion, replacement_bound, replacement_eps
 
 
 def test_removal_doubles_eps_and_delta():
@@ -22,7 +26,7 @@ def test_replacement_and_native_are_unchanged():
 
 
 def test_bad_notion_is_refused():
-    with pytest.raises(ValueError, match="neighbouring"):
+    with pytest.raises(ValueError, match="zero-out"):
         on_notion(1.0, "swap")
     with pytest.raises(ValueError, match="notion"):
         on_notion(1.0, "removal", "both")
@@ -51,3 +55,28 @@ def test_the_planner_converts_by_the_same_function():
         assert r.eps_l_replacement == replacement_eps(r.plan.eps_b, ENCODINGS[r.encoding].neighbouring)
     onehot = next(r for r in rows if r.encoding == "onehot")
     assert onehot.eps_c == pytest.approx(1.0, rel=1e-6) and onehot.eps_c_native == pytest.approx(0.5, rel=1e-6)
+
+
+def test_the_names_are_the_literatures():
+    """Zero-out is the relation one-hot certifies; its record string stays "removal" until the records move."""
+    assert Neighbouring.ZERO_OUT == "removal" and Neighbouring.ADD_OR_REMOVE_ONE is Neighbouring.ZERO_OUT
+    assert Neighbouring.REPLACE_ONE == "replacement"
+    assert ENCODINGS["onehot"].neighbouring is Neighbouring.ZERO_OUT
+
+
+def test_one_rule_for_the_local_eps():
+    """Under replacement two bits of a one-hot report change: the whole report pays 2 eps, one message eps."""
+    whole = local_on_notion(4.0, "removal", "replacement", Seen.REPORT)
+    message = local_on_notion(4.0, "removal", "replacement", Seen.MESSAGE)
+    assert (whole.eps, message.eps) == (8.0, 4.0) and whole.converted and message.converted
+    assert local_on_notion(4.0, "replacement", "replacement", Seen.REPORT).eps == 4.0
+    assert local_on_notion(4.0, "removal", "native", Seen.REPORT).eps == 4.0
+
+
+def test_a_bound_at_hand_composes_tighter_than_the_number():
+    """From the tight bound the two channels' pair gives well below (2 eps, 2 delta) (tests/test_replacement.py has
+    the exact values)."""
+    n, delta = 10_000, 1e-6
+    basic = on_notion(get_bound("tight").forward(3.0, n, delta / 2).eps_c, "removal", delta=delta / 2)
+    composed = replacement_bound(get_bound("tight")).forward(3.0, n, delta)
+    assert composed.eps_c < basic.eps and composed.neighbouring == "replacement"
