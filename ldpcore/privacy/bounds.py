@@ -490,7 +490,11 @@ def _solh_extra(eps0, n, delta, k):
 # --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.privacy.clones, ldpcore.privacy.tight ---
 
 
-def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k: bool = False) -> dict:
+def _curve_bound(
+    curve: Callable[[float, float, int, int | None], float],
+    uses_k: bool = False,
+    grid: Callable[[np.ndarray, float, int, int | None], np.ndarray] | None = None,
+) -> dict:
     """forward_fn, region_fn, inverse_fn and certify_fn of a bound given by its privacy curve delta(eps; eps0, n, k).
 
     The region is [EPS0_MIN, EPS0_MAX]: below, eps0-LDP alone already gives eps_c < 1e-6;
@@ -515,6 +519,8 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
         return EPS0_MIN, EPS0_MAX, ""
 
     def on_grid(eps, eps0, n, k, floor):
+        if grid is not None:
+            return grid(np.atleast_1d(eps), eps0, n, k)
         return np.array([curve(float(e), eps0, n, k) for e in np.atleast_1d(eps)])
 
     return dict(
@@ -522,8 +528,11 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
     )
 
 
-def _clones_curve(p_clone: Callable[[float], float]):
-    return lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0))
+def _clones_curve(p_clone: Callable[[float], float]) -> dict:
+    return _curve_bound(
+        lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0)),
+        grid=lambda eps, eps0, n, k: clones.clones_curve(eps, eps0, n, p_clone(eps0)),
+    )
 
 
 BOUNDS: dict[BoundName, Bound] = {}
@@ -676,7 +685,7 @@ register(
         f"{_FMT21}, numerical bound from the clone reduction",
         "any eps0-LDP randomizers",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: math.exp(-e0))),
+        **_clones_curve(lambda e0: math.exp(-e0)),
         explanation="The clone reduction computed exactly instead of bounded in closed form: the shuffled "
         "output is a post-processing of two counts decided by Bin(n-1, e^-eps0) clones, whose "
         "privacy curve is summed numerically. Holds for any eps0-LDP randomizer.",
@@ -691,7 +700,7 @@ register(
         f"{_FMT23}, stronger clone reduction",
         "randomized-response-type randomizers (binary RR, k-RR)",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: 2 / (math.exp(e0) + 1))),
+        **_clones_curve(lambda e0: 2 / (math.exp(e0) + 1)),
         explanation="For randomized-response-type randomizers each other report is a clone with probability "
         "2/(e^eps0+1) instead of e^-eps0, so more clones hide the target; same numeric curve as "
         "the numerical clones.",
