@@ -80,3 +80,19 @@ def test_a_bound_at_hand_composes_tighter_than_the_number():
     basic = on_notion(get_bound("tight").forward(3.0, n, delta / 2).eps_c, "removal", delta=delta / 2)
     composed = replacement_bound(get_bound("tight")).forward(3.0, n, delta)
     assert composed.eps_c < basic.eps and composed.neighbouring == "replacement"
+
+
+def test_an_encodings_bound_on_its_notion():
+    """A zero-out encoding read under replacement reaches two channels; replacement encodings and native reads one."""
+    from ldpcore.privacy.notions import bound_on_notion, central_on_notion, channels
+
+    tight = get_bound("tight")
+    assert channels("removal", "replacement") == 2 and channels("removal", "native") == 1
+    assert channels("replacement", "replacement") == 1
+    assert bound_on_notion(tight, "removal", "replacement").folds == 2
+    assert bound_on_notion(tight, "removal", "native") is tight
+    both = central_on_notion(tight, "removal", "replacement", 3.0, 10_000, 1e-6, None)
+    assert both.eps == replacement_bound(tight).forward(3.0, 10_000, 1e-6).eps_c and both.delta == 1e-6
+    assert both.native_eps == tight.forward(3.0, 10_000, 1e-6).eps_c and both.converted
+    grr = central_on_notion(get_bound("stronger-clone"), "replacement", "replacement", 3.0, 10_000, 1e-6, None)
+    assert not grr.converted and grr.eps == grr.native_eps

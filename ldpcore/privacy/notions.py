@@ -38,6 +38,7 @@ CONVERSION = (
 )
 LOCAL_CONVERSION = "replacement from zero-out: the observer sees both changed bits, 2 eps"
 CHANNELS = "changed bins' channels"
+COMPOSED = "replacement from zero-out: the two changed bins' channels composed through the accountant's dominating pair"
 
 
 class Seen(StrEnum):
@@ -109,6 +110,35 @@ def replacement_bound(bound: Bound) -> Bound:
     through the two-fold product of the channel's dominating pair (its privacy curve, or its closed form at several
     deltas), trivial bound 2 eps0."""
     return composed_bound(bound, 2, REPLACEMENT, CHANNELS)
+
+
+def channels(neighbouring: Neighbouring | str, notion: str) -> int:
+    """How many of its accountant's channels one neighbouring change in `notion` reaches: 2 for a zero-out
+    guarantee per channel read under replacement, else 1."""
+    return 2 if _checked(neighbouring, notion) == ZERO_OUT and notion == "replacement" else 1
+
+
+def bound_on_notion(bound: Bound, neighbouring: Neighbouring | str, notion: str) -> Bound:
+    """The bound that certifies an encoding of native `neighbouring` in `notion`: the bound itself, or for a zero-out
+    encoding under replacement the bound composed over the two changed channels (``replacement_bound``)."""
+    return replacement_bound(bound) if channels(neighbouring, notion) == 2 else bound
+
+
+def central_on_notion(
+    bound: Bound, neighbouring: Neighbouring | str, notion: str, eps0: float, n: int, delta: float, k: int | None
+) -> OnNotion:
+    """The central eps_c of eps0-LDP reports under `bound` at (n, delta), restated in `notion`: a zero-out guarantee
+    per channel under replacement through the two channels' dominating pair at the same delta (the bound at hand:
+    tighter than (2 eps, 2 delta)), else as the bound states it."""
+    native = _checked(neighbouring, notion)
+    amp = bound.forward(eps0, n, delta, k)
+    if amp.eps_c is None:
+        raise ValueError(amp.reason)
+    if channels(native, notion) == 1:
+        return OnNotion(amp.eps_c, delta, native, amp.eps_c, delta, native, "")
+    both = replacement_bound(bound).forward(eps0, n, delta, k)
+    assert both.eps_c is not None  # valid wherever the bound itself is
+    return OnNotion(both.eps_c, delta, REPLACEMENT, amp.eps_c, delta, native, COMPOSED)
 
 
 def notions_differ(neighbourings) -> bool:

@@ -1,4 +1,4 @@
-"""Repeated collection: the same protocol run T times on the same respondents (docs/composition.md, "Repeated collection").
+"""Repeated collection: the same protocol run T times on the same respondents (docs/composition.md).
 
 Each round draws fresh randomness; the respondent's value and the others' data may change between rounds. One
 respondent's data differing between two sequences of datasets makes each round a pair of neighbours (or of
