@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.privacy.bounds import BOUNDS, BoundName
+from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import accountant
 from ui.kit.axes import log_lines
 from ui.kit.controls import parse_delta
@@ -54,9 +55,22 @@ k = int(
     )
 )
 delta = parse_delta(delta_text, "1e-8")
+rounds = int(
+    st.number_input(
+        "Collections from the same people (rounds)",
+        min_value=1,
+        max_value=MAX_ROUNDS,
+        value=1,
+        step=1,
+        key="acc_rounds",
+        bind="query-params",
+        help="The table's eps_c and delta are the total over this many collections (e.g. 365 daily ones), each at "
+        "the local eps0, composed through each bound's dominating pair (its privacy curve, or its closed form at "
+        "several deltas); the charts show one collection.",
+    )
+)
 
-
-rows = accountant.table(n, delta, k, direction, value)
+rows = accountant.table(n, delta, k, direction, value, rounds)
 shown = "eps0" if direction == "eps_c" else "eps_c"
 by_name = {r["bound"]: r for r in rows}
 cols = st.columns(3)
@@ -73,7 +87,7 @@ for col, (name, label) in zip(
     if r[shown] is None:
         col.caption(r["note"])
 
-st.subheader("Every bound at these inputs")
+st.subheader("Every bound at these inputs" + (f", {rounds:,} collections" if rounds > 1 else ""))
 # the reason sits in the number's own cell where a bound gives no number, and the note comes right after
 st.dataframe(
     [{**r, "eps0": or_reason(r["eps0"], r["note"]), "eps_c": or_reason(r["eps_c"], r["note"])} for r in rows],

@@ -51,7 +51,7 @@ def test_a_year_is_below_basic_and_advanced_and_above_an_explicit_pair():
     assert r.basic.delta == pytest.approx(DELTA) and r.advanced.delta == pytest.approx(DELTA)
     lower = explicit_pair_lower(2.0, N, 365, DELTA)
     assert lower <= r.eps_c_total <= 1.15 * lower  # the worst case over the others' data costs a few percent
-    assert r.pair is PairKind.CURVE and r.neighbouring == "removal"
+    assert r.pair is PairKind.CURVE and r.neighbouring == "zero-out"
 
 
 def test_the_inverse_is_met_at_its_answer_and_missed_above():

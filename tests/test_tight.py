@@ -187,7 +187,7 @@ def test_the_float_error_allowance_covers_n_of_a_billion():
 @pytest.mark.parametrize("eps_c,eps_l", [(1.0, 10.68), (0.05, 5.61)])
 def test_horse_inverse(eps_c, eps_l):
     amp = get_bound("tight").inverse(eps_c, **HORSE)
-    assert round(amp.eps0, 2) == eps_l and amp.eps_c <= eps_c and amp.neighbouring == "removal"
+    assert round(amp.eps0, 2) == eps_l and amp.eps_c <= eps_c and amp.neighbouring == "zero-out"
     assert tight.delta_removal(eps_c, amp.eps0, HORSE["n"]) <= HORSE["delta"]
 
 

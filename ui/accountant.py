@@ -13,10 +13,11 @@ eps0_against_n = cached("results")(eps0_curve)
 
 
 @cached("results")
-def table(n: int, delta: float, k: int, direction: str, value: float) -> list[dict]:
+def table(n: int, delta: float, k: int, direction: str, value: float, rounds: int = 1) -> list[dict]:
     """One row per bound: eps0 and eps_c (None where the bound gives no number), the reason or a note, and what
-    the bound is (title, neighbouring, what it applies to)."""
-    rows = compare(n, delta, k, **{direction: value})
+    the bound is (title, neighbouring, what it applies to); with rounds > 1, eps_c the total over the rounds and
+    eps0 each round's."""
+    rows = compare(n, delta, k, **{direction: value}, rounds=rounds)
     return [
         {
             "bound": a.bound,

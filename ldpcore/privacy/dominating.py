@@ -30,6 +30,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from ldpcore.errors import InputError
 from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import Bound
 from ldpcore.privacy.guarantee import Neighbouring, PairKind
@@ -298,9 +299,15 @@ def _points(bound: Bound, eps0: float, n: int, k: int | None, smallest: float) -
     """(eps, delta) pairs a closed form certifies at eps0: log-spaced deltas from 1/2 down to `smallest`, and
     (eps0, 0) (an eps0-LDP report is eps0-DP after shuffling)."""
     decades = max(1.0, math.log10(0.5 / smallest))
-    deltas = np.geomspace(0.5, smallest, math.ceil(decades * DELTAS_PER_DECADE) + 1)
-    found = [(a.eps_c, float(d)) for d in deltas if (a := bound.forward(eps0, n, float(d), k)).eps_c is not None]
-    eps, delta = np.array([*found, (eps0, 0.0)]).T
+    found = [(eps0, 0.0)]
+    for d in np.geomspace(0.5, smallest, math.ceil(decades * DELTAS_PER_DECADE) + 1):
+        try:
+            lo, hi, reason = bound.region(n, float(d), k)
+        except InputError:  # the bound needs what it was not given (k): no point from it
+            break
+        if not reason and lo <= eps0 <= hi and (eps := bound.forward_fn(eps0, n, float(d), k)) < eps0:
+            found.append((eps, float(d)))
+    eps, delta = np.array(found).T
     return eps, delta
 
 
@@ -376,7 +383,8 @@ def composed_bound(bound: Bound, folds: int, neighbouring: Neighbouring, what: s
     """`bound` on `folds` channels or rounds that one neighbouring change reaches at once (each dominated by the
     bound's pair; together by its folds-fold product), stated under `neighbouring`; `what` names them in the
     title. Its forward is the composed pair's eps at delta; its inverse the largest eps0 whose composed pair
-    certifies (eps_c, delta). Cached: the same arguments give the same object (Bound.inverse memoises on it)."""
+    certifies (eps_c, delta); the bound's details of a result (extra_fn: SOLH's hash range) stay. Cached: the same
+    arguments give the same object (Bound.inverse memoises on it)."""
     kind = PairKind.CURVE if bound.curve_fn is not None else PairKind.POINTS
 
     def forward(eps0, n, delta, k, rtol=0.0):
@@ -393,9 +401,16 @@ def composed_bound(bound: Bound, folds: int, neighbouring: Neighbouring, what: s
         lo, hi, _ = bound.region(n, delta, k)
         good, bad = max(lo, eps_c / folds), hi  # good: folds channels, each eps_c/folds-DP
         ok = lambda e0: certify(eps_c, e0, n, delta, k)  # noqa: E731
-        if bound.proxy_fn is None:
+        if bound.proxy_fn is None:  # bracketed by the bound's own answers for one channel: basic composition's
+            # (eps_c / folds at delta / folds, usually certified) and eps_c itself at delta (folds channels need more)
             value = lambda e0: _composed_delta(bound, folds, eps_c, e0, n, delta, k)  # noqa: E731
-            return solver.boundary(value, delta, good, bad, rtol)
+            for guess in (
+                bound.inverse(eps_c / folds, n, delta / folds, k, rtol),
+                bound.inverse(eps_c, n, delta, k, rtol),
+            ):
+                if guess.eps0 is not None and good < guess.eps0 < bad:
+                    good, bad = (guess.eps0, bad) if value(guess.eps0) <= delta else (good, guess.eps0)
+            return solver.boundary(value, delta, good, bad, rtol, coarse=rtol / 4)
         level = TAIL_SHARE * delta / folds
         correction = (1.0,) * (STEPS + 1)
         for _ in range(SEARCH_ROUNDS):
@@ -429,7 +444,6 @@ def composed_bound(bound: Bound, folds: int, neighbouring: Neighbouring, what: s
         certify_fn=certify,
         exact_forward=None,
         exact_inverse=None,
-        extra_fn=None,
         solves=True,
         curve_fn=None,
         proxy_fn=None,

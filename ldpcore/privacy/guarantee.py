@@ -15,18 +15,15 @@ from enum import StrEnum
 class Neighbouring(StrEnum):
     """Which datasets of n respondents are neighbours (docs/notions.md).
 
-    REPLACE_ONE: one respondent's value replaced by another value (dp_accounting's REPLACE_ONE; "replacement").
-    ZERO_OUT: one respondent's value replaced by the null value, whose report is the randomized all-zeros report
-    (substitution with a null value: dp_accounting's REPLACE_SPECIAL). This is what the one-hot report, the
-    fragmented sketch and their accountants certify: n stays n, one bit of the report changes. Its string stays
-    "removal" (the word of the JSON records and pages until they move to the new name).
-    ADD_OR_REMOVE_ONE: kept as another name of ZERO_OUT for the modules that have not moved to the new name yet;
-    literal add/remove-one (a report more or fewer in every channel) is not a relation any result here states.
+    REPLACE_ONE ("replacement"): one respondent's value replaced by another value (dp_accounting's REPLACE_ONE).
+    ZERO_OUT ("zero-out"): one respondent's value replaced by the null value, whose report is the randomized
+    all-zeros report (substitution with a null value; dp_accounting's REPLACE_SPECIAL). This is what the one-hot
+    report, the fragmented sketch and their accountants certify: n stays n, one bit of the report changes.
+    Add/remove-one (a report more or fewer in every channel) is not a relation any result here states.
     """
 
     REPLACE_ONE = "replacement"
-    ZERO_OUT = "removal"
-    ADD_OR_REMOVE_ONE = "removal"
+    ZERO_OUT = "zero-out"
 
 
 class PairKind(StrEnum):

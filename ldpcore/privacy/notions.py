@@ -11,8 +11,9 @@
 Central eps under replacement, for a zero-out guarantee per channel: replacing v by v' changes two bins, whose
 channels are independent given the others' data (c holders of v, c' of v', c + c' <= n - 1), each dominated by
 the channel's dominating pair, so the pair's two-fold product dominates the release
-(``replacement_bound``, ldpcore.privacy.dominating). Where only a number is at hand (no bound to build a pair
-from), basic composition, (2 eps, 2 delta) (``on_notion``), and the conversion says so.
+(``replacement_bound``, ldpcore.privacy.dominating). Basic composition, (2 eps, 2 delta), is not used: every
+zero-out number here comes with the bound that certifies it (a plan, a cell, a planner row), and the central
+Gaussian baseline is restated exactly (``gaussian_on_notion``).
 
 Local eps under replacement, one rule: an observer's local eps is the zero-out eps times how many of the
 respondent's changed bits it sees. Replacing a value changes two bits of a one-hot report (or a fragmented
@@ -23,19 +24,17 @@ left as they are.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ldpcore.privacy.bounds import Bound
+from ldpcore.privacy.central import gaussian_eps
 from ldpcore.privacy.dominating import composed_bound
 from ldpcore.privacy.guarantee import Neighbouring
 
 NOTIONS = ("replacement", "native")
 ZERO_OUT, REPLACEMENT = Neighbouring.ZERO_OUT, Neighbouring.REPLACE_ONE
-CONVERSION = (
-    "replacement from zero-out: the two changed bins' channels composed by basic composition, (2 eps, 2 delta), "
-    "as no privacy curve is at hand for this number"
-)
 LOCAL_CONVERSION = "replacement from zero-out: the observer sees both changed bits, 2 eps"
 CHANNELS = "changed bins' channels"
 COMPOSED = "replacement from zero-out: the two changed bins' channels composed through the accountant's dominating pair"
@@ -76,18 +75,6 @@ def _checked(neighbouring: Neighbouring | str, notion: str) -> Neighbouring:
     return Neighbouring(neighbouring)
 
 
-def on_notion(
-    eps: float, neighbouring: Neighbouring | str, notion: str = "replacement", delta: float | None = None
-) -> OnNotion:
-    """A central (eps, delta) stated under `neighbouring` restated in `notion` ("replacement", or "native":
-    unchanged), from the number alone: a zero-out guarantee per channel becomes (2 eps, 2 delta). Where the bound
-    is at hand, ``replacement_bound`` composes its privacy curve instead (tighter)."""
-    neighbouring = _checked(neighbouring, notion)
-    if notion == "native" or neighbouring == REPLACEMENT:
-        return OnNotion(eps, delta, neighbouring, eps, delta, neighbouring, "")
-    return OnNotion(2 * eps, None if delta is None else 2 * delta, REPLACEMENT, eps, delta, neighbouring, CONVERSION)
-
-
 def local_on_notion(eps: float, neighbouring: Neighbouring | str, notion: str, seen: Seen) -> OnNotion:
     """A local eps stated under `neighbouring` restated in `notion`: under replacement a zero-out eps doubles for an
     observer of the whole report (both changed bits) and stays for one message (one bit)."""
@@ -118,27 +105,13 @@ def channels(neighbouring: Neighbouring | str, notion: str) -> int:
     return 2 if _checked(neighbouring, notion) == ZERO_OUT and notion == "replacement" else 1
 
 
-def bound_on_notion(bound: Bound, neighbouring: Neighbouring | str, notion: str) -> Bound:
-    """The bound that certifies an encoding of native `neighbouring` in `notion`: the bound itself, or for a zero-out
-    encoding under replacement the bound composed over the two changed channels (``replacement_bound``)."""
-    return replacement_bound(bound) if channels(neighbouring, notion) == 2 else bound
-
-
-def central_on_notion(
-    bound: Bound, neighbouring: Neighbouring | str, notion: str, eps0: float, n: int, delta: float, k: int | None
-) -> OnNotion:
-    """The central eps_c of eps0-LDP reports under `bound` at (n, delta), restated in `notion`: a zero-out guarantee
-    per channel under replacement through the two channels' dominating pair at the same delta (the bound at hand:
-    tighter than (2 eps, 2 delta)), else as the bound states it."""
-    native = _checked(neighbouring, notion)
-    amp = bound.forward(eps0, n, delta, k)
-    if amp.eps_c is None:
-        raise ValueError(amp.reason)
-    if channels(native, notion) == 1:
-        return OnNotion(amp.eps_c, delta, native, amp.eps_c, delta, native, "")
-    both = replacement_bound(bound).forward(eps0, n, delta, k)
-    assert both.eps_c is not None  # valid wherever the bound itself is
-    return OnNotion(both.eps_c, delta, REPLACEMENT, amp.eps_c, delta, native, COMPOSED)
+def gaussian_on_notion(eps: float, sigma: float, delta: float, notion: str) -> OnNotion:
+    """The central Gaussian baseline's eps (noise sigma, L2 sensitivity 1: one count removed, zero-out) in
+    `notion`: under replacement one count goes down and another up, sensitivity sqrt(2), at the same delta."""
+    if _checked(ZERO_OUT, notion) and notion == "native":
+        return OnNotion(eps, delta, ZERO_OUT, eps, delta, ZERO_OUT, "")
+    words = "replacement from zero-out: the same Gaussian noise at L2 sensitivity sqrt(2) (one count down, one up)"
+    return OnNotion(gaussian_eps(sigma, delta, math.sqrt(2)), delta, REPLACEMENT, eps, delta, ZERO_OUT, words)
 
 
 def notions_differ(neighbourings) -> bool:

@@ -21,7 +21,7 @@ from ldpcore.privacy.bounds import Bound
 from ldpcore.privacy.composition import Composition, advanced_composition, basic_composition
 from ldpcore.privacy.dominating import composed_bound
 from ldpcore.privacy.guarantee import Guarantee, Neighbouring, PairKind
-from ldpcore.privacy.notions import CHANNELS, REPLACEMENT
+from ldpcore.privacy.notions import REPLACEMENT, replacement_bound
 
 MAX_ROUNDS = 100_000  # rounds composed at most (the composed distribution has 64 T + 1 points)
 ROUNDS = "rounds"
@@ -69,21 +69,28 @@ class Rounds:
         return self.per_round.value
 
 
-def _bounds(bound: Bound, rounds: int, channels: int) -> tuple[Bound, Bound, Neighbouring]:
-    """(the bound of one round, of all rounds, their relation): channels 2 is one-hot under replacement. One round
-    is the bound itself (or its two channels), not a pair built from it."""
+def round_bound(bound: Bound, channels: int = 1) -> Bound:
+    """The bound of one round: the bound itself, or over the two channels of a replacement (channels 2)."""
+    return bound if channels == 1 else replacement_bound(bound)
+
+
+def collection_bound(bound: Bound, rounds: int, channels: int = 1) -> Bound:
+    """The bound of `rounds` collections (one round: ``round_bound``, not a pair built from it), each reaching
+    `channels` of the bound's channels: the rounds x channels-fold product of the bound's dominating pair."""
+    if rounds == 1:
+        return round_bound(bound, channels)
     if channels == 1:
-        one, neighbouring = bound, bound.neighbouring
-        every = composed_bound(bound, rounds, neighbouring, ROUNDS) if rounds > 1 else one
-    else:
-        one, neighbouring = composed_bound(bound, channels, REPLACEMENT, CHANNELS), REPLACEMENT
-        every = composed_bound(bound, channels * rounds, neighbouring, f"{CHANNELS} over {rounds} {ROUNDS}")
-    return one, every, neighbouring
+        return composed_bound(bound, rounds, bound.neighbouring, ROUNDS)
+    return composed_bound(
+        bound, channels * rounds, REPLACEMENT, f"channels ({channels} changed bins in each of {rounds} {ROUNDS})"
+    )
 
 
-def _at(bound: Bound, rounds: int, channels: int, eps0: float, n: int, delta: float, k, total: Guarantee) -> Rounds:
+def rounds_at(
+    bound: Bound, rounds: int, channels: int, eps0: float, n: int, delta: float, k: int | None, total: Guarantee
+) -> Rounds:
     """The Rounds record at eps0 with its total, and the per-round, basic and advanced numbers beside it."""
-    one, _, neighbouring = _bounds(bound, rounds, channels)
+    one = round_bound(bound, channels)
     per = one.forward(eps0, n, delta / rounds, k, COMPARE_RTOL)
     half = one.forward(eps0, n, delta / (2 * rounds), k, COMPARE_RTOL)
     basic = basic_composition(per.eps_c, delta / rounds, rounds) if per.eps_c is not None else None
@@ -91,7 +98,7 @@ def _at(bound: Bound, rounds: int, channels: int, eps0: float, n: int, delta: fl
         advanced_composition(half.eps_c, delta / (2 * rounds), rounds, delta / 2) if half.eps_c is not None else None
     )
     kind = PairKind.CURVE if bound.curve_fn is not None else PairKind.POINTS
-    return Rounds(rounds, bound.name, neighbouring, n, eps0, total, per.guarantee, basic, advanced, kind, channels)
+    return Rounds(rounds, bound.name, one.neighbouring, n, eps0, total, per.guarantee, basic, advanced, kind, channels)
 
 
 def rounds_forward(
@@ -101,12 +108,12 @@ def rounds_forward(
     channels one round's neighbouring change reaches, 2 for one-hot under replacement)."""
     eps0, delta = check_eps(eps0, "eps0"), check_delta(delta)
     rounds, channels = check_whole(rounds, 1, "rounds", MAX_ROUNDS), check_whole(channels, 1, "channels", 2)
-    _, every, neighbouring = _bounds(bound, rounds, channels)
+    every = collection_bound(bound, rounds, channels)
     amp = every.forward(eps0, n, delta, k)
-    total = Guarantee(amp.eps_c, every.name, neighbouring, delta) if amp.eps_c is not None else amp.guarantee
+    total = amp.guarantee
     if not total.valid:
-        return Rounds(rounds, bound.name, neighbouring, n, eps0, total, total, None, None, None, channels)
-    return _at(bound, rounds, channels, eps0, n, delta, k, total)
+        return Rounds(rounds, bound.name, every.neighbouring, n, eps0, total, total, None, None, None, channels)
+    return rounds_at(bound, rounds, channels, eps0, n, delta, k, total)
 
 
 def rounds_inverse(
@@ -115,10 +122,9 @@ def rounds_inverse(
     """The largest local eps0 per round whose `rounds` collections together certify (eps_c, delta)."""
     eps_c, delta = check_eps(eps_c, "eps_c"), check_delta(delta)
     rounds, channels = check_whole(rounds, 1, "rounds", MAX_ROUNDS), check_whole(channels, 1, "channels", 2)
-    _, every, neighbouring = _bounds(bound, rounds, channels)
+    every = collection_bound(bound, rounds, channels)
     amp = every.inverse(eps_c, n, delta, k)
-    if amp.eps0 is None or amp.eps_c is None:
-        total = amp.guarantee
-        return Rounds(rounds, bound.name, neighbouring, n, None, total, total, None, None, None, channels)
-    total = Guarantee(amp.eps_c, every.name, neighbouring, delta)
-    return _at(bound, rounds, channels, amp.eps0, n, delta, k, total)
+    total = amp.guarantee
+    if amp.eps0 is None or not total.valid:
+        return Rounds(rounds, bound.name, every.neighbouring, n, None, total, total, None, None, None, channels)
+    return rounds_at(bound, rounds, channels, amp.eps0, n, delta, k, total)

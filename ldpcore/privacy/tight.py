@@ -3,7 +3,7 @@ in the worst case over the other respondents' data (docs/tight_accountant.md).
 
 Each bin of an attribute-fragmented one-hot report is its own shuffled channel of binary
 randomized response with flip probability p = 1/(1+e^eps0). One respondent changes ONE
-bin (removal, as the product accounts). If c of the other m = n-1 respondents hold a 1
+bin (zero-out, as the product accounts). If c of the other m = n-1 respondents hold a 1
 in that bin, the analyzer sees Y_c + Bern(1-p) (target present) or Y_c + Bern(p) (absent),
 Y_c = Bin(c, 1-p) + Bin(m-c, p), and
 
