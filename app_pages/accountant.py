@@ -1,14 +1,19 @@
 """Accountant: every amplification bound side by side, local <-> central epsilon."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
+from ldpcore.export.reproduce import AccountantView
+from ldpcore.export.view_records import accountant_record
 from ldpcore.privacy.bounds import BOUNDS, BoundName
 from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import accountant
 from ui.kit.axes import log_lines
 from ui.kit.controls import parse_delta
 from ui.kit.format import or_reason
+from ui.kit.take_home import take_home
 
 st.title("Accountant")
 st.caption(
@@ -128,6 +133,12 @@ for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for na
         ),
         width="stretch",
     )
+
+rows_of = accountant.amplifications(n, delta, k, direction, value, rounds)
+record = partial(
+    accountant_record, n, delta, k, direction, value, rounds, rows_of, eps0_grid, curves, target, n_grid, per_n
+)
+take_home(AccountantView(n, delta, k, direction, value, rounds), "accountant", record)
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():

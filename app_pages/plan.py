@@ -8,13 +8,15 @@ import streamlit as st
 
 from ldpcore.experiment import planning as planner
 from ldpcore.export import fmt, to_json
+from ldpcore.export.reproduce import PlanView
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import plan
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
-from ui.kit.format import short
+from ui.kit.format import plain, short
 from ui.kit.inputs import data_sidebar
+from ui.kit.take_home import take_home
 from ui.plan import SHAPE, shape_sidebar
 
 
@@ -118,7 +120,7 @@ notions = "eps_c and eps_l in the replacement notion" if table.notion == "replac
 if table.rounds > 1:
     notions += f"; over {table.rounds:,} collections (eps_c and delta their total, eps_l each collection's)"
 st.caption(
-    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
     + "."
 )
@@ -198,6 +200,11 @@ st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "te
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
 )
+if inp.source is not None:  # the question as code: its script and notebook print the Table (JSON)
+    asked = "table" if solve == "error" else solve
+    limits = (max_messages or None, max_bits or None)
+    view = PlanView(inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits, rounds=int(rounds))
+    take_home(view, "plan", None)
 st.plotly_chart(plan.pareto_figure(table), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
