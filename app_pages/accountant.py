@@ -60,8 +60,9 @@ k = int(
     )
 )
 delta = parse_delta(delta_text, "1e-8")
+r1, r2 = st.columns([2, 3])
 rounds = int(
-    st.number_input(
+    r1.number_input(
         "Collections from the same people (rounds)",
         min_value=1,
         max_value=MAX_ROUNDS,
@@ -74,8 +75,20 @@ rounds = int(
         "several deltas); the charts show one collection.",
     )
 )
+notion = r2.radio(
+    "Notion of eps_c",
+    ["native", "replacement"],
+    key="acc_notion",
+    bind="query-params",
+    horizontal=True,
+    help="native: each bound's own (zero-out for Lemma II.6, Theorem III.1 and the tight curve: one attribute "
+    "fragment's channel, the respondent's bit 1 rather than 0); replacement: those three over the two channels a "
+    "one-hot respondent's replaced value changes, composed through the bound's dominating pair (as `ldpcore "
+    "amplify --notion replacement`). The other bounds are replacement bounds already. The charts show each "
+    "bound's own notion.",
+)
 
-rows = accountant.table(n, delta, k, direction, value, rounds)
+rows = accountant.table(n, delta, k, direction, value, rounds, notion)
 shown = "eps0" if direction == "eps_c" else "eps_c"
 by_name = {r["bound"]: r for r in rows}
 cols = st.columns(3)
@@ -134,11 +147,10 @@ for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for na
         width="stretch",
     )
 
-rows_of = accountant.amplifications(n, delta, k, direction, value, rounds)
-record = partial(
-    accountant_record, n, delta, k, direction, value, rounds, rows_of, eps0_grid, curves, target, n_grid, per_n
-)
-take_home(AccountantView(n, delta, k, direction, value, rounds), "accountant", record)
+rows_of = accountant.amplifications(n, delta, k, direction, value, rounds, notion)
+setting = (n, delta, k, direction, value, rounds, notion)
+record = partial(accountant_record, *setting, rows_of, eps0_grid, curves, target, n_grid, per_n)
+take_home(AccountantView(*setting), "accountant", record)
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():

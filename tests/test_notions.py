@@ -100,3 +100,23 @@ def test_an_encodings_bound_on_its_notion():
     assert round_bound(tight, channels("zero-out", "native")) is tight
     g = gaussian_on_notion(1.0, 4.8087, 5e-8, "replacement")
     assert g.converted and 1.4 < g.eps < 1.5 and g.delta == 5e-8  # sqrt(2) sensitivity: about sqrt(2) eps
+
+
+def test_the_accountant_table_in_the_replacement_notion():
+    """The Accountant page's table under replacement (compare(..., notion)): the zero-out bounds over the two
+    changed channels (their replacement_bound, as `amplify --notion replacement`), the replacement bounds as they
+    are; at Horse's eps_c = 1 the tight eps0 is 10.29 (10.68 for one channel)."""
+    from ldpcore.privacy.accountant import compare
+
+    native = {a.bound: a for a in compare(1_914_589, 5e-8, 2, eps_c=1.0)}
+    both = {a.bound: a for a in compare(1_914_589, 5e-8, 2, eps_c=1.0, notion="replacement")}
+    for name, a in both.items():
+        assert a.neighbouring == "replacement"
+        if get_bound(name).neighbouring == "zero-out":
+            assert a.eps0 == pytest.approx(
+                replacement_bound(get_bound(name)).inverse(1.0, 1_914_589, 5e-8).eps0, rel=1e-9
+            )
+            assert a.eps0 < native[name].eps0
+        else:
+            assert a.eps0 == native[name].eps0
+    assert both["tight-binary-rr"].eps0 == pytest.approx(10.2916, abs=1e-3)

@@ -124,6 +124,7 @@ def accountant_record(
     given: str,
     value: float,
     rounds: int,
+    notion: str,
     rows: Sequence[Amplification],
     eps0_grid: Sequence[float],
     eps_c_curves: Mapping,
@@ -132,8 +133,8 @@ def accountant_record(
     eps0_curves: Mapping,
 ) -> dict:
     """The Accountant page: every bound at the inputs (given "eps_c" or "eps0" = value; over `rounds`
-    collections, eps_c the total), eps_c against eps0 at n, and the largest eps0 for eps_c = target against n
-    (NaN where a bound gives nothing)."""
+    collections, eps_c the total; in `notion`), eps_c against eps0 at n, and the largest eps0 for eps_c = target
+    against n (one collection, each bound's own notion; NaN where a bound gives nothing)."""
     return {
         "n": n,
         "delta": delta,
@@ -141,6 +142,7 @@ def accountant_record(
         "given": given,
         "value": value,
         "rounds": rounds,
+        "notion": notion,
         "bounds": [a.as_dict() for a in rows],
         "eps_c_against_eps0": {"eps0": _list(eps0_grid), "curves": {k: _list(v) for k, v in eps_c_curves.items()}},
         "eps0_against_n": {

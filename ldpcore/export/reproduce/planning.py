@@ -123,7 +123,7 @@ class PlanView:
         )
 
 
-BOUNDS_CODE = """rows = compare(N, DELTA, K, **{GIVEN: VALUE}, rounds=ROUNDS)
+BOUNDS_CODE = """rows = compare(N, DELTA, K, **{GIVEN: VALUE}, rounds=ROUNDS, notion=NOTION)
 for a in rows:
     found = f"eps0 {a.eps0:.4g}, eps_c {a.eps_c:.4g}" if a.valid else a.reason
     print(f"{a.bound}: {found}")"""
@@ -157,8 +157,9 @@ ACCOUNTANT_FIGURES = '''def figures(
 
 @dataclass(frozen=True)
 class AccountantView:
-    """The Accountant page: n, delta, the domain k, the given epsilon (given "eps_c" or "eps0", value) and the
-    collections from the same people (rounds: the table's eps_c their total, eps0 each one's)."""
+    """The Accountant page: n, delta, the domain k, the given epsilon (given "eps_c" or "eps0", value), the
+    collections from the same people (rounds: the table's eps_c their total, eps0 each one's) and the notion of
+    the table's eps_c."""
 
     n: int
     delta: float
@@ -166,6 +167,7 @@ class AccountantView:
     given: str
     value: float
     rounds: int = 1
+    notion: str = "native"
 
     @property
     def target(self) -> float:
@@ -177,7 +179,7 @@ class AccountantView:
             [
                 f"N, DELTA, K = {self.n}, {literal(float(self.delta))}, {self.k}",
                 f"GIVEN, VALUE = {literal(self.given)}, {literal(float(self.value))}",
-                f"ROUNDS = {self.rounds}",
+                f"ROUNDS, NOTION = {self.rounds}, {literal(self.notion)}",
             ]
         )
         steps = (
@@ -186,7 +188,9 @@ class AccountantView:
                 "How much a crowd of N shuffled reports amplifies a local eps0 into a central (eps_c, delta) "
                 "guarantee, by every bound (ldpcore.privacy.bounds): given eps_c, the largest eps0 each "
                 "certifies; given eps0, the eps_c; over ROUNDS collections from the same people, eps_c and "
-                "delta are their total (ldpcore.privacy.rounds). A bound that does not apply says why.",
+                "delta are their total (ldpcore.privacy.rounds); NOTION replacement: the zero-out bounds over "
+                "the two channels a one-hot respondent's replaced value changes. A bound that does not apply "
+                "says why.",
                 f"{inputs}\n{BOUNDS_CODE}",
             ),
             Step(
@@ -205,6 +209,7 @@ class AccountantView:
             "GIVEN",
             "VALUE",
             "ROUNDS",
+            "NOTION",
             "rows",
             "eps0_grid",
             "eps_c_curves",
