@@ -178,3 +178,15 @@ def test_the_composition_docs_numbers_are_what_the_tool_prints(capsys):
     budget = as_json(capsys, *horse, "--eps-c", "4", "--rounds", "365")
     claim(text, "allows eps0 = {} per day under replacement", f"{budget['eps0']:.2f}")
     claim(text, "would cost {} by basic", f"{budget['eps_c_total_basic']:.1f}")
+
+
+def test_the_readmes_plan_numbers_are_what_the_tool_prints(capsys):
+    """README's Plan paragraph: Horse at replacement eps_c = 1 recommends one-hot with the tight accountant (its
+    eps_l and RMSE) against GRR with the Bennett blanket (the runner-up among one-hot and GRR rows)."""
+    table = as_json(capsys, "plan", "--dataset", "horse", "--eps-c", "1", "--encodings", "onehot,grr")
+    best = min((r for r in table["rows"] if r["ranked"]), key=lambda r: r["rmse"])
+    grr = next(r for r in table["rows"] if r["encoding"] == "grr" and r["accountant"] == "blanket-bennett")
+    assert (table["recommended"], best["accountant"]) == ("onehot", "tight-binary-rr")
+    claim(README, "the tight accountant: eps_l {}, predicted", f"{best['eps_l']:.2f}")
+    claim(README, "predicted RMSE {} per bin", f"{best['rmse']:.2f}")
+    claim(README, "GRR with the Bennett blanket at {}.", f"{grr['rmse']:.2f}")
