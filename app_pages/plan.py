@@ -10,6 +10,7 @@ from ldpcore.experiment import planning as planner
 from ldpcore.export import fmt, to_json
 from ldpcore.export.reproduce import PlanView
 from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import plan
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
@@ -84,8 +85,20 @@ with st.sidebar:
         key="plan_notion",
         bind="query-params",
         horizontal=True,
-        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's removal "
-        "accounting is converted, each row says how); native: each encoding's own notion.",
+        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's "
+        "zero-out accounting through its two changed channels, each row says how); native: each encoding's own "
+        "notion (zero-out for one-hot: its value replaced by the null report).",
+    )
+    rounds = st.number_input(
+        "Collections from the same people (rounds)",
+        min_value=1,
+        max_value=MAX_ROUNDS,
+        value=1,
+        step=1,
+        key="plan_rounds",
+        bind="query-params",
+        help="eps_c and delta are the total over this many collections (e.g. 365 for a year of daily ones), "
+        "composed through each accountant's dominating pair; every row's eps_l is then each collection's.",
     )
     encodings = st.multiselect("Encodings (empty: all)", list(ENCODINGS), key="plan_encodings", bind="query-params")
     max_messages = st.number_input(
@@ -134,9 +147,12 @@ with input_errors():
         (max_messages or None, max_bits or None),
         rule,
         delta_with_n,
+        int(rounds),
     )
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
+if table.rounds > 1:
+    notions += f"; over {table.rounds:,} collections (eps_c and delta their total, eps_l each collection's)"
 st.caption(
     f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g} "
     f"({query.delta_from}); {notions}"
@@ -269,7 +285,7 @@ if inp.source is not None:  # the question as code: its script and notebook prin
     asked = "table" if solve == "error" else solve
     limits = (max_messages or None, max_bits or None)
     question = (inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits)
-    take_home(PlanView(*question, rule=rule, delta_with_n=delta_with_n), "plan", None)
+    take_home(PlanView(*question, rounds=int(rounds), rule=rule, delta_with_n=delta_with_n), "plan", None)
 st.plotly_chart(plan.pareto_figure(table, hist.unit), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")

@@ -55,12 +55,13 @@ def table(
     constraints: tuple[float | None, float | None],
     rule: str,
     delta_with_n: bool,
+    rounds: int = 1,
 ) -> tuple[planner.PlanQuery, planner.PlanTable]:
     """The planner's question for the page's settings and its answer, cached on the input's key and the settings:
     solve "error" at eps_c, or the smallest "eps_c" or "n" that meets the target; delta and how it was chosen
     (planner.DELTA_FROM); constraints (messages, bits; None: no limit); the rule of the recommendation; whether
-    delta follows n (solving for n)."""
-    settings = (solve, eps_c, target, delta, notion, tuple(encodings), constraints, rule, delta_with_n)
+    delta follows n (solving for n); rounds: collections from the same respondents, eps_c their total."""
+    settings = (solve, eps_c, target, delta, notion, tuple(encodings), constraints, rule, delta_with_n, rounds)
     query = planner.PlanQuery(
         inp.hist.counts,
         inp.hist.name,
@@ -70,6 +71,7 @@ def table(
         target=None if target is None else planner.Target(*target),
         solve="table" if solve == "error" else solve,
         notion=notion,
+        rounds=rounds,
         encodings=tuple(encodings),
         constraints=planner.Constraints(*constraints),
         rule=rule,
@@ -87,12 +89,14 @@ def delta_source(inp: Input, typed: bool) -> str:
 
 
 @cached("results", spinner="Drawing the error curves...")
-def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion):
-    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params)
+def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion, rounds):
+    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params, rounds)
 
 
 def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
-    return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
+    return _curve(
+        inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion, row.rounds
+    )
 
 
 def _up(x: float) -> float:
@@ -116,13 +120,14 @@ PAGES = {"reconstruct": "app_pages/reconstruct.py", "tradeoffs": "app_pages/trad
 def link(row: planner.PlanRow, data: Mapping[str, object]) -> dict[str, object] | None:
     """The controls of Reconstruct or Trade-offs that open the row there, by key: the data as chosen on Plan
     (`data`: ui.kit.inputs.Input.values) and the row's encoding, parameters and accountant at the accountant's
-    own eps_c and delta, so the same eps_l; report fragments off. None where the row has no configuration (it
-    says why)."""
+    own eps_c and delta for one channel and one collection (eps_c_native, delta_native), so the same eps_l; report
+    fragments off. None where the row has no configuration (it says why)."""
     spec = row.spec
-    if spec is None or spec.eps_c is None:
+    if spec is None or spec.eps_c is None or row.eps_c_native is None:
         return None
     values: dict[str, object] = {**data, "encoding": spec.encoding, "accountant": str(spec.accountant)}
-    values |= {"eps_c": _up(spec.eps_c), "delta": typed(spec.delta)}
+    delta = spec.delta if row.delta_native is None else row.delta_native
+    values |= {"eps_c": _up(row.eps_c_native), "delta": typed(delta)}
     if ENCODINGS[spec.encoding].fragments:  # the page's fragments switch is drawn for this encoding only
         values["fragments"] = spec.tau is not None
     if spec.tau is not None:

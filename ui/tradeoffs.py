@@ -1,5 +1,6 @@
 """Trade-offs' views: the analytic curves of every method against eps_c (ldpcore.experiment.protocol.run.analytic,
-cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and messages against eps_c."""
+cached like ui.kit.runs, in the chosen notion), and the figures and table of RMSE, local epsilons and messages
+against eps_c. Every restated number comes from ldpcore (analytic, compare.cells_on_notion)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import math
 import plotly.graph_objects as go
 
 from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.compare import cells_on_notion
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
-from ldpcore.privacy.notions import on_notion
+from ldpcore.privacy.guarantee import Neighbouring
 from ui.kit.axes import Look, layout
 from ui.kit.cache import cached
 from ui.kit.colours import method_look
@@ -21,15 +23,17 @@ from ui.kit.runs import run_spec
 
 
 @cached("results")
-def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
+def _curve(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple, notion: str
+) -> list[dict | None]:
     method = Method("", ProtocolSpec(**spec), central)
-    return [analytic(method, e, _hist) for e in eps_grid]
+    return [analytic(method, e, _hist, notion) for e in eps_grid]
 
 
-def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:
-    """The analytic curves of method at every eps_c of eps_grid (ldpcore.experiment.analytic), cached."""
+def curve(inp: Input, method: Method, eps_grid, notion: str = "native") -> list[dict | None]:
+    """The analytic curves of method at every eps_c of eps_grid in `notion` (ldpcore's analytic), cached."""
     grid = tuple(float(e) for e in eps_grid)
-    return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid)
+    return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid, notion)
 
 
 EPS_C = "ε<sub>c</sub>"  # math in a chart's text: a subscript (plotly's <sub>), on screen and in a printed figure
@@ -53,8 +57,9 @@ def _mark(fig: go.Figure, eps_c: float) -> None:
 
 
 def neighbouring_of(method) -> str:
-    """The notion a method's numbers are stated in: the encoding's, removal for the central Gaussian."""
-    return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
+    """The notion a method's numbers are stated in: the encoding's, zero-out for the central Gaussian (one count
+    removed)."""
+    return Neighbouring.ZERO_OUT if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
 HOVER = "<b>%{fullData.name}</b><br>ε<sub>c</sub> = %{x:.4g}<br>"
@@ -93,7 +98,7 @@ def _entry(fig: go.Figure, label: str, series: Look, mode: str = "lines+markers"
     )
 
 
-def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, conv, series: Look) -> None:
+def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, series: Look) -> None:
     """A method's analytic RMSE line (faded where only an approximation is known: the count sketch's median
     readout) and its measured raw (open marker) and clipped (filled) RMSE, drawn at each cell's certified eps_c."""
     approximate = any(c["rmse_raw_note"] for c in line)
@@ -114,7 +119,7 @@ def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: li
     for key, open_, size, what in (("rmse_raw", True, 10, "raw"), ("rmse", False, 7, "clipped")):
         fig.add_trace(
             go.Scatter(
-                x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
+                x=[c.privacy["eps_c"] for c in ok],
                 y=[c.metrics[key] for c in ok],
                 mode="markers",
                 marker=dict(
@@ -131,7 +136,7 @@ def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: li
         )
 
 
-def _local_traces(eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, conv, series: Look) -> None:
+def _local_traces(eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, series: Look) -> None:
     """A protocol's local epsilons (thick line: per phone; thin line with open markers: per captured shuffler) and
     its messages per phone, each in the method's colour and dash."""
     _entry(eps, label, series, "lines")
@@ -139,7 +144,7 @@ def _local_traces(eps: go.Figure, msgs: go.Figure, label: str, line: list[dict],
         eps.add_trace(
             go.Scatter(
                 x=xs,
-                y=[conv(c[key]) for c in line],
+                y=[c[key] for c in line],
                 mode="lines" if per_phone else "lines+markers",
                 line=dict(color=series.color, dash=series.dash, width=series.width + 1 if per_phone else 1),
                 marker=dict(color=series.color, symbol=series.symbol + "-open", size=6, maxdisplayed=8),
@@ -165,25 +170,22 @@ def tradeoff_figures(methods, measured, curves, current: float, unit: str, notio
     """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers, each method in its own
     colour, dash and marker shape (ui.kit.colours.method_look; the lines narrower the later they are drawn, so a
     line exactly on another leaves it visible), what the markers and line widths mean in the legend itself.
-    unit: the data's (Histogram.unit); notion "replacement": every epsilon (x and y) restated under replacement by
-    ldpcore.privacy.notions.on_notion."""
+    unit: the data's (Histogram.unit); notion "replacement": curves computed in that notion (every epsilon, x and
+    y, restated by ldpcore) and the cells restated alike (compare.cells_on_notion)."""
     rmse, eps, msgs = go.Figure(), go.Figure(), go.Figure()
     one = notion == "replacement"
     x_title = f"central {EPS_C}" + (" (replacement)" if one else " (each method's own notion)")
+    measured = cells_on_notion([c for c in measured if c.error is None], notion)
     for j, m in enumerate(methods):
         series = method_look(m.label)._replace(width=max(1.0, 3.4 - 0.6 * j))
         native = neighbouring_of(m)
-
-        def conv(e, native=native):
-            return on_notion(e, native, notion).eps
-
-        label = m.label + ("" if not one or native == "replacement" else " [removal ×2]")
+        label = m.label + ("" if not one or native == "replacement" else f" [{native}, restated]")
         line = [c for c in curves[m.label] if c is not None]
-        ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
-        xs = [conv(c["eps_c"]) for c in line]
-        _error_traces(rmse, label, line, ok, xs, conv, series)
+        ok = [c for c in measured if c.method == m.label]  # drawn at the certified eps_c
+        xs = [c["eps_c"] for c in line]
+        _error_traces(rmse, label, line, ok, xs, series)
         if not m.central:
-            _local_traces(eps, msgs, label, line, xs, conv, series)
+            _local_traces(eps, msgs, label, line, xs, series)
     _key(rmse, "line: analytic std of the raw estimate")
     _key(rmse, "open: measured RMSE, raw estimate", "none", "circle-open")
     _key(rmse, "filled: measured RMSE, clipped estimate", "none", "circle")
@@ -215,16 +217,15 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
             columns = ("ε_c", "ε per phone", "ε per captured shuffler", "RMSE per bin (analytic)", "messages per phone")
             out.append({"method": m.label, "notion (native)": native, **dict.fromkeys(columns, words)})
             continue
-        c = on_notion(r["eps_c"], native, notion)
-        row = {"method": m.label, "notion (native)": native, "ε_c": f"{c.eps:.4g}"}
-        if c.converted:
-            row["ε_c"] += f" (removal {c.native_eps:.4g})"
+        row = {"method": m.label, "notion (native)": native, "ε_c": f"{r['eps_c']:.4g}"}
+        if r["converted"]:
+            row["ε_c"] += f" ({native} {r['native_eps_c']:.4g})"
         for key, name in (("eps_l_inf", "ε per phone"), ("eps_l_1", "ε per captured shuffler")):
-            v = on_notion(r[key], native, notion)
+            native_value = r.get(f"native_{key}", r[key])
             row[name] = (
                 "∞ (no local guarantee)"
-                if math.isinf(v.eps)
-                else f"{v.eps:.4g}" + (f" (removal {v.native_eps:.4g})" if v.converted else "")
+                if math.isinf(r[key])
+                else f"{r[key]:.4g}" + (f" ({native} {native_value:.4g})" if native_value != r[key] else "")
             )
         row["RMSE per bin (analytic)"] = f"{r['rmse_raw']:.4g}"
         row["messages per phone"] = exact(r["expected_messages"])

@@ -108,7 +108,8 @@ def recommend(
 ) -> tuple[PlanRow | None, str, list[PlanRow]]:
     """(the recommended row, the sentence, the Pareto set): the rule's pick within the Pareto set of rows, and
     the runner-up, the rule's pick among the set's rows of the other encodings (else of the other rows); words:
-    what the rows are eligible for (e.g. "certified rows within the constraints")."""
+    what the rows are eligible for (e.g. "certified rows within the constraints"). Read natively, rows of
+    different notions are not on one scale: the sentence says so where the two differ."""
     front = pareto(rows, key)
     best = pick(front, key, rule, notion)
     if best is None:
@@ -119,9 +120,10 @@ def recommend(
     other = pick(others, key, rule, notion)
     if other is None:
         return best, said + "; no other row is on the Pareto set.", front
-    return (
-        best,
-        said
-        + (f"; the runner-up {other.encoding} with {other.accountant} ({summary(other, key, objective, notion)})."),
-        front,
-    )
+    said += f"; the runner-up {other.encoding} with {other.accountant} ({summary(other, key, objective, notion)})."
+    if notion == "native" and best.local_neighbouring != other.local_neighbouring:  # read natively: two scales
+        said += (
+            f" The two are not on one scale: {best.encoding}'s eps_c is certified under {best.local_neighbouring}, "
+            f"{other.encoding}'s under {other.local_neighbouring} (read both under replacement to compare them)."
+        )
+    return best, said, front

@@ -34,11 +34,12 @@ class PlanQuery:
     """What to plan: counts (a dataset's or an upload's histogram, or a shape's scaled to n: from_shape) named
     `name`; delta and how it was chosen (delta_from, one of DELTA_FROM); solve, one of QUESTIONS: the table
     at eps_c, the smallest eps_c meeting target, or the smallest n meeting target at eps_c (None: 'eps_c'
-    when only a target is given, 'n' when both are, else 'table'); the notion of eps_c; the encodings (empty:
-    all) with their parameters ({encoding: {parameter: value}}); the constraints; the rule the recommendation is
-    picked by within the Pareto set (choice.RULES); delta_with_n: when solving for n, the rule delta = about
-    1/(10 n) applied afresh at each n (else delta is held fixed at every n: said by held_fixed). Every field is
-    checked here, once (InputError naming it)."""
+    when only a target is given, 'n' when both are, else 'table'); the notion of eps_c and the rounds (collections
+    from the same respondents: eps_c and delta are their total); the encodings (empty: all) with their parameters
+    ({encoding: {parameter: value}}); the constraints; the rule the recommendation is picked by within the Pareto
+    set (choice.RULES); delta_with_n: when solving for n, the rule delta = about 1/(10 n) applied afresh at each n
+    (else delta is held fixed at every n: said by held_fixed). Every field is checked here, once (InputError
+    naming it)."""
 
     counts: np.ndarray
     name: str
@@ -48,6 +49,7 @@ class PlanQuery:
     target: Target | None = None
     solve: str | None = None
     notion: str = "replacement"
+    rounds: int = 1
     encodings: tuple[str, ...] = ()
     constraints: Constraints = NO_CONSTRAINTS
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -57,7 +59,7 @@ class PlanQuery:
     def __post_init__(self):
         check_rule(self.rule)
         require(self.delta_from in DELTA_FROM, f"delta_from must be one of {', '.join(DELTA_FROM)}.")
-        object.__setattr__(self, "counts", check_counts(self.counts, self.eps_c, self.delta, self.notion))
+        object.__setattr__(self, "counts", check_counts(self.counts, self.eps_c, self.delta, self.notion, self.rounds))
         solve = self.solve
         if solve is None:
             solve = "table" if self.target is None else ("eps_c" if self.eps_c is None else "n")
@@ -95,6 +97,7 @@ def answer(query: PlanQuery) -> PlanTable:
     """The planner's table for the query (plan_table, solve_eps_c or solve_n)."""
     kw: RowOptions = dict(
         notion=query.notion,
+        rounds=query.rounds,
         encodings=list(query.encodings) or None,
         constraints=query.constraints,
         params=query.params,
