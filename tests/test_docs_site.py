@@ -36,6 +36,7 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_public_name_has_a_reference_entry(site):
     listed = set(re.findall(r"^::: ldpcore\.(\w+)\s*$", (DOCS / "reference.md").read_text(), re.M))
     assert set(ldpcore.__all__) <= listed, sorted(set(ldpcore.__all__) - listed)

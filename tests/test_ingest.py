@@ -108,6 +108,7 @@ def test_labels_sort_as_numbers_when_all_are_numbers(tmp_path):
     assert hist.labels == ("1", "2", "10") and list(hist.counts) == [1, 2, 1]
 
 
+@pytest.mark.slow
 def test_csv_tsv_parquet_and_bytes_give_identical_histograms(tmp_path):
     rng = np.random.default_rng(7)
     names = np.array(["mail", "maps", "chat, video", 'say "hi"', "café", "#tag", "007", "x y"])

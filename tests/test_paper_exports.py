@@ -186,6 +186,7 @@ def test_the_latex_zip_compiles(data, horse, tmp_path):
     assert "File `cells/" not in out.stdout  # every included image was found
 
 
+@pytest.mark.slow
 def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe():
     """Reconstruct's Estimate (CSV) and Run record (JSON): per-bin intervals in the CSV, their summary in the JSON,
     both from the same cached run (the JSON's mean standard error is the CSV's)."""

@@ -36,6 +36,7 @@ SKETCHES = ("sketch-fragments", "cms", "hcms", "count-sketch")
 # --- the rows ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_encoding_and_accountant_has_one_row_and_the_numbers_come_from_plan():
     hist = load_dataset("horse")
     table = plan_table(hist.counts, 1.0, 5e-8)
@@ -77,6 +78,7 @@ def test_zero_out_rows_under_replacement_compose_the_two_changed_channels():
     assert onehot.eps_l < tight.eps_l
 
 
+@pytest.mark.slow
 def test_repeated_collection_spends_the_budget_over_the_rounds():
     """plan with rounds: eps_c is the total over the rounds; each row's eps_l is per round, smaller than for one
     round, and its eps_c_per_round at delta / rounds is below the total."""
@@ -91,6 +93,7 @@ def test_repeated_collection_spends_the_budget_over_the_rounds():
     assert year.central_rmse > one.central_rmse
 
 
+@pytest.mark.slow
 def test_read_natively_the_reason_says_when_notions_differ():
     """The issue's case: natively one-hot (zero-out) and GRR (replacement) are not on one scale; the reason says so."""
     table = plan_shape(100_000, 64, "zipf:1.1", 1.0, 1e-6, notion="native")
@@ -101,6 +104,7 @@ def test_read_natively_the_reason_says_when_notions_differ():
     assert "not on one scale" not in replaced.reason
 
 
+@pytest.mark.slow
 def test_uncertified_rows_are_shown_but_never_ranked():
     table = plan_shape(10_000_000, 5_000, "zipf:1.1", 0.5, 1e-8)
     fragments = [r for r in table.rows if r.encoding == "sketch-fragments"]
@@ -109,6 +113,7 @@ def test_uncertified_rows_are_shown_but_never_ranked():
     assert table.rows.index(fragments[0]) > max(i for i, r in enumerate(table.rows) if r.ranked)
 
 
+@pytest.mark.slow
 def test_constraints_keep_rows_but_not_in_the_recommendation():
     hist = load_dataset("horse")
     free = plan_table(hist.counts, 1.0, 5e-8)
@@ -130,6 +135,7 @@ def test_the_baselines():
     assert table.central_rmse == pytest.approx(native.central_rmse * math.sqrt(2), rel=0.02)
 
 
+@pytest.mark.slow
 def test_cost_does_not_depend_on_n():
     """Nothing per respondent: a trillion respondents plan like ten thousand."""
     small = plan_shape(10_000, 1_000, "geometric:0.99", 1.0, 1e-6, encodings=["onehot", "grr"])
@@ -181,6 +187,7 @@ def _all_reports(oracle, encoding):
     return np.arange(oracle.K)  # Hadamard response: an index among K
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", list(ENCODINGS))
 def test_replacement_ldp_column_is_the_exact_likelihood_ratio_of_the_randomizer(encoding):
     """sup over reports and value pairs v != v' of ln P[R(v) = r] / P[R(v') = r] equals eps_l_replacement:
@@ -206,6 +213,7 @@ def test_replacement_ldp_column_is_the_exact_likelihood_ratio_of_the_randomizer(
     assert worst == pytest.approx(row.eps_l_replacement, rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_inverse_is_monotone_and_marks_what_it_cannot_reach():
     hist = load_dataset("horse")
     easy = solve_eps_c(hist.counts, Target("rmse", 50.0), 5e-8, encodings=["onehot"])
@@ -244,6 +252,7 @@ def test_topk_is_the_heavy_hitters_at_most_10_and_where_the_top_counts_do_not_ti
         assert row.topk is None and row.topk_recall is None and "no top-k recall" in row.topk_note
 
 
+@pytest.mark.slow
 def test_topk_recall_numerics_match_a_gaussian_simulation():
     """The quadrature, the exact head and the Poisson tail against 4,000 draws of the same independent normals:
     within 0.01 (the draws' standard error is about 0.003)."""
@@ -258,6 +267,7 @@ def test_topk_recall_numerics_match_a_gaussian_simulation():
         assert abs(row.topk_recall - simulated) <= 0.01, (row.encoding, row.accountant, row.topk_recall, simulated)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", TOPK_ENCODINGS)
 def test_predicted_topk_recall_matches_the_simulated_oracle(encoding):
     """The row's top-k recall against 400 runs of the real oracle (exact aggregate sampling) on a small
@@ -283,6 +293,7 @@ def _exported_intervals(hist, estimate, **kw) -> tuple[np.ndarray, np.ndarray, n
     return tuple(np.array([float(r[k]) for r in rows]) for k in ("std_error", "ci95_low", "ci95_high"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["onehot", "grr", "oue", "olh", "central"])
 def test_exported_confidence_intervals_cover_the_truth_95_percent_of_the_time(encoding):
     """The estimate CSV's 95% intervals (plug-in standard errors; the central Gaussian baseline's sigma) over 8
@@ -311,6 +322,7 @@ def test_exported_confidence_intervals_cover_the_truth_95_percent_of_the_time(en
 # --- the command line -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_plan_json_has_the_issue_fields():
     out = cli("plan", "--dataset", "horse", "--eps-c", "1", "--json")
     assert out.returncode == 0, out.stderr
@@ -322,6 +334,7 @@ def test_cli_plan_json_has_the_issue_fields():
     assert all(r["topk_recall"] is None for r in record["rows"])  # no pixel of Horse holds 1% of the respondents
 
 
+@pytest.mark.slow
 def test_cli_plan_solves_for_eps_c_and_n():
     out = cli("plan", "--n", "10000000", "--d", "5000", "--shape", "zipf:1.1", "--target-rmse", "30", "--json")
     assert out.returncode == 0, out.stderr
