@@ -1,5 +1,5 @@
-"""The exact aggregate samplers against their laws: half_binomial draws Bin(m, 1/2) exactly, and
-Hadamard response's dyadic sampler draws the report histogram whose mean and covariance are
+"""The exact samplers against their laws: half_binomial draws Bin(m, 1/2) and bernoulli Bernoulli(q)
+exactly, and Hadamard response's dyadic sampler draws the report histogram whose mean and covariance are
 Sum_v c_v P[. | v] and Sum_v c_v (diag P[. | v] - P[. | v] P[. | v]^T), like the per-respondent
 randomizer. Fixed seeds; tolerances from the analytic variance (module constants below)."""
 
@@ -8,8 +8,9 @@ import pytest
 from scipy import stats
 
 from ldpcore.experiment.run import respondents
-from ldpcore.oracles import hadamard
-from ldpcore.oracles.hadamard import POPCOUNT_FROM, POPCOUNT_MAX, Hadamard, half_binomial
+from ldpcore.oracles import bits, hadamard
+from ldpcore.oracles.bits import POPCOUNT_FROM, POPCOUNT_MAX, bernoulli, half_binomial
+from ldpcore.oracles.hadamard import Hadamard
 
 Z = 5.0  # |z| bound of a standardized mean or covariance difference: P < 6e-7 each under the law
 P_MIN = 1e-4  # p-value floor of a goodness-of-fit test
@@ -32,6 +33,32 @@ def test_half_binomial_is_binomial_one_half(bits):
         exp = np.concatenate([[expected[:lo].sum()], expected[lo:hi], [expected[hi:].sum()]])
         obs, exp = obs[exp > 0], exp[exp > 0]
         assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > P_MIN, size
+
+
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.MT19937])
+@pytest.mark.parametrize("q", [0.0, 2.0**-3, 0.375, 0.5, 0.26894142136999510, 1 / 3, 1 - 2.0**-6, 1.0])
+def test_bernoulli_has_probability_q(bits, q):
+    shape = (700, 1001)  # not a multiple of 64 bits
+    draws = bernoulli(q, shape, np.random.Generator(bits(6)))
+    assert draws.dtype == bool and draws.shape == shape
+    ones, size = int(draws.sum()), draws.size
+    if q in (0.0, 1.0):
+        assert ones == q * size
+        return
+    assert abs(ones - q * size) < Z * np.sqrt(size * q * (1 - q))
+    rows, cols = draws.sum(axis=1), draws.sum(axis=0)  # independent across the array: binomial margins
+    assert abs(rows.var() / (shape[1] * q * (1 - q)) - 1) < Z * np.sqrt(2 / shape[0])
+    assert abs(cols.var() / (shape[0] * q * (1 - q)) - 1) < Z * np.sqrt(2 / shape[1])
+
+
+def test_bernoulli_follows_the_binary_digits_of_q():
+    """q = 0.101b: a bit is 1 iff U = 0.u1u2u3... < q, so P = 5/8 exactly, and the three digits decide every
+    bit (no fourth word drawn: the generator's state after three words per 64 bits)."""
+    rng, reference = np.random.default_rng(3), np.random.default_rng(3)
+    draws = bernoulli(0.625, 64 * 1000, rng)
+    u = [np.unpackbits(reference.bit_generator.random_raw(1000).view(np.uint8), bitorder="little") for _ in range(3)]
+    below = (u[0] == 0) | ((u[0] == 1) & (u[1] == 0) & (u[2] == 0))
+    assert np.array_equal(draws, below.astype(bool))
 
 
 def _law(oracle, counts):
@@ -74,7 +101,7 @@ COUNTS = np.array(  # d = 37, K = 64: every group of values by the top bit of v+
 def test_hadamard_sampler_has_the_exact_law(monkeypatch, eps, counts, threaded):
     monkeypatch.setattr(hadamard, "_THREADED_FROM", 2 if threaded else hadamard._THREADED_FROM)
     monkeypatch.setattr(hadamard, "RESPONDENTS_MAX", 0)  # always the dyadic sampler,
-    monkeypatch.setattr(hadamard, "POPCOUNT_FROM", 1)  # with popcount binomials however small the arrays
+    monkeypatch.setattr(bits, "POPCOUNT_FROM", 1)  # with popcount binomials however small the arrays
     oracle = Hadamard.from_eps(eps, counts.size)
     rng, reps = np.random.default_rng(21), 1000 if threaded else 1500
     draws = np.array([oracle.sample_aggregate(counts, rng) for _ in range(reps)])

@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import check_eps, require
+from ldpcore.oracles.bits import half_binomial
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
@@ -51,53 +52,10 @@ def _parity(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x) & 1
 
 
-_ALL_BITS = np.iinfo(np.uint64).max
-_RAW_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox)  # raw output: 64 bits
-POPCOUNT_MAX = 256  # larger counts are drawn by numpy's binomial: at most 4 random words a count
-POPCOUNT_FROM = 128  # fewer counts: numpy's binomial (one call costs less than the popcounts' dozen)
 _THREADS = 2  # fixed, so a draw depends on the seed only, not on the machine
 _THREADED_FROM = 1 << 14  # labels of a group split between the threads
 RESPONDENTS_MAX = 1 << 21  # sample_aggregate places each respondent up to min(this, max(2^15, K log2(K)/2))
 _POOL = ThreadPoolExecutor(max_workers=_THREADS)
-
-
-def _random_words(rng: np.random.Generator, size: int) -> np.ndarray:
-    """size uniform 64-bit words: the bit generator's raw output where it is 64 bits wide."""
-    if isinstance(rng.bit_generator, _RAW_64):
-        return rng.bit_generator.random_raw(size)
-    return rng.integers(_ALL_BITS, size=size, dtype=np.uint64, endpoint=True)
-
-
-def half_binomial(m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Bin(m, 1/2) elementwise, exactly: the number of ones among m fair random bits.
-
-    One stream of random 64-bit words is cut at the running sums of m; a count's draw is the ones
-    between its two cuts: the ones up to the end of the word a cut falls in (prefix sums of the
-    words' popcounts) less those of that word at or above the cut. Counts above POPCOUNT_MAX, and
-    arrays of fewer than POPCOUNT_FROM, are drawn by rng.binomial instead."""
-    m = np.asarray(m, dtype=np.int64)
-    if m.size < POPCOUNT_FROM:
-        return rng.binomial(m, 0.5)
-    flat = m.reshape(-1)
-    large = np.flatnonzero(flat > POPCOUNT_MAX) if flat.max() > POPCOUNT_MAX else None
-    if large is not None:
-        flat = flat.copy()
-        flat[large] = 0
-    cuts = np.empty(flat.size + 1, dtype=np.int64)
-    cuts[0] = 0
-    np.cumsum(flat, out=cuts[1:])
-    words = _random_words(rng, int(cuts[-1]) // 64 + 1)
-    through = np.empty(words.size, dtype=np.int64)  # ones in words 0..i
-    np.cumsum(np.bitwise_count(words), out=through)  # (out=, not dtype=: numpy's fast loop)
-    word = cuts >> 6
-    above = np.take(words, word, mode="clip")  # indices are in range: "clip" skips the checks
-    above >>= np.bitwise_and(cuts.view(np.uint64), np.uint64(63))
-    before = np.take(through, word, mode="clip")  # ones before each cut
-    before -= np.bitwise_count(above)
-    out = np.diff(before)
-    if large is not None:
-        out[large] = rng.binomial(m.reshape(-1)[large], 0.5)
-    return out.reshape(m.shape)
 
 
 def _split_top(state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
