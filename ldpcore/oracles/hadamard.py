@@ -39,13 +39,16 @@ from ldpcore.privacy.guarantee import Neighbouring
 
 def fwht(x: np.ndarray) -> np.ndarray:
     """H x for the Sylvester Hadamard matrix of size len(x) (a power of two), O(K log K)."""
-    y = np.asarray(x, dtype=np.float64)
+    y = np.array(x, dtype=np.float64).reshape(-1)  # a copy, transformed in place
     size, h = y.size, 1
     while h < size:
-        y = y.reshape(-1, 2, h)
-        y = np.stack([y[:, 0] + y[:, 1], y[:, 0] - y[:, 1]], axis=1)
+        pairs = y.reshape(-1, 2, h)
+        low, high = pairs[:, 0], pairs[:, 1]
+        difference = low - high
+        low += high
+        high[...] = difference
         h *= 2
-    return y.reshape(size)
+    return y
 
 
 def _parity(x: np.ndarray) -> np.ndarray:
