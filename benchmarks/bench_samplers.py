@@ -21,9 +21,10 @@ import numpy as np
 from _common import median_seconds  # first: it puts the repository on sys.path
 from PIL import Image
 
-from ldpcore.data.loaders import Histogram, load_upload
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.loaders import load_upload
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, hadamard
 
 HADAMARD_GOAL = 3.0  # Hadamard's sampler within 3x of GRR's

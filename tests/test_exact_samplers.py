@@ -1,4 +1,4 @@
-"""The exact samplers against their laws: half_binomial draws Bin(m, 1/2) and bernoulli Bernoulli(q)
+"""The exact samplers against their laws: half_binomial draws Bin(m, 1/2) and bernoulli_bits Bernoulli(q)
 exactly, and Hadamard response's dyadic sampler draws the report histogram whose mean and covariance are
 Sum_v c_v P[. | v] and Sum_v c_v (diag P[. | v] - P[. | v] P[. | v]^T), like the per-respondent
 randomizer. Fixed seeds; tolerances from the analytic variance (module constants below)."""
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.experiment.run import respondents
+from ldpcore.experiment.protocol.run import respondents
 from ldpcore.oracles import bits, hadamard
-from ldpcore.oracles.bits import POPCOUNT_FROM, POPCOUNT_MAX, bernoulli, half_binomial
+from ldpcore.oracles.bits import POPCOUNT_FROM, POPCOUNT_MAX, bernoulli_bits, half_binomial
 from ldpcore.oracles.hadamard import Hadamard
 
 Z = 5.0  # |z| bound of a standardized mean or covariance difference: P < 6e-7 each under the law
@@ -39,7 +39,7 @@ def test_half_binomial_is_binomial_one_half(bits):
 @pytest.mark.parametrize("q", [0.0, 2.0**-3, 0.375, 0.5, 0.26894142136999510, 1 / 3, 1 - 2.0**-6, 1.0])
 def test_bernoulli_has_probability_q(bits, q):
     shape = (700, 1001)  # not a multiple of 64 bits
-    draws = bernoulli(q, shape, np.random.Generator(bits(6)))
+    draws = bernoulli_bits(q, shape, np.random.Generator(bits(6)))
     assert draws.dtype == bool and draws.shape == shape
     ones, size = int(draws.sum()), draws.size
     if q in (0.0, 1.0):
@@ -55,7 +55,7 @@ def test_bernoulli_follows_the_binary_digits_of_q():
     """q = 0.101b: a bit is 1 iff U = 0.u1u2u3... < q, so P = 5/8 exactly, and the three digits decide every
     bit (no fourth word drawn: the generator's state after three words per 64 bits)."""
     rng, reference = np.random.default_rng(3), np.random.default_rng(3)
-    draws = bernoulli(0.625, 64 * 1000, rng)
+    draws = bernoulli_bits(0.625, 64 * 1000, rng)
     u = [np.unpackbits(reference.bit_generator.random_raw(1000).view(np.uint8), bitorder="little") for _ in range(3)]
     below = (u[0] == 0) | ((u[0] == 1) & (u[1] == 0) & (u[2] == 0))
     assert np.array_equal(draws, below.astype(bool))

@@ -2,7 +2,7 @@
 
 - half_binomial(m, rng): Bin(m, 1/2) elementwise, as the ones among m fair random bits (popcounts
   of one stream of random 64-bit words cut at the running sums of m).
-- bernoulli(q, shape, rng): independent Bernoulli(q) bools with exactly the probability q (the
+- bernoulli_bits(q, shape, rng): independent Bernoulli(q) bools with exactly the probability q (the
   float's own value, not rounded to a multiple of 2^-53 as rng.random() < q is), 64 at a time: each
   bit compares a uniform U = 0.u1u2... with q's binary digits, digit by digit, until every bit of
   the array is decided (2 random words per 64 bits on average; the digits of a double end).
@@ -59,7 +59,7 @@ def half_binomial(m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out.reshape(m.shape)
 
 
-def bernoulli(q: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+def bernoulli_bits(q: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Independent Bernoulli(q) bools of this shape, with exactly the probability q (module doc)."""
     count = math.prod(shape) if isinstance(shape, tuple) else int(shape)
     if q >= 1:

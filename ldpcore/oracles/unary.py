@@ -21,11 +21,11 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import check_eps, require
-from ldpcore.oracles.bits import bernoulli
+from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
+from ldpcore.oracles.laws import SINGLE_REPORT, BinLaws, CountLaws, Law, Observer, Unsupported, bernoulli
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
-from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,6 @@ class UnaryEncoding(SupportAnalyzer):
 
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
@@ -70,8 +69,8 @@ class UnaryEncoding(SupportAnalyzer):
         """Per-respondent reference: bool reports of shape (n, d)."""
         check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
-        bits = bernoulli(self.q, (values.size, self.d), rng)  # exact Bernoulli bits, 64 a word
-        bits[np.arange(values.size), values] = bernoulli(self.p, values.size, rng)
+        bits = bernoulli_bits(self.q, (values.size, self.d), rng)  # exact Bernoulli bits, 64 a word
+        bits[np.arange(values.size), values] = bernoulli_bits(self.p, values.size, rng)
         return bits
 
     @staticmethod
@@ -89,6 +88,13 @@ class UnaryEncoding(SupportAnalyzer):
         return np.where(reports, one, zero).sum(axis=-1)
 
     # --- communication (the analyzer: SupportAnalyzer) --------------------------------
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """Independent bits: bit u is Bern(p) for the value held and Bern(q) for every other, in the one report
+        (server, shuffler) and in the counts of the shuffled aggregate (analyst)."""
+        if observer == Observer.ANALYST:
+            return CountLaws(self.p, self.q, self.q, self.p)
+        return BinLaws(bernoulli(self.q), bernoulli(self.p), SINGLE_REPORT[observer])
+
     @property
     def bits_per_message(self) -> int:
         return self.d
