@@ -12,7 +12,7 @@ from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.notions import on_notion
-from ui.kit.axes import layout
+from ui.kit.axes import log_figure
 from ui.kit.cache import cached
 from ui.kit.colours import method_color
 from ui.kit.format import exact
@@ -32,11 +32,27 @@ def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:
     return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid)
 
 
-def _mark(fig: go.Figure, eps_c: float, label: str = "ε_c") -> None:
-    """The chosen eps_c as a dotted vertical line, named at its top (x in log10: the axis is logarithmic)."""
-    fig.add_vline(x=eps_c, line_dash="dot", line_color="gray")
-    fig.add_annotation(
-        x=math.log10(eps_c), y=1, yref="paper", text=f"{label} = {eps_c:.3g}", showarrow=False, yanchor="bottom"
+def _mark(eps_c: float, label: str = "ε_c") -> dict:
+    """The chosen eps_c as a dotted vertical line named at its top (x in log10 for the annotation: the axis is
+    logarithmic): the figure's shapes and annotations."""
+    return dict(
+        shapes=[
+            dict(
+                type="line",
+                x0=eps_c,
+                x1=eps_c,
+                xref="x",
+                y0=0,
+                y1=1,
+                yref="y domain",
+                line=dict(dash="dot", color="gray"),
+            )
+        ],
+        annotations=[
+            dict(
+                x=math.log10(eps_c), y=1, yref="paper", text=f"{label} = {eps_c:.3g}", showarrow=False, yanchor="bottom"
+            )
+        ],
     )
 
 
@@ -48,14 +64,13 @@ def neighbouring_of(method) -> str:
 HOVER = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"
 
 
-def _error_traces(
-    fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, conv, color: str, suffix: str
-) -> None:
+def _error_traces(label: str, line: list[dict], ok: list, xs: list, conv, color: str, suffix: str) -> list[dict]:
     """A method's analytic RMSE line (dashed where only an approximation is known: the count sketch's median
     readout) and its measured raw and clipped RMSE markers, drawn at each cell's certified eps_c."""
     approximate = any(c["rmse_raw_note"] for c in line)
-    fig.add_trace(
-        go.Scatter(
+    traces: list[dict] = [
+        dict(
+            type="scatter",
             x=xs,
             y=[c["rmse_raw"] for c in line],
             mode="lines",
@@ -64,10 +79,11 @@ def _error_traces(
             legendgroup=label,
             hovertemplate=HOVER + ("approximate " if approximate else "") + "analytic std: %{y:.4g}<extra></extra>",
         )
-    )
+    ]
     for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
                 y=[c.metrics[key] for c in ok],
                 mode="markers",
@@ -78,41 +94,44 @@ def _error_traces(
                 hovertemplate=HOVER + f"measured RMSE ({what}): %{{y:.4g}}<extra></extra>",
             )
         )
+    return traces
 
 
-def _local_traces(
-    eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, conv, color: str, suffix: str
-) -> None:
+def _local_traces(label: str, line: list[dict], xs: list, conv, color: str, suffix: str) -> tuple[list, dict]:
     """A protocol's local epsilons (solid: per phone; dashed: per captured shuffler) and its messages per phone."""
-    for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler")):
-        eps.add_trace(
-            go.Scatter(
-                x=xs,
-                y=[conv(c[key]) for c in line],
-                mode="lines",
-                line=dict(color=color, dash=dash),
-                name=label + suffix,
-                legendgroup=label,
-                showlegend=key == "eps_l_inf",
-                hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
-            )
-        )
-    msgs.add_trace(
-        go.Scatter(
+    eps = [
+        dict(
+            type="scatter",
             x=xs,
-            y=[c["expected_messages"] for c in line],
+            y=[conv(c[key]) for c in line],
             mode="lines",
-            line=dict(color=color),
-            name=label,
-            hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
+            line=dict(color=color, dash=dash),
+            name=label + suffix,
+            legendgroup=label,
+            showlegend=key == "eps_l_inf",
+            hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
         )
+        for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler"))
+    ]
+    messages = dict(
+        type="scatter",
+        x=xs,
+        y=[c["expected_messages"] for c in line],
+        mode="lines",
+        line=dict(color=color),
+        name=label,
+        hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
     )
+    return eps, messages
 
 
 def tradeoff_figures(methods, measured, curves, current: float, notion: str = "native") -> list[go.Figure]:
     """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers. notion
-    "replacement": every epsilon (x and y) restated under replacement by ldpcore.privacy.notions.on_notion."""
-    rmse, eps, msgs = go.Figure(), go.Figure(), go.Figure()
+    "replacement": every epsilon (x and y) restated under replacement by ldpcore.privacy.notions.on_notion.
+    Each figure is built from its traces in one call (ui.kit.axes.log_figure)."""
+    rmse: list[dict] = []
+    eps: list[dict] = []
+    msgs: list[dict] = []
     one = notion == "replacement"
     x_title = "central ε_c" + (" (replacement)" if one else " (each method's own notion)")
     for m in methods:
@@ -126,27 +145,30 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
         line = [c for c in curves[m.label] if c is not None]
         ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
         xs = [conv(c["eps_c"]) for c in line]
-        _error_traces(rmse, m.label, line, ok, xs, conv, color, suffix)
+        rmse += _error_traces(m.label, line, ok, xs, conv, color, suffix)
         if not m.central:
-            _local_traces(eps, msgs, m.label, line, xs, conv, color, suffix)
-    for fig in (rmse, eps, msgs):
-        _mark(fig, current)
-    local = "replacement LDP" if one else "one-hot and fragmented sketch: removal LDP; others: replacement"
+            local, messages = _local_traces(m.label, line, xs, conv, color, suffix)
+            eps += local
+            msgs.append(messages)
+    local_notion = "replacement LDP" if one else "one-hot and fragmented sketch: removal LDP; others: replacement"
+    mark = _mark(current)
     return [
-        layout(
+        log_figure(
             rmse,
             "Error against ε_c (line: analytic std; open: measured raw; filled: measured clipped)",
             x_title,
             "RMSE per bin",
+            **mark,
         ),
-        layout(
+        log_figure(
             eps,
             "Local guarantees against ε_c (solid: ε per phone; dashed: ε per captured shuffler)",
             x_title,
-            f"local ε (nats; {local})" if one else "local ε (nats; each method's own notion)",
+            f"local ε (nats; {local_notion})" if one else "local ε (nats; each method's own notion)",
             False,
+            **mark,
         ),
-        layout(msgs, "Messages per phone against ε_c", x_title, "expected messages"),
+        log_figure(msgs, "Messages per phone against ε_c", x_title, "expected messages", **mark),
     ]
 
 
