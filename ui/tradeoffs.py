@@ -10,14 +10,13 @@ import plotly.graph_objects as go
 from ldpcore.data.histogram import Histogram
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.notions import on_notion
 from ui.kit.axes import log_figure
 from ui.kit.cache import cached
 from ui.kit.colours import method_color
 from ui.kit.format import exact
 from ui.kit.inputs import Input
-from ui.kit.runs import run_spec
+from ui.kit.runs import neighbouring_of, run_spec
 
 
 @cached("results")
@@ -54,11 +53,6 @@ def _mark(eps_c: float, label: str = "ε_c") -> dict:
             )
         ],
     )
-
-
-def neighbouring_of(method) -> str:
-    """The notion a method's numbers are stated in: the encoding's, removal for the central Gaussian."""
-    return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
 HOVER = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"

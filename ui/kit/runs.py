@@ -9,7 +9,9 @@ most DISPLAY_WIDTH pixels wide).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -18,10 +20,11 @@ import streamlit as st
 from PIL import Image
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, sweep, without_estimate
+from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, without_estimate
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
-from ui.kit.cache import cached
+from ldpcore.oracles import ENCODINGS
+from ui.kit.cache import MISSING, cached, frozen
 from ui.kit.inputs import Input
 
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
@@ -35,6 +38,11 @@ def run_spec(method: Method, eps_c: float) -> tuple[dict, bool]:
     return spec.as_dict(), method.central
 
 
+def neighbouring_of(method: Method) -> str:
+    """The notion a method's numbers are stated in: the encoding's, removal for the central Gaussian."""
+    return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
+
+
 @cached("runs")
 def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
     """The cached evaluation of the method (ProtocolSpec(**spec), or the central baseline) on the input named
@@ -45,6 +53,13 @@ def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: i
 def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
     """One cached evaluation of method at eps_c on the input, labelled with the method's label."""
     return replace(cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+
+
+@cached("results")
+def summary_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
+    """cell_of without its estimate: what a sweep keeps of a cell (small, so that it stays cached however large
+    the estimates of a grid are)."""
+    return without_estimate(cell_of(input_key, _hist, spec, central, seed))
 
 
 class Ran(NamedTuple):
@@ -106,40 +121,109 @@ def original_png(inp: Input, max_width: int = DISPLAY_WIDTH) -> bytes:
     return _original_png(inp.key, inp.hist, int(max_width))
 
 
-def grid(inp: Input, methods, eps_cs, seed: int, label: str, png_width: int | None = None) -> list[Cell]:
-    """Every method at every eps_c, cached per cell, with a progress bar naming the cell being computed; the
-    cells' estimates are left out (a sweep's list would otherwise hold all of them at once: get one with
-    cell() or cell_png()). png_width: also make each cell's picture (cell_png) right after its run, while its
-    estimate is certainly in the runs cache (a grid larger than that cache would otherwise simulate the cells
-    it evicted a second time to draw them).
+POLL = 0.5  # s between the redraws of a view whose cells are still being simulated (an st.fragment's run_every)
+LANDING = "the others follow as they land"  # the end of a view's caption while some of its cells are pending
 
-    The cells are independent runs: WORKERS threads compute them into the shared caches in the grid's order
-    while the progress bar takes them in that order as they land (the cache runs each once); cells a rerun no
-    longer needs are cancelled, a running one finishes into the cache."""
-    bar = st.progress(0.0, text=label)
-    total = len(methods) * len(eps_cs)
-    done = 0
 
-    def ahead(m: Method, e: float) -> None:  # cell_png runs the cell first (an undefined one has no picture)
-        if png_width is None:
-            cell(inp, m, e, seed)
-        else:
-            cell_png(inp, m, e, seed, max_width=png_width)
+class Landed(NamedTuple):
+    """A sweep as it stands: its cells in grid order (eps_c by eps_c, every method; None: not simulated yet), without
+    their estimates, and how many are still to come."""
 
-    def one(m: Method, e: float, _h, s: int) -> Cell:
-        nonlocal done
-        bar.progress(done / total, text=f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})")
-        done += 1
-        ahead(m, e)  # the cell (and its picture) as the pool makes it: whichever comes first, the cache runs it once
-        return without_estimate(cell(inp, m, e, s))
+    cells: list[Cell | None]
+    pending: int
 
-    pool = ThreadPoolExecutor(WORKERS)
-    try:
-        for e in eps_cs:
-            for m in methods:
-                pool.submit(ahead, m, e)
-        cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    bar.empty()
-    return cells
+    @property
+    def ready(self) -> list[Cell]:
+        """The cells that have landed."""
+        return [c for c in self.cells if c is not None]
+
+
+def pending_note(what: str, landed: Landed) -> str:
+    """The caption of a view with pending cells: what it is doing, how far, and LANDING."""
+    total = len(landed.cells)
+    return f"{what}: {total - landed.pending} of {total} simulated; {LANDING}."
+
+
+# the cells being simulated in the background, shared by every session: a cell's job (its key: what determines
+# its result) is queued once, whoever needs it; _WANTED: the sessions that still need a queued cell; _ASKED: the
+# cells each session's last sweep still needed
+_WORKERS = ThreadPoolExecutor(WORKERS, thread_name_prefix="cells")
+_LOCK = threading.Lock()
+_QUEUED: dict[tuple, Future] = {}
+_WANTED: dict[tuple, set[str]] = {}
+_ASKED: dict[str, set[tuple]] = {}
+
+
+def _session() -> str:
+    """This browser session's name for the background jobs (kept in its session state)."""
+    return st.session_state.setdefault("_cells_session", uuid.uuid4().hex)
+
+
+def _landed(inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> Cell | None:
+    """The cell (labelled, without its estimate) if it and, with png_width, its picture are cached; else None."""
+    spec, central = run_spec(m, e)
+    c = summary_of.peek(inp.key, inp.hist, spec, central, int(seed))
+    if c is MISSING:
+        return None
+    if png_width is not None and _cell_png.peek(inp.key, inp.hist, spec, central, int(seed), int(png_width)) is MISSING:
+        return None
+    return replace(c, method=m.label)
+
+
+def _job(key: tuple, inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> None:
+    """Simulate one cell into the shared caches, its summary and, with png_width, its picture. A job that raises
+    stays queued, done, with its error, for landed() to find."""
+    spec, central = run_spec(m, e)
+    summary_of(inp.key, inp.hist, spec, central, seed)
+    if png_width is not None:
+        cell_png(inp, m, e, seed, max_width=png_width)
+    with _LOCK:
+        _QUEUED.pop(key, None)
+        _WANTED.pop(key, None)
+
+
+def _release(key: tuple, session: str) -> None:
+    """This session no longer needs the cell: its job is cancelled if no session needs it and it has not started
+    (a running one finishes into the cache). Under _LOCK."""
+    wanted = _WANTED.get(key)
+    if wanted is None:
+        return
+    wanted.discard(session)
+    if not wanted and _QUEUED[key].cancel():
+        del _QUEUED[key], _WANTED[key]
+
+
+def landed(inp: Input, methods, eps_cs, seed: int, png_width: int | None = None, queue: bool = False) -> Landed:
+    """Every method at every eps_c, without waiting: the cells already simulated (by any session), in grid order.
+    png_width: a cell lands with its picture (cell_png), made right after its run (the runs cache may not keep
+    every estimate of a large grid).
+
+    queue=True also queues the others on WORKERS background threads, in grid order, each once for every session
+    that needs it, and cancels this session's cells of its previous sweep that this one no longer needs (a new
+    click), where no other session needs them; a job that failed is run here, so that its error shows. A page
+    draws what has landed first, then queues the rest (the workers would otherwise slow its first drawing), and
+    draws again what lands (an st.fragment with run_every=POLL) while some are pending."""
+    cells, jobs = [], {}
+    for e in eps_cs:
+        for m in methods:
+            c = _landed(inp, m, e, seed, png_width)
+            if c is None:
+                spec, central = run_spec(m, e)
+                jobs[(inp.key, frozen(spec), central, int(seed), png_width)] = (m, e)
+            cells.append(c)
+    if queue:
+        session = _session()
+        with _LOCK:
+            for key in _ASKED.get(session, set()) - jobs.keys():
+                _release(key, session)
+            failed = [key for key in jobs if key in _QUEUED and _QUEUED[key].done()]  # done, not landed: it raised
+            for key in failed:
+                del _QUEUED[key], _WANTED[key]
+            for key, (m, e) in jobs.items():
+                _WANTED.setdefault(key, set()).add(session)
+                if key not in _QUEUED:
+                    _QUEUED[key] = _WORKERS.submit(_job, key, inp, m, e, int(seed), png_width)
+            _ASKED[session] = set(jobs)
+        for key in failed:
+            _job(key, inp, *jobs[key], int(seed), png_width)  # the job's error, raised in this session (or the cell)
+    return Landed(cells, len(jobs))
