@@ -18,6 +18,7 @@ _ALL_BITS = np.iinfo(np.uint64).max
 _RAW_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox)  # raw output: 64 bits
 POPCOUNT_MAX = 256  # larger counts are drawn by numpy's binomial: at most 4 random words a count
 POPCOUNT_FROM = 128  # fewer counts: numpy's binomial (one call costs less than the popcounts' dozen)
+_FULL_WORDS = 5  # bernoulli_bits' digits after which it starts dropping decided words (before, nearly none is)
 
 
 def random_words(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -69,7 +70,7 @@ def bernoulli_bits(q: float, shape: int | tuple[int, ...], rng: np.random.Genera
     out = np.zeros(-(-count // 64), dtype=np.uint64)
     undecided = np.full(out.size, _ALL_BITS, dtype=np.uint64)  # lanes whose U agrees with q so far
     live = None  # the words of out that undecided covers (None: all of them)
-    for i in range(digits - 1, -1, -1) if q > 0 else ():
+    for step, i in enumerate(range(digits - 1, -1, -1) if q > 0 else ()):
         u = random_words(rng, undecided.size)
         if numerator >> i & 1:  # digit 1: U's digit 0 decides U < q
             below = undecided & ~u
@@ -80,6 +81,8 @@ def bernoulli_bits(q: float, shape: int | tuple[int, ...], rng: np.random.Genera
             undecided &= u
         else:  # digit 0: U's digit 1 decides U > q
             undecided &= ~u
+        if step < _FULL_WORDS:  # a word of 64 lanes is decided after about six digits: no word drops out before
+            continue
         still = np.flatnonzero(undecided)
         if still.size < undecided.size:
             live, undecided = (still if live is None else live[still]), undecided[still]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldpcore.errors import check_whole
+from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
@@ -157,9 +158,9 @@ class CountMeanSketch(Sketch):
         check_reference(self, np.size(values))
         values, sketch = check_values(values, self.d), self._hashed(rng)
         rows = rng.integers(self.k, size=values.size)
-        bits = np.zeros((values.size, self.m), dtype=bool)
-        bits[np.arange(values.size), sketch.hashes.cells(values, rows)] = True
-        return sketch.hash_seed, rows, bits ^ (rng.random(bits.shape) < self.flip)
+        bits = bernoulli_bits(self.flip, (values.size, self.m), rng)  # the flips, exact Bernoulli bits 64 a word
+        bits[np.arange(values.size), sketch.hashes.cells(values, rows)] ^= True
+        return sketch.hash_seed, rows, bits
 
     def aggregate(self, reports) -> SketchReports:
         seed, rows, bits = reports
