@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import sys
 import time
 from typing import Any
@@ -129,7 +130,7 @@ def cmd_run(a) -> None:
         require(a.delta is not None, "--delta is required with --input.")
         hist, report = read_input(a)
         delta = a.delta
-    if a.out:
+    if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
     result = run(_spec(a, delta), hist, seed=a.seed)
@@ -138,19 +139,68 @@ def cmd_run(a) -> None:
     seconds = time.perf_counter() - start
     std_error = std_errors(hist, result.estimate, result.plan)
     record["uncertainty"] = uncertainty(std_error)
-    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
-    record["central"] = {
-        "mechanism": "analytic Gaussian",
-        "sigma": central.sigma,
-        "std_error": central.sigma,  # every bin's, as for uncertainty above
-        **central.metrics,
-    }
-    record["seconds"] = seconds
-    if report is not None:
-        record["ingest"] = dataclasses.asdict(report)
+    files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
+    from ldpcore.export.view_records import run_command_record
+
+    record = run_command_record(result, central, report, seconds)
     if files:
         record["files"] = [str(f) for f in files]
+    if a.emit_script:
+        from ldpcore.export.reproduce import RunCommand
+
+        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line(a)))
     _print(record, a.json)
+
+
+# --- reproduce as code (issue 30): --emit-script writes the command's computation as a Python script ---
+
+
+def _emit_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--emit-script",
+        metavar="PATH",
+        help="also write a Python script that recomputes this command's numbers with the ldpcore library "
+        "(its record equals --json's, timing aside); an input file is read relative to the script's folder",
+    )
+
+
+def _command_line(a) -> str:
+    return shlex.join(["ldpcore", *a.argv])
+
+
+def _source(a):
+    """The data of a run or plan command as a reproduce source (ldpcore.export.reproduce.sources): a bundled
+    dataset, n and d with a shape, or --input (an image or histogram CSV, raw records, points) by its path
+    relative to the script's folder."""
+    from ldpcore.export.reproduce import Dataset, Points, Records, Shape, Upload
+
+    if getattr(a, "dataset", None) is not None:
+        return Dataset(a.dataset, getattr(a, "max_side", None), getattr(a, "seed", 0) if a.command == "run" else 0)
+    if a.input is None:
+        from ldpcore.experiment.planning import Shape as PlanShape
+
+        shape = PlanShape.parse(a.shape)
+        return Shape(shape.kind, shape.parameter, a.n, a.d)
+    file = os.path.relpath(os.path.abspath(a.input), os.path.dirname(os.path.abspath(a.emit_script)))
+    users = {"user_column": a.user_column, "per_user": a.per_user} if getattr(a, "user_column", None) else {}
+    if getattr(a, "column", None) is not None:
+        bins = None if a.bins is None else a.bins if a.bins.isalpha() else check_whole(a.bins, 1, "--bins")
+        value_range = None if a.value_range is None else _pair(a.value_range, "--range")
+        return Records(file, a.column, bins, value_range, delimiter=a.delimiter, **users)
+    if any(getattr(a, k, None) is not None for k in ("lat", "lon", "grid", "bbox")):
+        return Points(file, a.lat, a.lon, a.grid or 256, a.bbox, delimiter=a.delimiter, **users)
+    return Upload(file, getattr(a, "scale", 1.0), getattr(a, "max_side", None))
+
+
+def _emit(a, view) -> None:
+    """Write the view's script to --emit-script (InputError naming the file where it cannot be written)."""
+    from ldpcore.export.reproduce import script
+
+    try:
+        with open(a.emit_script, "w", encoding="utf-8") as f:
+            f.write(script(view))
+    except OSError as exc:
+        raise InputError(f"cannot write {a.emit_script} ({exc.strerror or exc}).") from None
 
 
 # --- raw records and points (issue 16): --column / --lat / --lon / --grid read through ldpcore.data.ingest ---
@@ -199,17 +249,23 @@ def _no_ingest_options(a) -> None:
     require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
 
 
+def _input_kind(a) -> tuple[bool, bool]:
+    """(points, records): whether the ingest options read --input as points or as raw records (checked)."""
+    points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
+    records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
+    require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
+    require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
+    require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
+    return points, records
+
+
 def read_input(a):
     """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
     --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
     from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
     from ldpcore.data.loaders import load_path
 
-    points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
-    records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
-    require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
-    require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
-    require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
+    points, records = _input_kind(a)
     common = {"delimiter": a.delimiter}
     if points:
         return ingest.read_points(a.input, a.lat, a.lon, width=a.grid or 256, bbox=a.bbox, **common)
@@ -231,6 +287,11 @@ def cmd_histogram(a) -> None:
         any(v is not None for v in (a.column, a.lat, a.lon, a.grid, a.bbox)),
         "give --column (records) or --lat/--lon/--grid (points).",
     )
+    if a.sql is not None:
+        return _histogram_sql(a)
+    require(a.out is not None, "give --out, the value,count CSV to write (or --sql DIALECT to print the query).")
+    require(a.order_by is None and a.table is None, "--order-by and --table are for --sql (a file has its row order).")
+    require(a.out.strip() != "", "--out is empty; give the CSV file to write.")
     from ldpcore.export.records import output_folder
 
     require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
@@ -251,6 +312,33 @@ def cmd_histogram(a) -> None:
         "out": str(out),
     }
     _print(record, a.json)
+
+
+def _histogram_sql(a) -> None:
+    """--sql DIALECT: print the query that computes this histogram and its drop report where the data lives
+    (ldpcore.data.sql, docs/warehouses.md), for a table named --table with --input's columns and types."""
+    from ldpcore.data import ingest, sql
+
+    require(a.out is None and not a.json, "--sql prints the query: it takes no --out and no --json.")
+    points, _ = _input_kind(a)
+    table = sql.file_table(a.input, name=a.table, delimiter=a.delimiter)
+    users = {"user_column": a.user_column, "per_user": a.per_user, "order_by": a.order_by}
+    require(a.order_by is None or a.user_column is not None, "--order-by orders each user's rows: give --user-column.")
+    if points:
+        require(a.bbox is not None, "--sql needs --bbox W,S,E,N: a query does not take the box from the data.")
+        found = ingest.point_columns(table.columns)
+        lat, lon = a.lat or found[0], a.lon or found[1]
+        if lat is None or lon is None:
+            raise InputError("name the latitude and longitude columns with --lat and --lon.")
+        query = sql.points_query(table, lat, lon, bbox=a.bbox, width=a.grid or 256, dialect=a.sql, **users)
+    elif a.bins is not None:
+        require(a.value_range is not None, "--sql needs --range LO,HI: a query does not take the range from the data.")
+        bins = check_whole(a.bins, 1, "--bins (with --sql: a number of bins)")
+        value_range = _pair(a.value_range, "--range")
+        query = sql.numeric_query(table, a.column, bins=bins, value_range=value_range, dialect=a.sql, **users)
+    else:
+        query = sql.categorical_query(table, a.column, **users)
+    print(sql.to_sql(query, a.sql))
 
 
 # --- empirical audits (issue 17): what each observer can show it learns, beside the certified bound ---
@@ -405,8 +493,27 @@ def cmd_plan(a) -> None:
     from ldpcore.experiment import planning
     from ldpcore.export.records import to_json
 
-    table = planning.answer(_plan_query(a))
+    query = _plan_query(a)
+    table = planning.answer(query)
     record = table.as_dict()
+    if a.emit_script:
+        from ldpcore.export.reproduce import PlanView
+
+        constraints = query.constraints
+        view = PlanView(
+            _source(a),
+            query.delta,
+            query.eps_c,
+            str(query.solve),
+            None if query.target is None else (query.target.kind, query.target.value),
+            query.notion,
+            query.encodings,
+            constraints.max_messages,
+            constraints.max_bits,
+            query.delta_from,
+            _command_line(a),
+        )
+        _emit(a, view)
     if a.json:
         print(to_json(record))
         return
@@ -457,6 +564,7 @@ def _plan_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    _emit_arg(q)
     q.set_defaults(func=cmd_plan)
 
 
@@ -477,6 +585,7 @@ def _run_args(r: argparse.ArgumentParser) -> None:
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
     _protocol_args(r)
     _ingest_args(r)
+    _emit_arg(r)
     r.set_defaults(func=cmd_run)
 
 
@@ -530,9 +639,17 @@ def _privacy_args(p: argparse.ArgumentParser) -> None:
 
 def _histogram_args(h: argparse.ArgumentParser) -> None:
     h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
-    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--out", help="the value,count CSV to write")
     h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
     _ingest_args(h)
+    w = h.add_argument_group(
+        "the query instead (docs/warehouses.md; needs the sql extra)",
+        "Print the SQL that computes the histogram and what it leaves out where the data lives, for a table "
+        "with --input's columns; --bins needs --range, points need --bbox.",
+    )
+    w.add_argument("--sql", metavar="DIALECT", help="bigquery, snowflake, pyspark, databricks, postgres, duckdb, ...")
+    w.add_argument("--table", help="the table's name in the query (default: --input's name without its suffix)")
+    w.add_argument("--order-by", help="with --user-column: the column that orders each user's rows (e.g. a time)")
     h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
 
 
@@ -574,6 +691,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser(_command(argv) or "").parse_args(argv)  # no command: its names only
+        args.argv = argv  # the command line, for --emit-script's docstring
         args.func(args)
         sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:

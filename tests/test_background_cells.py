@@ -95,3 +95,11 @@ def test_a_failed_cell_raises_in_the_session(sessions, monkeypatch):
     time.sleep(0.5)
     with pytest.raises(RuntimeError, match="the simulation broke"):
         runs.landed(inp, [METHOD], [0.5], 0, queue=True)
+
+
+def test_the_browser_tests_wait_for_the_landing_caption():
+    """e2e_support.wait_idle waits while a caption ends in runs.LANDING: the same words."""
+    from e2e_support import LANDING
+
+    assert LANDING == runs.LANDING
+    assert runs.pending_note("Measuring the points", runs.Landed([None, None], 2)).endswith(f"{LANDING}.")

@@ -3,10 +3,13 @@ exactly, and Hadamard response's dyadic sampler draws the report histogram whose
 Sum_v c_v P[. | v] and Sum_v c_v (diag P[. | v] - P[. | v] P[. | v]^T), like the per-respondent
 randomizer. Fixed seeds; tolerances from the analytic variance (module constants below)."""
 
+import threading
+
 import numpy as np
 import pytest
 from scipy import stats
 
+from ldpcore.errors import Cancelled, stop_when
 from ldpcore.experiment.protocol.run import respondents
 from ldpcore.oracles import bits, hadamard
 from ldpcore.oracles.bits import POPCOUNT_FROM, POPCOUNT_MAX, bernoulli_bits, half_binomial
@@ -128,3 +131,27 @@ def test_hadamard_sampler_depends_on_the_seed_only(monkeypatch):
     first = oracle.sample_aggregate(counts, np.random.default_rng(8))
     assert np.array_equal(first, oracle.sample_aggregate(counts, np.random.default_rng(8)))
     assert not np.array_equal(first, oracle.sample_aggregate(counts, np.random.default_rng(9)))
+
+
+def test_hadamard_sampler_stops_at_a_level_when_nobody_waits(monkeypatch):
+    """Under stop_when, the dyadic sampler stops at a checkpoint of its levels, also in the halves it runs on
+    the pool's threads (they carry the caller's predicate): Cancelled after a few levels, not a full draw."""
+    monkeypatch.setattr(hadamard, "_THREADED_FROM", 2)
+    monkeypatch.setattr(hadamard, "RESPONDENTS_MAX", 0)
+    oracle = Hadamard.from_eps(2.0, 300)
+    counts = np.random.default_rng(0).integers(0, 200, 300)
+    asked: list[str] = []
+
+    def after_three() -> bool:
+        asked.append(threading.current_thread().name)
+        return len(asked) > 3
+
+    with stop_when(after_three), pytest.raises(Cancelled):
+        oracle.sample_aggregate(counts, np.random.default_rng(8))
+    levels = 2 * oracle.bits_per_message  # at least one checkpoint per group and per level of a group
+    assert 3 < len(asked) < levels
+    alone = oracle.sample_aggregate(counts, np.random.default_rng(8))
+    with stop_when(lambda: asked.append(threading.current_thread().name) or False):  # never holds: the same draw
+        assert np.array_equal(oracle.sample_aggregate(counts, np.random.default_rng(8)), alone)
+    pool_threads = {name for name in asked if name != threading.current_thread().name}
+    assert pool_threads  # the threaded halves asked the predicate too

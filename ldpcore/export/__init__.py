@@ -7,8 +7,11 @@ records    the run record as strict JSON; a run's files written into an output f
 table      the report table's rows and captions, as CSV and Markdown
 latex      the report table as a LaTeX table environment
 paper      the report table as a ZIP that compiles with pdflatex, and as one PNG
-Every public name is importable from ldpcore.export, on first use (PEP 562): importing one module of the package
-(records' to_json, say) does not import the others.
+spreadsheet  CSV rows by the csv module, text that a spreadsheet would run as a formula made inert
+view_records  the JSON record of every dashboard view (what its page downloads and its script prints)
+reproduce  every view as a Python script and a Jupyter notebook (ldpcore.export.reproduce)
+Every public name of the modules above the last two is importable from ldpcore.export, on first use (PEP 562):
+importing one module of the package (records' to_json, say) does not import the others.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ _API = {
     "output_folder": "ldpcore.export.records",
     "to_json": "ldpcore.export.records",
     "write_run": "ldpcore.export.records",
+    "csv_text": "ldpcore.export.spreadsheet",
+    "inert": "ldpcore.export.spreadsheet",
     "TableInfo": "ldpcore.export.table",
     "cell_caption": "ldpcore.export.table",
     "fmt": "ldpcore.export.table",
@@ -51,11 +56,13 @@ __all__ = [
     "LATEX_DOCUMENT",
     "TableInfo",
     "cell_caption",
+    "csv_text",
     "error_map",
     "estimate_csv",
     "estimate_csv_chunks",
     "fmt",
     "histogram_plot",
+    "inert",
     "latex_text",
     "output_folder",
     "png_bytes",
@@ -87,6 +94,7 @@ if TYPE_CHECKING:
     from ldpcore.export.latex import LATEX_DOCUMENT, latex_text, table_latex
     from ldpcore.export.paper import table_png, table_zip
     from ldpcore.export.records import output_folder, to_json, write_run
+    from ldpcore.export.spreadsheet import csv_text, inert
     from ldpcore.export.table import TableInfo, cell_caption, fmt, table_csv, table_markdown, table_rows
 
 

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from ldpcore.errors import checkpoint
+
 _ALL_BITS = np.iinfo(np.uint64).max
 _RAW_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox)  # raw output: 64 bits
 POPCOUNT_MAX = 256  # larger counts are drawn by numpy's binomial: at most 4 random words a count
@@ -34,7 +36,9 @@ def half_binomial(m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     One stream of random 64-bit words is cut at the running sums of m; a count's draw is the ones
     between its two cuts: the ones up to the end of the word a cut falls in (prefix sums of the
     words' popcounts) less those of that word at or above the cut. Counts above POPCOUNT_MAX, and
-    arrays of fewer than POPCOUNT_FROM, are drawn by rng.binomial instead."""
+    arrays of fewer than POPCOUNT_FROM, are drawn by rng.binomial instead. Starts with a checkpoint
+    (ldpcore.errors: the samplers' levels are where a run nobody waits for stops)."""
+    checkpoint()
     m = np.asarray(m, dtype=np.int64)
     if m.size < POPCOUNT_FROM:
         return rng.binomial(m, 0.5)

@@ -29,7 +29,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ldpcore.errors import check_eps, require
+from ldpcore.errors import carried, check_eps, checkpoint, require
 from ldpcore.oracles.bits import half_binomial
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
@@ -188,14 +188,16 @@ class Hadamard(SupportAnalyzer):
         for h in range(self.bits_per_message):
             labels = on_set[(1 << h) - 1 : min(2 << h, self.d + 1) - 1]
             groups.append(np.pad(labels, (0, (1 << (labels.size - 1).bit_length()) - labels.size)))
+        split = carried(_parity_split)  # the threads stop with this one (ldpcore.errors.checkpoint)
         threaded = {  # large groups: the first level here, its halves on two threads with child generators
-            h: [_POOL.submit(_parity_split, half, child) for half, child in zip(halves, rng.spawn(_THREADS))]
+            h: [_POOL.submit(split, half, child) for half, child in zip(halves, rng.spawn(_THREADS))]
             for h, labels in enumerate(groups)
             if labels.size >= _THREADED_FROM
             for halves in [_split_top(_unsplit(labels), rng)]  # [x's top bit, t, u's other bits]
         }
         cells = np.array([n - on_set.sum()])  # reports so far, over j mod 2^h
         for h, labels in enumerate(groups):
+            checkpoint()
             if h in threaded:
                 reports = np.concatenate([half.result() for half in threaded[h]], axis=1)
             else:

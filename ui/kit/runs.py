@@ -18,8 +18,11 @@ from typing import NamedTuple
 import numpy as np
 import streamlit as st
 from PIL import Image
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.data.histogram import Histogram
+from ldpcore.errors import Cancelled, checkpoint, stop_when
 from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, without_estimate
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
@@ -155,8 +158,23 @@ _ASKED: dict[str, set[tuple]] = {}
 
 
 def _session() -> str:
-    """This browser session's name for the background jobs (kept in its session state)."""
+    """This browser session's name for the background jobs: Streamlit's session id (what its runtime knows as
+    active or not), or a name kept in the session state where no runtime serves it (AppTest)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and Runtime.exists():
+        return ctx.session_id
     return st.session_state.setdefault("_cells_session", uuid.uuid4().hex)
+
+
+def _connected(session: str) -> bool:
+    """Whether the session is still connected (its tab open): always, where no Streamlit runtime serves pages."""
+    return not Runtime.exists() or Runtime.instance().is_active_session(session)
+
+
+def _abandoned(key: tuple) -> bool:
+    """No connected session needs the cell any more: its job stops at its next checkpoint (ldpcore.errors)."""
+    with _LOCK:
+        return not any(_connected(session) for session in _WANTED.get(key, ()))
 
 
 def _landed(inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> Cell | None:
@@ -171,20 +189,27 @@ def _landed(inp: Input, m: Method, e: float, seed: int, png_width: int | None) -
 
 
 def _job(key: tuple, inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> None:
-    """Simulate one cell into the shared caches, its summary and, with png_width, its picture. A job that raises
-    stays queued, done, with its error, for landed() to find."""
+    """Simulate one cell into the shared caches, its summary and, with png_width, its picture, while a connected
+    session needs it: a job nobody needs any more (every session that asked left, or asked for another sweep)
+    stops at its next checkpoint, or before it starts. A job that raises otherwise stays queued, done, with its
+    error, for landed() to find."""
     spec, central = run_spec(m, e)
-    summary_of(inp.key, inp.hist, spec, central, seed)
-    if png_width is not None:
-        cell_png(inp, m, e, seed, max_width=png_width)
+    try:
+        with stop_when(lambda: _abandoned(key)):
+            checkpoint()
+            summary_of(inp.key, inp.hist, spec, central, seed)
+            if png_width is not None:
+                cell_png(inp, m, e, seed, max_width=png_width)
+    except Cancelled:
+        pass  # forgotten below: a session that asks again queues it again
     with _LOCK:
         _QUEUED.pop(key, None)
         _WANTED.pop(key, None)
 
 
 def _release(key: tuple, session: str) -> None:
-    """This session no longer needs the cell: its job is cancelled if no session needs it and it has not started
-    (a running one finishes into the cache). Under _LOCK."""
+    """This session no longer needs the cell: its job is cancelled if no session needs it and it has not started;
+    a running one stops at its next checkpoint (_abandoned). Under _LOCK."""
     wanted = _WANTED.get(key)
     if wanted is None:
         return
@@ -214,6 +239,8 @@ def landed(inp: Input, methods, eps_cs, seed: int, png_width: int | None = None,
     if queue:
         session = _session()
         with _LOCK:
+            for gone in [other for other in _ASKED if not _connected(other)]:
+                del _ASKED[gone]  # its jobs stop by themselves (_abandoned)
             for key in _ASKED.get(session, set()) - jobs.keys():
                 _release(key, session)
             failed = [key for key in jobs if key in _QUEUED and _QUEUED[key].done()]  # done, not landed: it raised
