@@ -14,6 +14,7 @@ from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
     BLOCK,
+    binomials,
     check_values,
     count_dtype,
     halves,
@@ -92,11 +93,12 @@ class CountMeanSketch(Sketch):
 
         def draw(gen, rows):
             for j in rows:
+                checkpoint()  # a row: where a run nobody waits for stops (ldpcore.errors)
                 X[j] = iid_binomial(int(loads[j]), self.flip, self.m, gen)
 
         threaded(draw, halves(self.k), X.size, rng)
         X.ravel()[occupied] = (
-            held - rng.binomial(held, self.flip) + rng.binomial(loads[occupied // self.m] - held, self.flip)
+            held - binomials(held, self.flip, rng) + binomials(loads[occupied // self.m] - held, self.flip, rng)
         )
         return SketchReports(loads, X, self.hash_seed)
 
@@ -133,6 +135,7 @@ class CountMeanSketch(Sketch):
             slot, buf, tmp = np.empty(self.m, dtype=np.intp), np.empty(d, np.uint64), np.empty(d, np.uint64)
             drawn = np.empty(d, np.int64)
             for j in rows:
+                checkpoint()  # a row: where a run nobody waits for stops (ldpcore.errors)
                 cells = self.hashes.row_into(j, chars, buf, tmp)
                 slot[cells] = keys  # the last value of each read cell names it
                 named = slot[cells]
