@@ -1,5 +1,6 @@
 """Trade-offs' views: the analytic curves of every method against eps_c (ldpcore.experiment.protocol.run.analytic,
-cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and messages against eps_c."""
+cached like ui.kit.runs, in the chosen notion), and the figures and table of RMSE, local epsilons and messages
+against eps_c. Every restated number comes from ldpcore (analytic, compare.cells_on_notion)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import math
 import plotly.graph_objects as go
 
 from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.compare import cells_on_notion
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.privacy.notions import on_notion
-from ui.kit.axes import log_figure
+from ui.kit.axes import layout
 from ui.kit.cache import cached
 from ui.kit.colours import method_color
 from ui.kit.format import exact
@@ -20,51 +21,36 @@ from ui.kit.runs import neighbouring_of, run_spec
 
 
 @cached("results")
-def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
+def _curve(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple, notion: str
+) -> list[dict | None]:
     method = Method("", ProtocolSpec(**spec), central)
-    return [analytic(method, e, _hist) for e in eps_grid]
+    return [analytic(method, e, _hist, notion) for e in eps_grid]
 
 
-def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:
-    """The analytic curves of method at every eps_c of eps_grid (ldpcore.experiment.analytic), cached."""
+def curve(inp: Input, method: Method, eps_grid, notion: str = "native") -> list[dict | None]:
+    """The analytic curves of method at every eps_c of eps_grid in `notion` (ldpcore's analytic), cached."""
     grid = tuple(float(e) for e in eps_grid)
-    return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid)
+    return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid, notion)
 
 
-def _mark(eps_c: float, label: str = "ε_c") -> dict:
-    """The chosen eps_c as a dotted vertical line named at its top (x in log10 for the annotation: the axis is
-    logarithmic): the figure's shapes and annotations."""
-    return dict(
-        shapes=[
-            dict(
-                type="line",
-                x0=eps_c,
-                x1=eps_c,
-                xref="x",
-                y0=0,
-                y1=1,
-                yref="y domain",
-                line=dict(dash="dot", color="gray"),
-            )
-        ],
-        annotations=[
-            dict(
-                x=math.log10(eps_c), y=1, yref="paper", text=f"{label} = {eps_c:.3g}", showarrow=False, yanchor="bottom"
-            )
-        ],
+def _mark(fig: go.Figure, eps_c: float, label: str = "ε_c") -> None:
+    """The chosen eps_c as a dotted vertical line, named at its top (x in log10: the axis is logarithmic)."""
+    fig.add_vline(x=eps_c, line_dash="dot", line_color="gray")
+    fig.add_annotation(
+        x=math.log10(eps_c), y=1, yref="paper", text=f"{label} = {eps_c:.3g}", showarrow=False, yanchor="bottom"
     )
 
 
 HOVER = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"
 
 
-def _error_traces(label: str, line: list[dict], ok: list, xs: list, conv, color: str, suffix: str) -> list[dict]:
+def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, color: str, suffix: str) -> None:
     """A method's analytic RMSE line (dashed where only an approximation is known: the count sketch's median
     readout) and its measured raw and clipped RMSE markers, drawn at each cell's certified eps_c."""
     approximate = any(c["rmse_raw_note"] for c in line)
-    traces: list[dict] = [
-        dict(
-            type="scatter",
+    fig.add_trace(
+        go.Scatter(
             x=xs,
             y=[c["rmse_raw"] for c in line],
             mode="lines",
@@ -73,12 +59,11 @@ def _error_traces(label: str, line: list[dict], ok: list, xs: list, conv, color:
             legendgroup=label,
             hovertemplate=HOVER + ("approximate " if approximate else "") + "analytic std: %{y:.4g}<extra></extra>",
         )
-    ]
+    )
     for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
-        traces.append(
-            dict(
-                type="scatter",
-                x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
+        fig.add_trace(
+            go.Scatter(
+                x=[c.privacy["eps_c"] for c in ok],
                 y=[c.metrics[key] for c in ok],
                 mode="markers",
                 marker=dict(color=color, symbol=symbol, size=size),
@@ -88,81 +73,72 @@ def _error_traces(label: str, line: list[dict], ok: list, xs: list, conv, color:
                 hovertemplate=HOVER + f"measured RMSE ({what}): %{{y:.4g}}<extra></extra>",
             )
         )
-    return traces
 
 
-def _local_traces(label: str, line: list[dict], xs: list, conv, color: str, suffix: str) -> tuple[list, dict]:
+def _local_traces(
+    eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, color: str, suffix: str
+) -> None:
     """A protocol's local epsilons (solid: per phone; dashed: per captured shuffler) and its messages per phone."""
-    eps = [
-        dict(
-            type="scatter",
-            x=xs,
-            y=[conv(c[key]) for c in line],
-            mode="lines",
-            line=dict(color=color, dash=dash),
-            name=label + suffix,
-            legendgroup=label,
-            showlegend=key == "eps_l_inf",
-            hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
+    for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler")):
+        eps.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[c[key] for c in line],
+                mode="lines",
+                line=dict(color=color, dash=dash),
+                name=label + suffix,
+                legendgroup=label,
+                showlegend=key == "eps_l_inf",
+                hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
+            )
         )
-        for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler"))
-    ]
-    messages = dict(
-        type="scatter",
-        x=xs,
-        y=[c["expected_messages"] for c in line],
-        mode="lines",
-        line=dict(color=color),
-        name=label,
-        hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
+    msgs.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[c["expected_messages"] for c in line],
+            mode="lines",
+            line=dict(color=color),
+            name=label,
+            hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
+        )
     )
-    return eps, messages
 
 
 def tradeoff_figures(methods, measured, curves, current: float, notion: str = "native") -> list[go.Figure]:
-    """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers. notion
-    "replacement": every epsilon (x and y) restated under replacement by ldpcore.privacy.notions.on_notion.
-    Each figure is built from its traces in one call (ui.kit.axes.log_figure)."""
-    rmse: list[dict] = []
-    eps: list[dict] = []
-    msgs: list[dict] = []
+    """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers. notion "replacement":
+    curves computed in that notion (every epsilon, x and y, restated by ldpcore) and the cells restated alike."""
+    rmse, eps, msgs = go.Figure(), go.Figure(), go.Figure()
     one = notion == "replacement"
     x_title = "central ε_c" + (" (replacement)" if one else " (each method's own notion)")
+    measured = cells_on_notion([c for c in measured if c.error is None], notion)
     for m in methods:
         color = method_color(m.label)
         native = neighbouring_of(m)
-
-        def conv(e, native=native):
-            return on_notion(e, native, notion).eps
-
-        suffix = "" if not one or native == "replacement" else " [removal ×2]"
+        suffix = "" if not one or native == "replacement" else f" [{native}, restated]"
         line = [c for c in curves[m.label] if c is not None]
-        ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
-        xs = [conv(c["eps_c"]) for c in line]
-        rmse += _error_traces(m.label, line, ok, xs, conv, color, suffix)
+        ok = [c for c in measured if c.method == m.label]  # drawn at the certified eps_c
+        xs = [c["eps_c"] for c in line]
+        _error_traces(rmse, m.label, line, ok, xs, color, suffix)
         if not m.central:
-            local, messages = _local_traces(m.label, line, xs, conv, color, suffix)
-            eps += local
-            msgs.append(messages)
-    local_notion = "replacement LDP" if one else "one-hot and fragmented sketch: removal LDP; others: replacement"
-    mark = _mark(current)
+            _local_traces(eps, msgs, m.label, line, xs, color, suffix)
+    for fig in (rmse, eps, msgs):
+        _mark(fig, current)
+    local = "replacement LDP" if one else "one-hot and fragmented sketch: zero-out LDP; others: replacement"
     return [
-        log_figure(
+        layout(
             rmse,
             "Error against ε_c (line: analytic std; open: measured raw; filled: measured clipped)",
             x_title,
             "RMSE per bin",
-            **mark,
         ),
-        log_figure(
+        layout(
             eps,
             "Local guarantees against ε_c (solid: ε per phone; dashed: ε per captured shuffler)",
             x_title,
-            f"local ε (nats; {local_notion})" if one else "local ε (nats; each method's own notion)",
+            f"local ε (nats; {local})" if one else "local ε (nats; each method's own notion)",
             False,
-            **mark,
         ),
-        log_figure(msgs, "Messages per phone against ε_c", x_title, "expected messages", **mark),
+        layout(msgs, "Messages per phone against ε_c", x_title, "expected messages"),
     ]
 
 
@@ -177,16 +153,15 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
             columns = ("ε_c", "ε per phone", "ε per captured shuffler", "RMSE per bin (analytic)", "messages per phone")
             out.append({"method": m.label, "notion (native)": native, **dict.fromkeys(columns, words)})
             continue
-        c = on_notion(r["eps_c"], native, notion)
-        row = {"method": m.label, "notion (native)": native, "ε_c": f"{c.eps:.4g}"}
-        if c.converted:
-            row["ε_c"] += f" (removal {c.native_eps:.4g})"
+        row = {"method": m.label, "notion (native)": native, "ε_c": f"{r['eps_c']:.4g}"}
+        if r["converted"]:
+            row["ε_c"] += f" ({native} {r['native_eps_c']:.4g})"
         for key, name in (("eps_l_inf", "ε per phone"), ("eps_l_1", "ε per captured shuffler")):
-            v = on_notion(r[key], native, notion)
+            native_value = r.get(f"native_{key}", r[key])
             row[name] = (
                 "∞ (no local guarantee)"
-                if math.isinf(v.eps)
-                else f"{v.eps:.4g}" + (f" (removal {v.native_eps:.4g})" if v.converted else "")
+                if math.isinf(r[key])
+                else f"{r[key]:.4g}" + (f" ({native} {native_value:.4g})" if native_value != r[key] else "")
             )
         row["RMSE per bin (analytic)"] = f"{r['rmse_raw']:.4g}"
         row["messages per phone"] = exact(r["expected_messages"])

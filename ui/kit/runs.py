@@ -27,6 +27,7 @@ from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, with
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.guarantee import Neighbouring
 from ui.kit.cache import MISSING, cached, frozen
 from ui.kit.inputs import Input
 
@@ -42,8 +43,9 @@ def run_spec(method: Method, eps_c: float) -> tuple[dict, bool]:
 
 
 def neighbouring_of(method: Method) -> str:
-    """The notion a method's numbers are stated in: the encoding's, removal for the central Gaussian."""
-    return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
+    """The notion a method's numbers are stated in: the encoding's, zero-out for the central Gaussian (one count
+    removed)."""
+    return Neighbouring.ZERO_OUT if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
 @cached("runs")
