@@ -27,6 +27,8 @@ from ldpcore.oracles.sketches.sketch import Sketch
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
+_HASHED = 1 << 20  # placements hashed between two checkpoints of _table
+
 PRIVACY_NOTE = (
     "Erlingsson et al. 2020 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
     "n/k): it runs them at the one-hot eps_l of eps_c, which does not certify that eps_c; its Table III "
@@ -77,8 +79,12 @@ class CountMeanSketch(Sketch):
         """Exact true row counts X (k, m): X[j, b] = row-j respondents whose value hashes to b."""
         bound, chunks = self._placements(counts, rng)
         table = np.zeros(self.k * self.m, dtype=count_dtype(bound))
-        for values, rows, held in chunks:
-            np.add.at(table, rows * self.m + self.hashes.cells(values, rows), held.astype(table.dtype))
+        for values, rows, held in chunks:  # hashed and added in parts (no draws: the same table), a checkpoint each
+            for s in range(0, values.size, _HASHED):
+                checkpoint()
+                part = slice(s, s + _HASHED)
+                cells = rows[part] * self.m + self.hashes.cells(values[part], rows[part])
+                np.add.at(table, cells, held[part].astype(table.dtype))
         return table.reshape(self.k, self.m)
 
     def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:

@@ -50,7 +50,7 @@ def repeat_blocks(keys: np.ndarray, reps: np.ndarray, block: int = BLOCK):
         yield np.repeat(keys[lo : hi + 1], part)
 
 
-def binomials(n: np.ndarray, p: float, rng: np.random.Generator, block: int = BLOCK) -> np.ndarray:
+def binomials(n: np.ndarray, p: float, rng: np.random.Generator, block: int = 1 << 20) -> np.ndarray:
     """rng.binomial(n, p) in blocks of `block` counts with a checkpoint before each: the same draws (the
     generator takes them in order), with a place to stop between blocks."""
     flat = np.ascontiguousarray(n).reshape(-1)
