@@ -62,37 +62,55 @@ notion = (
     )
     else "native"
 )
-sweep = runs.landed(inp, methods, eps_rows, seed, png_width=THUMB)  # the cells simulated so far (by any session)
+image = inp.hist.is_image
+if not image:
+    st.caption(
+        f"Each cell: the estimate clipped to [0, the largest true count] as bars ({inp.hist.unit}), values ranked by "
+        "their true count (largest first), the true counts as black ticks; one scale in every cell."
+    )
+widths = [1.1] + [3] * len(methods)
+png_width = THUMB if image else None  # an image's cell lands with its picture; a histogram's chart is made once
+sweep = runs.landed(inp, methods, eps_rows, seed, png_width=png_width)  # the cells simulated so far (by any session)
 
 
 @st.fragment(run_every=runs.POLL if sweep.pending else None)
 def table() -> None:
-    """The table's frame at once, each cell's picture and numbers as it lands (redrawn every runs.POLL s meanwhile,
-    the rest of the page usable), then one full run without the redraws."""
-    now = runs.landed(inp, methods, eps_rows, seed, png_width=THUMB)
+    """The table's frame at once, each cell's picture (or chart) and numbers as it lands (redrawn every runs.POLL s
+    meanwhile, the rest of the page usable), then one full run without the redraws."""
+    now = runs.landed(inp, methods, eps_rows, seed, png_width=png_width)
     if now.pending:
         st.caption(runs.pending_note("Filling the table (cells)", now))
     elif sweep.pending:
         st.rerun()  # every cell has landed: the page once more, with its exports and without the timer
-    header = st.columns([1] + [3] * len(methods))
-    header[0].markdown("**eps_c**")
+    header = st.columns(widths)
+    header[0].markdown("**ε_c**")
     for col, m in zip(header[1:], methods):
         col.markdown(f"**{m.label}**")
     for i, e in enumerate(eps_rows):
-        line = st.columns([1] + [3] * len(methods))
+        line = st.columns(widths)
         line[0].markdown(f"**{e:g}**")
         for col, m, c in zip(line[1:], methods, now.cells[i * len(methods) : (i + 1) * len(methods)]):
             if c is None:
                 col.caption("simulating…")
                 continue
-            png = None if c.error else runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB)
+            if c.error:  # the reason in the tooltip (and in every export): a row's tau columns often share it
+                col.markdown("not defined", help=c.error)
+                continue
+            png = runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB) if image else None
             if png is not None:
                 col.image(png, width="stretch", output_format="PNG")
+            elif not image:
+                col.plotly_chart(
+                    report_table.cell_chart(inp, m, c.eps_c, seed),
+                    width="stretch",
+                    config={"displayModeBar": False},
+                    key=f"cell_{i}_{m.label}",
+                )
             col.markdown("  \n".join(cell_caption(table_rows([cell_on_notion(c, notion)])[0])))
 
 
 table()
-runs.landed(inp, methods, eps_rows, seed, png_width=THUMB, queue=True)  # the other cells, in the background
+runs.landed(inp, methods, eps_rows, seed, png_width=png_width, queue=True)  # the other cells, in the background
 if sweep.pending:
     st.caption("The exports appear when every cell has been simulated.")
     st.stop()

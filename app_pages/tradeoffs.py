@@ -21,8 +21,9 @@ from ui.tradeoffs import curve, tradeoff_figures, values_at
 st.title("Trade-offs")
 st.caption(
     "Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
-    "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
-    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+    "hash family for sketches; faded where only an approximation is known, the count sketch's median "
+    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed: open for the raw "
+    "estimate, filled for the estimate clipped to [0, the largest true count]. "
     "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
     "does not certify that eps_c."
 )
@@ -68,7 +69,8 @@ sweep = runs.landed(inp, methods, eps_measured, seed)  # the points simulated so
 
 names = ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages")
 error_slot = st.empty()  # the one chart with measured points: drawn in the fragment below
-for name, fig in zip(names[1:], tradeoff_figures(methods, [], curves, eps_c, notion)[1:]):  # analytic only
+analytic_only = tradeoff_figures(methods, [], curves, eps_c, inp.hist.unit, notion)[1:]
+for name, fig in zip(names[1:], analytic_only):
     st.plotly_chart(fig, width="stretch", key=name)
     export_menu(fig, name)
 
@@ -86,7 +88,7 @@ def charts() -> None:
     if undefined:
         with st.expander(f"{len(undefined)} settings are undefined and left out"):
             st.write("\n".join(f"- {u}" for u in undefined))
-    fig = tradeoff_figures(methods, now.ready, curves, eps_c, notion)[0]
+    fig = tradeoff_figures(methods, now.ready, curves, eps_c, inp.hist.unit, notion)[0]
     st.plotly_chart(fig, width="stretch", key=names[0])
     if not now.pending:
         export_menu(fig, names[0])
@@ -98,7 +100,9 @@ runs.landed(inp, methods, eps_measured, seed, queue=True)  # the other points, s
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
 at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in methods}
-st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
+st.table(
+    values_at(methods, at, notion), border="horizontal", hide_index=True
+)  # static: every column within the page, text wraps
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
     + ("; zero-out numbers restated under replacement, native value in brackets." if one_notion else ".")

@@ -109,14 +109,20 @@ def open_page(page: str, **query):
     are pending (ui.kit.runs.LANDING), as its timer would rerun it in a browser."""
     from streamlit.testing.v1 import AppTest
 
-    from ui.kit.runs import LANDING, POLL
-
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in query.items():
         at.query_params[k] = v
     if page != "app_pages/home.py":
         at.switch_page(page)
     at.run()
+    return settled(at)
+
+
+def settled(at):
+    """at once its view is complete: run again while its caption says some cells are pending (ui.kit.runs.LANDING),
+    as the page's timer would rerun it in a browser (at most 180 s)."""
+    from ui.kit.runs import LANDING, POLL
+
     deadline = time.monotonic() + 180
     while any(LANDING in c.value for c in at.caption) and time.monotonic() < deadline:
         time.sleep(POLL)
