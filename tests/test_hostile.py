@@ -337,7 +337,7 @@ def test_the_report_table_csv_makes_formulas_inert():
 
     cell = SimpleNamespace(eps_c=1.0, method="=1+1", privacy=None, metrics=None, error="@SUM(A1)")
     (row,) = list(csv.DictReader(io.StringIO(table_csv([cell]))))
-    assert row["method"] == "'=1+1" and row["note"] == "'@SUM(A1)" and row["eps_c"] == "1"
+    assert row["method"] == "'=1+1" and row["note"] == "'@SUM(A1)" and float(row["eps_c"]) == 1.0
 
 
 @pytest.mark.slow

@@ -171,8 +171,8 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str, dict[str, ob
         options.update(_user_controls(side, names, values))
         if kind == RECORDS and options["column"] is None:
             st.info(
-                f"{name}: choose the column of values to count in the sidebar (Column of values; one of "
-                f"{', '.join(names)}). Each row's value in that column is one respondent's report."
+                f"{plain(name)}: choose the column of values to count in the sidebar (Column of values; one of "
+                f"{plain(', '.join(names))}). Each row's value in that column is one respondent's report."
             )
             st.stop()
         hist, report = _read(digest, name, data, kind, options)

@@ -1,145 +1,45 @@
-"""Command line: ``python -m ldpcore privacy|run|amplify|oracles|histogram|audit|plan ...`` (stable; see README).
-
-Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
-every InputError, output that cannot be written (a closed pipe included) and running out of memory.
-
-The command line parses before it imports: this module imports only argparse and ldpcore.errors, the
-parser builds the options of the one command asked for (whose choices come from the registries it
-imports), and each command imports what it runs. `--help` imports no numpy.
-"""
+"""The command line's commands: each builds its options (_args) and runs (cmd_), importing what it runs when it
+runs, so that parsing one command imports no other command's modules (ldpcore.cli)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import os
-import shlex
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
+from ldpcore.errors import InputError, check_seed, check_whole, require
 
 if TYPE_CHECKING:
-    from ldpcore.privacy.rounds import Rounds
+    pass
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, status 2
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
-
-
-def _checked(check, *args):
-    """An argparse type: the text through an ldpcore check (exact whole numbers and their limits); its
-    InputError becomes argparse's one-line error naming the option."""
-
-    def convert(text: str):
-        try:
-            return check(text, *args)
-        except InputError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return convert
-
-
-RESPONDENTS = _checked(check_n)
-
-
-def _protocol_args(p: argparse.ArgumentParser) -> None:
-    from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
-    from ldpcore.privacy.fragments import EPS_F_RULES
-
-    eps = p.add_mutually_exclusive_group(required=True)
-    eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
-    eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
-    p.add_argument(
-        "--tau",
-        type=_checked(check_whole, 1, "tau (report fragments)", MAX_TAU),
-        help=f"report fragments with a backstop (Algorithm 2), 1 to {MAX_TAU}; omit for attribute fragments only",
-    )
-    p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
-    p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
-    p.add_argument(
-        "--encoding", default=DEFAULT_ENCODING, choices=list(ENCODINGS), help="frequency oracle (see `oracles`)"
-    )
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an encoding parameter, e.g. --param k=64 --param m=4096 (see `oracles`)",
-    )
-    p.add_argument(
-        "--accountant",
-        choices=ACCOUNTANT_NAMES,
-        help="amplification bound (default: the encoding's first, cheu19 = Lemma II.6 for onehot)",
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def _params(pairs: list[str]) -> dict:
-    for pair in pairs:
-        require("=" in pair, f"--param takes NAME=VALUE (got {pair!r}).")
-    return dict(pair.split("=", 1) for pair in pairs)
-
-
-def _spec(a, delta: float):
-    from ldpcore.experiment.protocol.spec import ProtocolSpec
-
-    return ProtocolSpec(
-        eps_c=a.eps_c,
-        eps_l=a.eps_l,
-        delta=delta,
-        tau=a.tau,
-        eps_f_rule=a.eps_f_rule,
-        eps_f=a.eps_f,
-        accountant=a.accountant,
-        encoding=a.encoding,
-        params=_params(a.param),
-        notion=getattr(a, "notion", "native"),
-        rounds=getattr(a, "rounds", 1),
-    )
-
-
-def _notion_and_rounds(p: argparse.ArgumentParser, default_notion: str = "native") -> None:
-    """--notion (of eps_c) and --rounds (collections from the same respondents; eps_c is their total)."""
-    from ldpcore.privacy.notions import NOTIONS
-    from ldpcore.privacy.rounds import MAX_ROUNDS
-
-    if default_notion == "native":
-        p.add_argument(
-            "--notion",
-            choices=NOTIONS,
-            default="native",
-            help="notion of eps_c: native (the encoding's or bound's own) or replacement (a zero-out guarantee per "
-            "channel through the two changed channels)",
-        )
-    p.add_argument(
-        "--rounds",
-        type=_checked(check_whole, 1, "rounds", MAX_ROUNDS),
-        default=1,
-        help=f"collections from the same respondents (1 to {MAX_ROUNDS:,}); eps_c and delta are their total",
-    )
-
-
-def _print(record: dict, as_json: bool) -> None:
-    if as_json:
-        from ldpcore.export.records import to_json
-
-        print(to_json(record))
-        return
-    for key, value in record.items():
-        if isinstance(value, float):
-            value = f"{value:.6g}"
-        print(f"{key:>18}: {value}")
+from ldpcore.cli.options import (
+    RESPONDENTS,
+    checked,
+    command_line,
+    emit_script,
+    emit_script_option,
+    ingest_args,
+    input_kind,
+    no_ingest_options,
+    notion_and_rounds,
+    number_pair,
+    print_record,
+    protocol_args,
+    read_input,
+    rounds_fields,
+    source_of,
+    spec_of,
+)
 
 
 def cmd_privacy(a) -> None:
     from ldpcore.experiment.protocol.spec import plan
 
     require(a.n is not None, "--n is required.")
-    p = plan(_spec(a, a.delta), a.n, a.domain)
-    _print(p.as_dict(), a.json)
+    p = plan(spec_of(a, a.delta), a.n, a.domain)
+    print_record(p.as_dict(), a.json)
 
 
 def cmd_run(a) -> None:
@@ -149,7 +49,7 @@ def cmd_run(a) -> None:
 
     require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
     if a.dataset is not None:
-        _no_ingest_options(a)
+        no_ingest_options(a)
         hist, report = load_dataset(a.dataset, max_side=a.max_side, seed=a.seed), None
         delta = a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
@@ -159,7 +59,7 @@ def cmd_run(a) -> None:
     if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
-    result = run(_spec(a, delta), hist, seed=a.seed)
+    result = run(spec_of(a, delta), hist, seed=a.seed)
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
     seconds = time.perf_counter() - start
@@ -174,137 +74,8 @@ def cmd_run(a) -> None:
     if a.emit_script:
         from ldpcore.export.reproduce import RunCommand
 
-        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line(a)))
-    _print(record, a.json)
-
-
-# --- reproduce as code (issue 30): --emit-script writes the command's computation as a Python script ---
-
-
-def _emit_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--emit-script",
-        metavar="PATH",
-        help="also write a Python script that recomputes this command's numbers with the ldpcore library "
-        "(its record equals --json's, timing aside); an input file is read relative to the script's folder",
-    )
-
-
-def _command_line(a) -> str:
-    return shlex.join(["ldpcore", *a.argv])
-
-
-def _source(a):
-    """The data of a run or plan command as a reproduce source (ldpcore.export.reproduce.sources): a bundled
-    dataset, n and d with a shape, or --input (an image or histogram CSV, raw records, points) by its path
-    relative to the script's folder."""
-    from ldpcore.export.reproduce import Dataset, Points, Records, Shape, Upload
-
-    if getattr(a, "dataset", None) is not None:
-        return Dataset(a.dataset, getattr(a, "max_side", None), getattr(a, "seed", 0) if a.command == "run" else 0)
-    if a.input is None:
-        from ldpcore.experiment.planning import Shape as PlanShape
-
-        shape = PlanShape.parse(a.shape)
-        return Shape(shape.kind, shape.parameter, a.n, a.d)
-    file = os.path.relpath(os.path.abspath(a.input), os.path.dirname(os.path.abspath(a.emit_script)))
-    users = {"user_column": a.user_column, "per_user": a.per_user} if getattr(a, "user_column", None) else {}
-    if getattr(a, "column", None) is not None:
-        bins = None if a.bins is None else a.bins if a.bins.isalpha() else check_whole(a.bins, 1, "--bins")
-        value_range = None if a.value_range is None else _pair(a.value_range, "--range")
-        return Records(file, a.column, bins, value_range, delimiter=a.delimiter, **users)
-    if any(getattr(a, k, None) is not None for k in ("lat", "lon", "grid", "bbox")):
-        return Points(file, a.lat, a.lon, a.grid or 256, a.bbox, delimiter=a.delimiter, **users)
-    return Upload(file, getattr(a, "scale", 1.0), getattr(a, "max_side", None))
-
-
-def _emit(a, view) -> None:
-    """Write the view's script to --emit-script (InputError naming the file where it cannot be written)."""
-    from ldpcore.export.reproduce import script
-
-    try:
-        with open(a.emit_script, "w", encoding="utf-8") as f:
-            f.write(script(view))
-    except OSError as exc:
-        raise InputError(f"cannot write {a.emit_script} ({exc.strerror or exc}).") from None
-
-
-# --- raw records and points (issue 16): --column / --lat / --lon / --grid read through ldpcore.data.ingest ---
-
-
-def _ingest_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group(
-        "raw records and points (CSV, TSV or Parquet with a header; docs/your_data.md)",
-        "Without these options --input is an image or a histogram CSV (one count, or value,count, per line).",
-    )
-    g.add_argument("--column", help="the column of categories (or, with --bins, of numbers): one value per row")
-    g.add_argument("--user-column", help="the user id column of an event log (one row per event)")
-    g.add_argument(
-        "--per-user",
-        help="with --user-column: first (default), mode or distinct:K values per user (see README for the privacy)",
-    )
-    g.add_argument("--bins", help="read --column as numbers in this many equal bins (or sturges, rice, sqrt)")
-    g.add_argument("--range", dest="value_range", metavar="LO,HI", help="the numeric range of --bins (default: data's)")
-    g.add_argument("--lat", help="latitude column of points (default: found by its name, lat or latitude)")
-    g.add_argument("--lon", help="longitude column of points (default: found by its name, lon, lng or longitude)")
-    g.add_argument(
-        "--grid", type=_checked(check_whole, 1, "grid (cells from west to east)"), help="points: grid width in cells"
-    )
-    g.add_argument("--bbox", metavar="W,S,E,N", help="points: the box in degrees (default: the points' extent)")
-    g.add_argument("--delimiter", help="CSV delimiter (default: ',' or a tab for .tsv / .tab files)")
-
-
-def _pair(text: str, what: str) -> tuple[float, float]:
-    parts = text.split(",")
-    require(len(parts) == 2, f"{what} needs two numbers LO,HI (got {text!r}).")
-    try:
-        return float(parts[0]), float(parts[1])
-    except ValueError:
-        raise InputError(f"{what} needs two numbers LO,HI (got {text!r}).") from None
-
-
-# the options that read raw records or points (argparse's name -> the option)
-_INGEST_OPTIONS = {k: f"--{k.replace('_', '-')}" for k in ("column", "user_column", "per_user", "bins")} | {
-    "value_range": "--range",
-    **{k: f"--{k}" for k in ("lat", "lon", "grid", "bbox", "delimiter")},
-}
-
-
-def _no_ingest_options(a) -> None:
-    given = [option for name, option in _INGEST_OPTIONS.items() if getattr(a, name) is not None]
-    require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
-
-
-def _input_kind(a) -> tuple[bool, bool]:
-    """(points, records): whether the ingest options read --input as points or as raw records (checked)."""
-    points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
-    records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
-    require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
-    require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
-    require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
-    return points, records
-
-
-def read_input(a):
-    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
-    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
-    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
-    from ldpcore.data.loaders import load_path
-
-    points, records = _input_kind(a)
-    common = {"delimiter": a.delimiter}
-    if points:
-        return ingest.read_points(a.input, a.lat, a.lon, width=a.grid or 256, bbox=a.bbox, **common)
-    if records:
-        require(a.column is not None, "--column is required to read raw records (--user-column names the user).")
-        users = {"user_column": a.user_column, "per_user": a.per_user}
-        if a.bins is not None:
-            bins = a.bins if a.bins in ingest.BIN_RULES else check_whole(a.bins, 1, "--bins")
-            value_range = None if a.value_range is None else _pair(a.value_range, "--range")
-            return ingest.read_numeric(a.input, a.column, bins=bins, value_range=value_range, **users, **common)
-        return ingest.read_categorical(a.input, a.column, **users, **common)
-    require(a.delimiter is None, "--delimiter is for raw records: give --column or --lat/--lon/--grid.")
-    return load_path(a.input, scale=a.scale, max_side=a.max_side), None
+        emit_script(a, RunCommand(source_of(a), result.plan.spec, a.seed, command_line(a)))
+    print_record(record, a.json)
 
 
 def cmd_histogram(a) -> None:
@@ -337,7 +108,7 @@ def cmd_histogram(a) -> None:
         "notes": list(hist.notes),
         "out": str(out),
     }
-    _print(record, a.json)
+    print_record(record, a.json)
 
 
 def _histogram_sql(a) -> None:
@@ -346,7 +117,7 @@ def _histogram_sql(a) -> None:
     from ldpcore.data import ingest, sql
 
     require(a.out is None and not a.json, "--sql prints the query: it takes no --out and no --json.")
-    points, _ = _input_kind(a)
+    points, _ = input_kind(a)
     table = sql.file_table(a.input, name=a.table, delimiter=a.delimiter)
     users = {"user_column": a.user_column, "per_user": a.per_user, "order_by": a.order_by}
     require(a.order_by is None or a.user_column is not None, "--order-by orders each user's rows: give --user-column.")
@@ -360,14 +131,11 @@ def _histogram_sql(a) -> None:
     elif a.bins is not None:
         require(a.value_range is not None, "--sql needs --range LO,HI: a query does not take the range from the data.")
         bins = check_whole(a.bins, 1, "--bins (with --sql: a number of bins)")
-        value_range = _pair(a.value_range, "--range")
+        value_range = number_pair(a.value_range, "--range")
         query = sql.numeric_query(table, a.column, bins=bins, value_range=value_range, dialect=a.sql, **users)
     else:
         query = sql.categorical_query(table, a.column, **users)
     print(sql.to_sql(query, a.sql))
-
-
-# --- empirical audits (issue 17): what each observer can show it learns, beside the certified bound ---
 
 
 def cmd_audit(a) -> None:
@@ -380,7 +148,7 @@ def cmd_audit(a) -> None:
     sources = (a.n is not None or a.d is not None) + (a.dataset is not None) + (a.input is not None)
     require(sources == 1, "give exactly one of --n with --d, --dataset and --input.")
     if a.input is None:
-        _no_ingest_options(a)
+        no_ingest_options(a)
     if a.dataset is not None:
         data, delta = a.dataset, a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
@@ -389,7 +157,7 @@ def cmd_audit(a) -> None:
             require(a.n is not None and a.d is not None, "give --n with --d (or --dataset or --input).")
         data, delta = (read_input(a)[0] if a.input is not None else uniform(a.n, a.d)), a.delta
     tuning = {k: v for k, v in (("trials", a.trials), ("confidence", a.confidence)) if v is not None}
-    report = run_audit(_spec(a, delta), data, observer=a.observer, seed=a.seed, **tuning)
+    report = run_audit(spec_of(a, delta), data, observer=a.observer, seed=a.seed, **tuning)
     if a.json:
         print(to_json(report.as_dict()))
         return
@@ -440,21 +208,9 @@ def cmd_amplify(a) -> None:
         collection = rounds_at(base, a.rounds, width, amp.eps0, a.n, a.delta, a.domain, amp.guarantee)
     record = amp.as_dict()
     record.update(record.pop("extra"))
-    record.update(notion=a.notion, **_rounds_fields(a.rounds, amp.eps_c, a.delta, collection))
+    record.update(notion=a.notion, **rounds_fields(a.rounds, amp.eps_c, a.delta, collection))
     record["domain"] = a.domain
-    _print(record, a.json)
-
-
-def _rounds_fields(rounds: int, eps_c: float | None, delta: float, collection: Rounds | None) -> dict[str, Any]:
-    """The JSON fields of repeated collection: rounds, the total (eps_c, delta), one round's eps_c (at delta /
-    rounds; eps_c itself for one round), and with several rounds what basic and advanced composition of the
-    per-round guarantees would certify."""
-    out: dict[str, Any] = {"rounds": rounds, "eps_c_total": eps_c, "delta_total": delta, "eps_c_per_round": eps_c}
-    if collection is not None:
-        out["eps_c_per_round"] = collection.eps_c_per_round
-        out["eps_c_total_basic"] = None if collection.basic is None else collection.basic.eps
-        out["eps_c_total_advanced"] = None if collection.advanced is None else collection.advanced.eps
-    return out
+    print_record(record, a.json)
 
 
 def cmd_oracles(a) -> None:
@@ -552,7 +308,7 @@ def cmd_plan(a) -> None:
 
         constraints = query.constraints
         view = PlanView(
-            _source(a),
+            source_of(a),
             query.delta,
             query.eps_c,
             str(query.solve),
@@ -562,12 +318,12 @@ def cmd_plan(a) -> None:
             constraints.max_messages,
             constraints.max_bits,
             query.delta_from,
-            _command_line(a),
+            command_line(a),
             query.rounds,
             rule=query.rule,
             delta_with_n=query.delta_with_n,
         )
-        _emit(a, view)
+        emit_script(a, view)
     if a.json:
         print(to_json(record))
         return
@@ -600,7 +356,7 @@ def cmd_plan(a) -> None:
     print(f"topk_recall (k = {k}): the {planning.TOPK_NOTE}" if k else planning.NO_TOPK)
 
 
-def _plan_args(q: argparse.ArgumentParser) -> None:
+def plan_args(q: argparse.ArgumentParser) -> None:
     from ldpcore.data.datasets import DATASETS
     from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
     from ldpcore.privacy.notions import NOTIONS
@@ -609,7 +365,7 @@ def _plan_args(q: argparse.ArgumentParser) -> None:
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     src.add_argument("--input", help="image or histogram CSV")
     q.add_argument("--n", type=RESPONDENTS, help="respondents (without data: with --d and --shape)")
-    q.add_argument("--d", type=_checked(check_whole, 2, "the domain size d"), help="domain size (without data)")
+    q.add_argument("--d", type=checked(check_whole, 2, "the domain size d"), help="domain size (without data)")
     q.add_argument("--shape", default="uniform", help="uniform, zipf:S or geometric:R (without data)")
     q.add_argument("--eps-c", type=float, help="central epsilon (nats), in the --notion notion")
     q.add_argument("--target-rmse", type=float, help="target raw RMSE per bin")
@@ -623,7 +379,7 @@ def _plan_args(q: argparse.ArgumentParser) -> None:
         help="with --solve n: delta = about 1/(10 n) at each n tried (default: delta held fixed at every n)",
     )
     q.add_argument("--notion", choices=NOTIONS, default="replacement", help="notion of eps_c")
-    _notion_and_rounds(q, default_notion="replacement")
+    notion_and_rounds(q, default_notion="replacement")
     q.add_argument("--encodings", help="comma-separated encodings (default: all)")
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
@@ -637,11 +393,11 @@ def _plan_args(q: argparse.ArgumentParser) -> None:
         ).replace("%", "%%"),  # argparse formats help with %
     )
     q.add_argument("--json", action="store_true", help="print one JSON object")
-    _emit_arg(q)
+    emit_script_option(q)
     q.set_defaults(func=cmd_plan)
 
 
-def _run_args(r: argparse.ArgumentParser) -> None:
+def run_args(r: argparse.ArgumentParser) -> None:
     from ldpcore.data.datasets import DATASETS
 
     src = r.add_mutually_exclusive_group(required=True)
@@ -650,40 +406,40 @@ def _run_args(r: argparse.ArgumentParser) -> None:
     r.add_argument("--scale", type=float, default=1.0, help="respondents per unit of luminance (Map: 2.5)")
     r.add_argument(
         "--max-side",
-        type=_checked(check_whole, 1, "max_side (pixels)"),
+        type=checked(check_whole, 1, "max_side (pixels)"),
         help="downsample images to at most this many pixels per side",
     )
     r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
-    r.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
+    r.add_argument("--seed", type=checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
-    _protocol_args(r)
-    _ingest_args(r)
-    _emit_arg(r)
+    protocol_args(r)
+    ingest_args(r)
+    emit_script_option(r)
     r.set_defaults(func=cmd_run)
 
 
-def _audit_args(u: argparse.ArgumentParser) -> None:
+def audit_args(u: argparse.ArgumentParser) -> None:
     from ldpcore.data.datasets import DATASETS
 
     src = u.add_mutually_exclusive_group()
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     src.add_argument("--input", help="image, histogram CSV, or raw records / points with --column or --lat/--lon")
     u.add_argument("--n", type=RESPONDENTS, help="respondents (with --d: a uniform histogram)")
-    u.add_argument("--d", type=_checked(check_whole, 2, "d (domain size)"), help="domain size (with --n)")
+    u.add_argument("--d", type=checked(check_whole, 2, "d (domain size)"), help="domain size (with --n)")
     u.add_argument("--delta", type=float, help="central delta (default with --dataset: the paper's)")
     # the audit module (scipy.signal) is imported only by `audit`: these are checked there, with its limits
     u.add_argument("--observer", default="all", help="server, shuffler, analyst or all (default)")
     u.add_argument(
-        "--trials", type=_checked(check_whole, 0, "trials"), help="trials per hypothesis (default 1e6; 100 to 1e7)"
+        "--trials", type=checked(check_whole, 0, "trials"), help="trials per hypothesis (default 1e6; 100 to 1e7)"
     )
     u.add_argument("--confidence", type=float, help="of the lower bound (default 0.95)")
-    u.add_argument("--seed", type=_checked(check_seed), default=0, help="seed of the attack, 0 to 2^63 - 1")
-    _protocol_args(u)
-    _ingest_args(u)
+    u.add_argument("--seed", type=checked(check_seed), default=0, help="seed of the attack, 0 to 2^63 - 1")
+    protocol_args(u)
+    ingest_args(u)
     u.set_defaults(func=cmd_audit, scale=1.0, max_side=None)
 
 
-def _amplify_args(m: argparse.ArgumentParser) -> None:
+def amplify_args(m: argparse.ArgumentParser) -> None:
     m.add_argument("--list", action="store_true", help="print the bound names and exit")
     m.add_argument("--bound", help="bound name or alias (see --list)")
     direction = m.add_mutually_exclusive_group()
@@ -693,30 +449,30 @@ def _amplify_args(m: argparse.ArgumentParser) -> None:
     m.add_argument("--delta", type=float)
     m.add_argument(
         "--domain",
-        type=_checked(check_whole, 2, "the domain size k"),
+        type=checked(check_whole, 2, "the domain size k"),
         help="domain size k for k-RR bounds; for solh a fixed hash range",
     )
-    _notion_and_rounds(m)
+    notion_and_rounds(m)
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
 
 
-def _privacy_args(p: argparse.ArgumentParser) -> None:
+def privacy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     p.add_argument("--delta", type=float, required=True)
     p.add_argument(
-        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
+        "--domain", type=checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
     )
-    _protocol_args(p)
-    _notion_and_rounds(p)
+    protocol_args(p)
+    notion_and_rounds(p)
     p.set_defaults(func=cmd_privacy)
 
 
-def _histogram_args(h: argparse.ArgumentParser) -> None:
+def histogram_args(h: argparse.ArgumentParser) -> None:
     h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
     h.add_argument("--out", help="the value,count CSV to write")
     h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
-    _ingest_args(h)
+    ingest_args(h)
     w = h.add_argument_group(
         "the query instead (docs/warehouses.md; needs the sql extra)",
         "Print the SQL that computes the histogram and what it leaves out where the data lives, for a table "
@@ -728,58 +484,6 @@ def _histogram_args(h: argparse.ArgumentParser) -> None:
     h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
 
 
-def _oracles_args(o: argparse.ArgumentParser) -> None:
+def oracles_args(o: argparse.ArgumentParser) -> None:
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_oracles)
-
-
-# command: (its help line, the function adding its options)
-COMMANDS = {
-    "privacy": ("privacy numbers of a protocol (no data needed)", _privacy_args),
-    "run": ("simulate the protocol on an image, CSV or bundled dataset", _run_args),
-    "histogram": ("raw records or points -> a value,count CSV (for run --input)", _histogram_args),
-    "audit": ("empirical lower bounds on eps by each observer, beside the certified ones", _audit_args),
-    "amplify": ("one amplification bound: eps0 -> eps_c or eps_c -> eps0", _amplify_args),
-    "oracles": ("the encodings and the accountants that hold for each", _oracles_args),
-    "plan": ("every encoding and accountant side by side, forward or solving for eps_c or n", _plan_args),
-}
-
-
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser: every command by name, with the options of `command` only (all of them if None: the
-    options' choices import the registries, which the other commands need not)."""
-    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, (help_line, add_args) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_line)
-        if command is None or command == name:
-            add_args(command_parser)
-    return parser
-
-
-def _command(argv: list[str]) -> str | None:
-    """The command argv names: its first word that is not an option (the program has no option with a value)."""
-    return next((word for word in argv if not word.startswith("-")), None)
-
-
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = build_parser(_command(argv) or "").parse_args(argv)  # no command: its names only
-        args.argv = argv  # the command line, for --emit-script's docstring
-        args.func(args)
-        sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
-    except InputError as exc:
-        return _fail(str(exc))
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to write at exit
-        return _fail("the output was closed before it was complete (broken pipe).")
-    except MemoryError:
-        return _fail("not enough memory for this input; use a smaller input (e.g. --max-side for images).")
-    return 0
-
-
-def _fail(message: str) -> int:
-    """Print one error line on stderr; status 2."""
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    return 2
