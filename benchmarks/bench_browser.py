@@ -4,16 +4,16 @@ page) to the updated view, in headless Chromium driven by Playwright against `st
 A view counts as updated when the page's visible content (text, images, chart paths) differs from before
 the change and Streamlit has finished running the script. Steps use values not computed before, so nothing
 is served from the cache; "cold" rows start a fresh server for every repetition (the worst case: empty
-caches, first session). Prints, per row, the median and maximum over the repetitions and the median's ratio
-to the goal (<= 1 meets it). Two floor rows come first: a fresh server's first view of a page with one metric,
-and with one metric and one small Plotly chart, without any code of this project (what no first view can beat).
+caches, first session). A row per interaction: the median over the repetitions (the maximum as a note) and
+its goal (benchmarks/goals.toml). Two floor rows come first: a fresh server's first view of a page with one
+metric, and with one metric and one small Plotly chart, without any code of this project (what no first view
+can beat). A row that cannot be driven is reported as failed; the others still run.
 
-Usage: python benchmarks/bench_browser.py [--reps 5] [--only SUBSTRING ...]
+Usage: python benchmarks/bench_browser.py [--repeats 5] [--only SUBSTRING ...] [--json]
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import statistics
 import sys
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _common import ROOT, Bench  # first: it puts the repository on sys.path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import CHROMIUM_ARGS, chromium_path, slider_input, streamlit_app, wait_idle  # noqa: E402
 
 # the page's output (not its widgets): texts, metrics and tables, image sources (their lengths and ends)
@@ -135,7 +136,7 @@ def zipf_csv(folder: Path, d: int = 5_000, n: int = 10_000_000) -> Path:
 
 
 @dataclass
-class Bench:
+class Driver:
     """A browser and a server shared by the warm rows; cold rows get their own server each time."""
 
     browser: object
@@ -197,34 +198,85 @@ class Bench:
 
 
 ENCODINGS = ("grr", "oue", "olh", "hadamard", "cms", "count-sketch", "sue", "solh")
+ROWS = (
+    "floor-metric",
+    "floor-chart",
+    "reconstruct-step-horse",
+    "reconstruct-step-child",
+    "reconstruct-step-map",
+    "reconstruct-step-map-fragments",
+    "reconstruct-switch-encoding-csv",
+    "reconstruct-step-csv",
+    "reconstruct-first-horse",
+    "reconstruct-first-map",
+    "tradeoffs-first",
+    "tradeoffs-add-encoding",
+    "tradeoffs-add-cms-first",
+    "report-table-horse",
+    "report-table-child",
+    "report-table-map",
+    "accountant-first",
+    "accountant-change-n",
+    "multimessage-first",
+    "multimessage-step",
+    "sgd-first",
+    "numeric-first",
+    "longitudinal-first",
+    "crowds-first",
+)
 
 
-def rows(b: Bench, reps: int) -> list[tuple[str, float | None, Callable[[], list[float]]]]:
-    """(interaction, goal in seconds or None for a floor, measure) for every row of the issue's table, after the
-    floors that the first views cannot go below."""
+def rows(b: Driver, reps: int) -> list[tuple[str, str, Callable[[], list[float]]]]:
+    """(row id, interaction, measure) for every row of the issue's table, after the floors that the first views
+    cannot go below."""
     compare = ("grr", "oue", "sue", "olh", "hadamard", "solh")
     return [
-        *((f"Floor (fresh server, no project code): {name}", None, lambda n=name: b.floor(n, reps)) for name in FLOORS),
-        ("Reconstruct, eps_c step, Horse", 0.3, lambda: b.steps("/reconstruct?dataset=horse", step_eps_c, reps)),
-        ("Reconstruct, eps_c step, Child", 0.4, lambda: b.steps("/reconstruct?dataset=child", step_eps_c, reps)),
-        ("Reconstruct, eps_c step, Map", 0.8, lambda: b.steps("/reconstruct?dataset=map", step_eps_c, reps)),
+        ("floor-metric", "Floor (fresh server, no project code): metric", lambda: b.floor("metric", reps)),
         (
+            "floor-chart",
+            "Floor (fresh server, no project code): metric and chart",
+            lambda: b.floor("metric and chart", reps),
+        ),
+        (
+            "reconstruct-step-horse",
+            "Reconstruct, eps_c step, Horse",
+            lambda: b.steps("/reconstruct?dataset=horse", step_eps_c, reps),
+        ),
+        (
+            "reconstruct-step-child",
+            "Reconstruct, eps_c step, Child",
+            lambda: b.steps("/reconstruct?dataset=child", step_eps_c, reps),
+        ),
+        (
+            "reconstruct-step-map",
+            "Reconstruct, eps_c step, Map",
+            lambda: b.steps("/reconstruct?dataset=map", step_eps_c, reps),
+        ),
+        (
+            "reconstruct-step-map-fragments",
             "Reconstruct, eps_c step, Map, fragments tau=16",
-            0.8,
             lambda: b.steps("/reconstruct?dataset=map&fragments=true&tau=16", step_eps_c, reps),
         ),
         (
+            "reconstruct-switch-encoding-csv",
             "Reconstruct, switch encoding, CSV d=5,000 n=1e7",
-            1.5,
             lambda: b.uploaded(reps, lambda page, i: choose(page, "Encoding", ENCODINGS[i % len(ENCODINGS)])),
         ),
-        ("Reconstruct, eps_c step, CSV d=5,000 n=1e7", 0.4, lambda: b.uploaded(reps, step_eps_c)),
-        ("Reconstruct, first view (fresh server), Horse", 2.0, lambda: b.cold("/reconstruct?dataset=horse", reps)),
-        ("Reconstruct, first view (fresh server), Map", 3.0, lambda: b.cold("/reconstruct?dataset=map", reps)),
-        ("Trade-offs, default (fresh server)", 2.0, lambda: b.cold("/tradeoffs", reps)),
+        ("reconstruct-step-csv", "Reconstruct, eps_c step, CSV d=5,000 n=1e7", lambda: b.uploaded(reps, step_eps_c)),
         (
+            "reconstruct-first-horse",
+            "Reconstruct, first view (fresh server), Horse",
+            lambda: b.cold("/reconstruct?dataset=horse", reps),
+        ),
+        (
+            "reconstruct-first-map",
+            "Reconstruct, first view (fresh server), Map",
+            lambda: b.cold("/reconstruct?dataset=map", reps),
+        ),
+        ("tradeoffs-first", "Trade-offs, default (fresh server)", lambda: b.cold("/tradeoffs", reps)),
+        (
+            "tradeoffs-add-encoding",
             "Trade-offs, adding one encoding",
-            2.0,
             lambda: b.steps(
                 "/tradeoffs",
                 lambda page, i: choose(page, "Compare with", compare[i % len(compare)]),
@@ -232,68 +284,67 @@ def rows(b: Bench, reps: int) -> list[tuple[str, float | None, Callable[[], list
             ),
         ),
         (
+            "tradeoffs-add-cms-first",
             "Trade-offs, adding cms (fresh server)",
-            5.0,
             lambda: b.cold("/tradeoffs", reps, then=lambda page: choose(page, "Compare with", "cms")),
         ),
-        ("Report table, Horse (fresh server)", 3.0, lambda: b.cold("/report_table?dataset=horse", reps)),
-        ("Report table, Child (fresh server)", 4.0, lambda: b.cold("/report_table?dataset=child", reps)),
-        ("Report table, Map (fresh server)", 8.0, lambda: b.cold("/report_table?dataset=map", reps)),
-        ("Accountant, first view (fresh server)", 2.0, lambda: b.cold("/accountant", reps)),
         (
+            "report-table-horse",
+            "Report table, Horse (fresh server)",
+            lambda: b.cold("/report_table?dataset=horse", reps),
+        ),
+        (
+            "report-table-child",
+            "Report table, Child (fresh server)",
+            lambda: b.cold("/report_table?dataset=child", reps),
+        ),
+        ("report-table-map", "Report table, Map (fresh server)", lambda: b.cold("/report_table?dataset=map", reps)),
+        ("accountant-first", "Accountant, first view (fresh server)", lambda: b.cold("/accountant", reps)),
+        (
+            "accountant-change-n",
             "Accountant, change n",
-            0.5,
             lambda: b.steps(
                 "/accountant",
                 lambda page, i: type_into(page, "acc_n", f"{100_000 + 7_919 * (i + 1)}"),
                 reps,
             ),
         ),
-        ("Multi-message, first view (fresh server)", 2.0, lambda: b.cold("/multimessage", reps)),
+        ("multimessage-first", "Multi-message, first view (fresh server)", lambda: b.cold("/multimessage", reps)),
         (
+            "multimessage-step",
             "Multi-message, eps_c step",
-            1.0,
             lambda: b.steps("/multimessage", lambda page, i: step_eps_c(page, i, "mm_eps"), reps),
         ),
-        ("LDP-SGD, n = 200,000 (fresh server)", 10.0, lambda: b.cold("/sgd?sgd_n=200000", reps)),
-        ("Numeric, first view (fresh server)", 2.0, lambda: b.cold("/numeric", reps)),
-        ("Longitudinal, first view (fresh server)", 2.0, lambda: b.cold("/longitudinal", reps)),
-        ("Crowd IDs, first view (fresh server)", 2.0, lambda: b.cold("/crowds", reps)),
+        ("sgd-first", "LDP-SGD, n = 200,000 (fresh server)", lambda: b.cold("/sgd?sgd_n=200000", reps)),
+        ("numeric-first", "Numeric, first view (fresh server)", lambda: b.cold("/numeric", reps)),
+        ("longitudinal-first", "Longitudinal, first view (fresh server)", lambda: b.cold("/longitudinal", reps)),
+        ("crowds-first", "Crowd IDs, first view (fresh server)", lambda: b.cold("/crowds", reps)),
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5, help="repetitions per row (default 5)")
-    parser.add_argument("--only", nargs="*", default=(), help="run the rows whose name contains one of these")
-    args = parser.parse_args()
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=5, width=52)
+    bench.parser.add_argument("--only", nargs="*", default=(), help="run the rows whose name contains one of these")
+    args = bench.parse()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     from playwright.sync_api import sync_playwright
 
-    results = []
     with tempfile.TemporaryDirectory() as tmp, streamlit_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        bench = Bench(browser, url, Path(tmp))
-        print(f"{'interaction':<56} {'median':>8} {'max':>8} {'goal':>6} {'ratio':>6}")
-        for name, goal, measure in rows(bench, args.reps):
+        driver = Driver(browser, url, Path(tmp))
+        for row, name, measure in rows(driver, args.repeats):
             if args.only and not any(s.lower() in name.lower() for s in args.only):
                 continue
             try:
                 seconds = measure()
             except Exception as exc:  # a row that cannot be driven is reported, the others still run
-                print(f"{name:<56} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+                bench.record(row, name, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
                 continue
-            median = statistics.median(seconds)
-            if goal is None:
-                print(f"{name:<56} {median:7.2f}s {max(seconds):7.2f}s {'-':>6} {'-':>6}", flush=True)
-                continue
-            results.append((name, median, goal))
-            print(f"{name:<56} {median:7.2f}s {max(seconds):7.2f}s {goal:5.1f}s {median / goal:6.2f}", flush=True)
+            bench.record(row, name, statistics.median(seconds), repeats=len(seconds), notes={"max": max(seconds)})
         browser.close()
-    met = sum(m <= g for _, m, g in results)
-    print(f"{met} of {len(results)} rows meet their goal (median <= goal)")
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
