@@ -206,6 +206,10 @@ def machine() -> dict[str, Any]:
     }
 
 
+def _seconds(x: float) -> str:
+    return f"{x:.4f}" if x < 100 else f"{x:,.1f}"
+
+
 class Bench:
     """A benchmark's options, rows, goals and report (see the module's docstring)."""
 
@@ -219,7 +223,7 @@ class Bench:
         goals: Path = GOALS,
     ):
         self.name, self.rows, self.width = Path(script).stem, rows, width
-        self.description = description.strip().splitlines()[0]
+        self.description = " ".join(description.strip().split("\n\n")[0].split())  # the first paragraph
         self.goals = load_goals(goals).get(self.name, {})
         stale = sorted(set(self.goals) - set(rows))
         if stale:
@@ -249,7 +253,7 @@ class Bench:
         self._header = True
         print(f"{self.name}: {self.description}")
         print(f"load average before: {' '.join(f'{x:.2f}' for x in self.load_before)} ({os.cpu_count()} cores)")
-        print(f"{'row':<{self.width}} {'median':>11} {'cpu s':>8} {'ratio':>22}  {'goal':<28} verdict", flush=True)
+        print(f"{'row':<{self.width}} {'median':>11} {'cpu s':>8} {'ratio':>26}  {'goal':<28} verdict", flush=True)
 
     def note(self, text: str) -> None:
         """A line of context (the inputs, a progress line): printed now, or kept for the JSON document."""
@@ -305,15 +309,15 @@ class Bench:
         if row.error is not None:
             median, cpu, ratio = "-", "", ""
         else:
-            median = f"{row.median:,.4g} {row.unit or 's'}"
-            cpu = "" if row.cpu is None else f"{row.cpu:.4g}"
+            median = f"{row.median:,.4g} {row.unit}" if row.unit else f"{_seconds(row.median)} s"
+            cpu = "" if row.cpu is None else _seconds(row.cpu)
             ratio = "" if row.ratio is None or row.baseline is None else f"{row.ratio:.3g}x {row.baseline.id}"
         goal = "-" if row.goal is None else row.goal.text()
         verdict = row.verdict + "".join(f"; {m}" for m in row.missed)
         if row.error is not None and row.goal is None:
             verdict += f": {row.error}"
         notes = "  ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.notes.items())
-        return f"{row.label:<{self.width}} {median:>11} {cpu:>8} {ratio:>22}  {goal:<28} {verdict}  {notes}".rstrip()
+        return f"{row.label:<{self.width}} {median:>11} {cpu:>8} {ratio:>26}  {goal:<28} {verdict}  {notes}".rstrip()
 
     def finish(self) -> int:
         """Print the summary (or the JSON document); the exit status: 1 if a row missed its goal, else 0."""

@@ -17,7 +17,7 @@ Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c 
 import sys
 
 import numpy as np
-from _common import Bench, median_seconds  # first: it puts the repository on sys.path
+from _common import Bench, Note, median_seconds  # first: it puts the repository on sys.path
 
 from ldpcore.privacy import clones
 from ldpcore.privacy.accountant import CURVE_RTOL, eps0_curve, eps_c_curve
@@ -78,7 +78,7 @@ def main() -> int:
                     bench.record("inverse-not-valid", label, secs, cpu=cpu, repeats=args.repeats)
                     continue
                 row = "inverse-tight" if name == BoundName.TIGHT_BINARY_RR else "inverse"
-                notes = {"eps0": amp.eps0, "capped": amp.capped}
+                notes: dict[str, Note] = {"eps0": amp.eps0} | ({"capped": True} if amp.capped else {})
                 bench.record(row, label, secs, cpu=cpu, repeats=args.repeats, notes=notes)
     return bench.finish()
 

@@ -1,4 +1,4 @@
-"""Benchmark of the core at the paper's Map scale (seeds/000 Table II).
+"""Benchmark of the core at the paper's Map scale (Erlingsson et al. 2020, Table II).
 
 Medians and ratios against baselines timed in the same process:
   - full run (simulate, estimate, metrics) vs drawing the 2d binomials alone;

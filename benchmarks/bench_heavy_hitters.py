@@ -1,5 +1,5 @@
-"""Benchmark of ldpcore.heavy_hitters.compare at the paper's heavy-hitter scale (seeds/000
-Table I: d=1,778,120, n=203,950,512, eps_c=1, delta=5e-10; Apple sketch 1,024 x 65,536).
+"""Benchmark of ldpcore.heavy_hitters.compare at the paper's heavy-hitter scale (Erlingsson et al.
+2020, Table I: d=1,778,120, n=203,950,512, eps_c=1, delta=5e-10; Apple sketch 1,024 x 65,536).
 
 A row per method: the seconds of simulate+estimate (median over --repeats calls of compare, as compare
 measures them), with recall@100/1000/10000, expected messages per respondent and RMSE as notes.
