@@ -27,7 +27,7 @@ import statistics
 import sys
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 GOALS = ROOT / "benchmarks" / "goals.toml"
 T = TypeVar("T")
-Note = float | int | str | bool
+Note = float | int | str | bool | None
 
 
 def median_seconds(
@@ -207,7 +207,7 @@ def machine() -> dict[str, Any]:
 
 
 def _seconds(x: float) -> str:
-    return f"{x:.4f}" if x < 100 else f"{x:,.1f}"
+    return f"{x:.1e}" if x < 1e-3 else f"{x:.4f}" if x < 100 else f"{x:,.1f}"
 
 
 class Bench:
@@ -272,7 +272,7 @@ class Bench:
         repeats: int | None = None,
         unit: str | None = None,
         baseline: Row | None = None,
-        notes: dict[str, Note] | None = None,
+        notes: Mapping[str, Note] | None = None,
         error: str | None = None,
     ) -> Row:
         """Record a measured row (median wall seconds, or a value in unit) or one that failed (error); print it."""
@@ -280,7 +280,7 @@ class Bench:
             raise GoalError(f"{self.name} records row {id!r}, which its ROWS do not declare")
         if baseline is not None and baseline.unit != unit:
             raise ValueError(f"row {id!r} in {unit or 's'} against a baseline in {baseline.unit or 's'}")
-        row = Row(id, label, median, cpu, repeats, unit, baseline, notes or {}, error, self.goals.get(id))
+        row = Row(id, label, median, cpu, repeats, unit, baseline, dict(notes or {}), error, self.goals.get(id))
         if row.goal is not None:
             row.goal.check(row)  # a goal that does not fit its row fails at the row, not at the end
         self.recorded.append(row)
@@ -298,7 +298,7 @@ class Bench:
         repeats: int | None = None,
         setup: Callable[[], object] | None = None,
         baseline: Row | None = None,
-        notes: dict[str, Note] | None = None,
+        notes: Mapping[str, Note] | None = None,
     ) -> tuple[Row, T]:
         """Time fn() (median of repeats, default --repeats) and record it; the row and fn's last result."""
         repeats = repeats or self.repeats

@@ -65,7 +65,7 @@ def main() -> int:
         wall, cpu, (bound, _, _) = median_seconds(
             lambda: audit.attack(p, observer, np.random.default_rng(0), args.trials), args.repeats, setup=cold
         )
-        certified = audit.certified_bounds(p, observer, (p.spec.accountant,) if observer == "analyst" else None)[0]
+        certified = audit.certified_bounds(p, observer, (p.spec.accountant_name,) if observer == "analyst" else None)[0]
         notes = {"eps_l": p.eps_b, "eps_lower": bound.eps_lower, "certified": certified.eps}
         bench.record(row, label, wall, cpu=cpu, repeats=args.repeats, notes=notes)
     wall, cpu, whole = median_seconds(

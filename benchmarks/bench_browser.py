@@ -22,12 +22,16 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from _common import ROOT, Bench  # first: it puts the repository on sys.path
 
 sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import CHROMIUM_ARGS, chromium_path, slider_input, streamlit_app, wait_idle  # noqa: E402
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 # the page's output (not its widgets): texts, metrics and tables, image sources (their lengths and ends)
 # and the size of every chart path
@@ -139,12 +143,12 @@ def zipf_csv(folder: Path, d: int = 5_000, n: int = 10_000_000) -> Path:
 class Driver:
     """A browser and a server shared by the warm rows; cold rows get their own server each time."""
 
-    browser: object
+    browser: Browser
     url: str
     tmp: Path
 
     @contextlib.contextmanager
-    def page(self, url: str | None = None) -> Iterator[object]:
+    def page(self, url: str | None = None) -> Iterator[Page]:
         context = self.browser.new_context(viewport={"width": 1280, "height": 720})
         page = context.new_page()
         try:
@@ -155,7 +159,7 @@ class Driver:
         finally:
             context.close()
 
-    def steps(self, path: str, action: Callable[[object, int], Callable[[], None]], reps: int) -> list[float]:
+    def steps(self, path: str, action: Callable[[Page, int], Callable[[], None]], reps: int) -> list[float]:
         """A warm page at path: the change action(page, i) for i = 0, 1, ..."""
         with self.page(self.url + path) as page:
             return [timed_change(page, action(page, i)) for i in range(reps)]
@@ -164,7 +168,7 @@ class Driver:
         self,
         path: str,
         reps: int,
-        then: Callable[[object], Callable[[], None]] | None = None,
+        then: Callable[[Page], Callable[[], None]] | None = None,
         script: str = "app.py",
     ) -> list[float]:
         """A fresh server of script per repetition: the first view of path (or, with then, the change after it)."""
@@ -185,7 +189,7 @@ class Driver:
         script.write_text(FLOORS[name])
         return self.cold("/", reps, script=str(script))
 
-    def uploaded(self, reps: int, action: Callable[[object, int], Callable[[], None]]) -> list[float]:
+    def uploaded(self, reps: int, action: Callable[[Page, int], Callable[[], None]]) -> list[float]:
         """Reconstruct on the uploaded Zipf CSV (d = 5,000, n = 1e7): the change action(page, i) each time."""
         csv = zipf_csv(self.tmp)
         with self.page(self.url + "/reconstruct") as page:

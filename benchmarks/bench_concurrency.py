@@ -103,7 +103,8 @@ async def measure(
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        start, ready, results = asyncio.Event(), [], [[] for _ in range(sessions)]
+        start, ready = asyncio.Event(), list[object]()
+        results: list[list[float]] = [[] for _ in range(sessions)]
         tasks = [
             asyncio.create_task(session(browser, url, steps, start, ready, results[i], think)) for i in range(sessions)
         ]
@@ -136,7 +137,7 @@ async def measure(
             unit="s",
             notes={"Chromium CPU ms per step": chromium / (sessions * steps) * 1000},
         )
-        if pid:
+        if pid and cpu0 is not None:
             cpu = cpu_seconds(pid) - cpu0
             bench.record("server-cpu", f"{walk}server CPU per step", cpu / (sessions * steps), unit="s")
         await browser.close()

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import ROOT, Bench, Note  # first: it puts the repository on sys.path
 
@@ -97,12 +98,12 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
     start = time.perf_counter()  # the imports above are not timed
     if task == "ingest-categorical":
         hist, _ = read_categorical(path, "category", memory_limit=memory_limit)
-        result = dict(zip(hist.labels, hist.counts.tolist()))
+        result: Any = dict(zip(hist.labels or (), hist.counts.tolist()))
     elif task == "ingest-per-user":
         hist, _ = read_categorical(
             path, "category", user_column="user_id", per_user=per_user, memory_limit=memory_limit
         )
-        result = dict(zip(hist.labels, hist.counts.tolist()))
+        result = dict(zip(hist.labels or (), hist.counts.tolist()))
     elif task == "ingest-points":
         hist, _ = read_points(path, "lat", "lon", width=GRID, height=GRID, bbox=BBOX, memory_limit=memory_limit)
         result = hist.counts
@@ -122,6 +123,7 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
             )
         result = np.flipud(grid).ravel()
     seconds = time.perf_counter() - start
+    digest: list[Any]
     if isinstance(result, dict):
         digest = sorted(result.items())
     else:
@@ -181,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", nargs=2, metavar=("TASK", "FILE"), help=argparse.SUPPRESS)
     args = bench.parse(argv)
     if args.child:
-        print(json.dumps(child(*args.child, args.memory_limit, args.per_user)))
+        task, path = args.child
+        print(json.dumps(child(task, path, args.memory_limit, args.per_user)))
         return 0
 
     import duckdb
@@ -189,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     args.dir.mkdir(parents=True, exist_ok=True)
     cats, pts, log = generate(bench, args.dir, args.rows, args.points, args.events if args.per_user else 0)
     con = duckdb.connect()
-    chars, distinct = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
+    sizes = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
+    assert sizes is not None  # an aggregate returns one row
+    chars, distinct = sizes
     con.close()
     baseline = has_pyarrow()
     bench.note(

@@ -75,7 +75,12 @@ def main() -> int:
             leg, j = divmod(i, LEG)
             if j == 0 and leg > 0:
                 seed = page.locator(".st-key-seed input")
-                seconds.append(step(page, lambda: (seed.fill(str(leg)), seed.press("Enter"))))
+
+                def new_seed() -> None:
+                    seed.fill(str(leg))
+                    seed.press("Enter")
+
+                seconds.append(step(page, new_seed))
             else:
                 slider_input(page, "eps_c_log").focus()
                 key = "ArrowLeft" if leg % 2 == 0 else "ArrowRight"
