@@ -172,3 +172,11 @@ def test_a_missed_goal_exits_1_and_the_table_says_so(tmp_path):
     assert re.search(r"^sum of a range .* - +measured only$", out, re.M)
     assert "load average before: " in out and "load average after: " in out
     assert "goals met: 1 of 2 (missed: the work); measurements only (no goal in benchmarks/goals.toml): 1 rows" in out
+
+
+def test_the_readme_says_how_to_run_every_benchmark():
+    section = (ROOT / "README.md").read_text().split("## Benchmarks\n")[1].split("\n## ")[0]
+    assert "`--json`" in section and "`--repeats`" in section and "`benchmarks/goals.toml`" in section
+    assert "status 1" in section
+    for script in SCRIPTS:
+        assert f"python benchmarks/{script.name}" in section, script.name
