@@ -42,7 +42,7 @@ def measure(path: Path) -> tuple[float, float, int, str]:
 
 
 def main() -> int:
-    bench = Bench(__file__, ROWS, __doc__, repeats=1, width=36)
+    bench = Bench(__file__, ROWS, __doc__, repeats=1, width=44)
     bench.parser.add_argument("--lines", type=int, default=10_000_000)
     args = bench.parse()
     counts = np.random.default_rng(0).integers(0, 1000, args.lines).tolist()
