@@ -10,8 +10,13 @@ their defaults (generic blanket, SOLH choosing its hash range). Nothing is cache
 --curves: instead, the Accountant page's curves (eps_c at 20 eps0, largest eps0 at 10 n) for every
 bound that solves, exact (rtol = 0, as before the charts' precision) and at CURVE_RTOL, in this
 process: median wall and CPU seconds of each curve (the CPU speed-up as a note).
+--rounds: instead, repeated collection and replacement through dominating pairs (ldpcore.privacy.rounds,
+ldpcore.privacy.notions.replacement_bound) with the tight accountant: the total after T = 1, 365 and 10,000 rounds
+(caches cleared before every run), the per-round eps0 for eps = 4 over 365 rounds, and the replacement eps_c of
+one-hot both ways; median wall and CPU seconds.
 Goals: benchmarks/goals.toml.
-Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...] [--curves [--n N]] [--json]
+Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...] [--curves [--n N]] [--rounds]
+       [--json]
 """
 
 import sys
@@ -19,11 +24,23 @@ import sys
 import numpy as np
 from _common import Bench, Note, median_seconds  # first: it puts the repository on sys.path
 
-from ldpcore.privacy import clones
+from ldpcore.privacy import clones, dominating
 from ldpcore.privacy.accountant import CURVE_RTOL, eps0_curve, eps_c_curve
-from ldpcore.privacy.bounds import BOUNDS, BoundName
+from ldpcore.privacy.bounds import BOUNDS, BoundName, get_bound
+from ldpcore.privacy.notions import replacement_bound
+from ldpcore.privacy.rounds import rounds_forward, rounds_inverse
 
-ROWS = ("inverse", "inverse-tight", "inverse-not-valid", "curve-exact", "curve-rtol")
+ROWS = (
+    "inverse",
+    "inverse-tight",
+    "inverse-not-valid",
+    "curve-exact",
+    "curve-rtol",
+    "rounds-total",
+    "rounds-inverse",
+    "replacement-forward",
+    "replacement-inverse",
+)
 DOMAIN = {"blanket-krr": 2}  # bounds that require k
 
 
@@ -52,6 +69,34 @@ def curves(bench: Bench, n: int, delta: float) -> None:
             )
 
 
+def _cold() -> None:
+    """Forget every cached profile and composed evaluation (each timing starts from scratch)."""
+    clones.clear_caches()
+    dominating.clear_caches()
+
+
+def rounds(bench: Bench) -> None:
+    """Repeated collection and replacement with the tight accountant (n = 1e4 and Horse's n), cold each run."""
+    tight = get_bound("tight")
+    r = bench.repeats
+    bench.note(f"tight accountant, delta = 1e-6 (Horse: 5e-8), median of {r}")
+    for n, eps0, delta in ((10_000, 1.0, 1e-6), (1_914_589, 10.0, 5e-8)):
+        for t in (1, 365, 10_000):
+            w, c, total = median_seconds(lambda: rounds_forward(tight, eps0, n, delta, t), r, setup=_cold)
+            label = f"n = {n:,} eps0 = {eps0:g} T = {t:,}: total"
+            bench.record("rounds-total", label, w, cpu=c, repeats=r, notes={"eps_c total": total.eps_c_total})
+        w, c, inverse = median_seconds(lambda: rounds_inverse(tight, 4.0, n, delta, 365), r, setup=_cold)
+        label = f"n = {n:,} eps = 4 over 365 rounds: eps0 per round"
+        bench.record("rounds-inverse", label, w, cpu=c, repeats=r, notes={"eps0": inverse.eps0})
+        both = replacement_bound(tight)
+        w, c, forward = median_seconds(lambda: both.forward(eps0, n, delta), r, setup=_cold)
+        label = f"n = {n:,} replacement forward eps0 = {eps0:g}"
+        bench.record("replacement-forward", label, w, cpu=c, repeats=r, notes={"eps_c": forward.eps_c})
+        w, c, back = median_seconds(lambda: both.inverse(1.0, n, delta), r, setup=_cold)
+        label = f"n = {n:,} replacement inverse eps_c = 1"
+        bench.record("replacement-inverse", label, w, cpu=c, repeats=r, notes={"eps0": back.eps0})
+
+
 def main() -> int:
     bench = Bench(__file__, ROWS, __doc__, repeats=5, width=48)
     bench.parser.add_argument("--delta", type=float, default=1e-8)
@@ -60,7 +105,13 @@ def main() -> int:
         "--curves", action="store_true", help="the Accountant page's curves, exact and at CURVE_RTOL"
     )
     bench.parser.add_argument("--n", type=int, default=1_914_589, help="respondents for --curves (the page's default)")
+    bench.parser.add_argument(
+        "--rounds", action="store_true", help="repeated collection and replacement (dominating pairs)"
+    )
     args = bench.parse()
+    if args.rounds:
+        rounds(bench)
+        return bench.finish()
     if args.curves:
         curves(bench, args.n, args.delta)
         return bench.finish()

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.privacy import clones, solver, tight
-from ldpcore.privacy.guarantee import Guarantee, Neighbouring
+from ldpcore.privacy.guarantee import Guarantee, Neighbouring, PairKind
 
 EPS0_MIN, EPS0_MAX = 1e-6, 100.0  # numeric bounds are evaluated for eps0 in [EPS0_MIN, EPS0_MAX]
 CAP_RTOL = 1e-9  # an inverse at the top of the region is capped when it certifies < target (1 - CAP_RTOL)
@@ -77,7 +79,8 @@ class Amplification:
     eps_c certified there is below the target asked for (by more than CAP_RTOL). note says
     when the trivial bound was used instead (an eps0-LDP report is eps0-DP after shuffling,
     so eps_c <= eps0 always holds). extra holds bound-specific details (SOLH's hash range,
-    the tight accountant's worst case).
+    the tight accountant's worst case). pair: for a composed guarantee (several channels or rounds), where its
+    dominating pair came from.
     """
 
     bound: str
@@ -93,9 +96,11 @@ class Amplification:
     target_eps_c: float | None = None
     note: str = ""
     extra: dict = field(default_factory=dict, hash=False)
+    pair: PairKind | None = None
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """The fields (pair only where the result is composed)."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "pair" or self.pair is not None}
 
     @property
     def guarantee(self) -> Guarantee:
@@ -125,6 +130,12 @@ class Bound:
     solves: forward_fn and inverse_fn (or exact_forward and exact_inverse) take a last argument
     rtol > 0, for a curve's points: certified, but up to a relative rtol on the safe side of the
     exact answer (forward and inverse pass it on; other bounds are exact at no extra cost).
+    folds: how many eps0-LDP channels (or rounds) one neighbouring change reaches; the trivial bound is folds eps0
+    (ldpcore.privacy.dominating.composed_bound builds such bounds); pair: where their dominating pair came from.
+    curve_fn(eps, eps0, n, k, floor) -> upper bounds of the privacy profile delta(eps) at an array of eps (tight down
+    to floor; below it they may be loose), optional: for a bound given by its privacy curve (composition builds a
+    dominating pair from it; ldpcore.privacy.dominating); proxy_fn: the same for a cheap curve close to it, for
+    searches whose answer curve_fn then certifies.
     holds_for: the widest randomizer family the bound holds for as an encoding's accountant (the
     encodings' accountants are derived from it, accountants_for); rank: its place when offered for
     a family other than binary RR (tightest first at typical parameters).
@@ -148,11 +159,25 @@ class Bound:
     explanation: str = ""
     holds_for: Randomizer = Randomizer.ANY_LDP
     rank: int = 0
+    curve_fn: Callable[[np.ndarray, float, int, int | None, float], np.ndarray] | None = None
+    proxy_fn: Callable[[np.ndarray, float, int, int | None, float], np.ndarray] | None = None
+    folds: int = 1
+    pair: PairKind | None = None
 
     def _result(self, eps0, eps_c, n, delta, k, **kw) -> Amplification:
         if eps_c is not None and self.extra_fn is not None and not kw.get("extra"):
             kw["extra"] = self.extra_fn(eps0, n, delta, k)
-        return Amplification(self.name, eps0, eps_c, n, delta, self.neighbouring, self.citation, **kw)
+        return Amplification(self.name, eps0, eps_c, n, delta, self.neighbouring, self.citation, pair=self.pair, **kw)
+
+    @property
+    def trivial(self) -> str:
+        """The note of a result that falls back on the trivial bound, folds eps0 with delta = 0."""
+        if self.folds == 1:
+            return TRIVIAL
+        return (
+            f"the trivial bound: each of the {self.folds} composed eps0-LDP channels is eps0-DP after shuffling, so "
+            f"together {self.folds} eps0 with delta = 0, which is tighter than this bound here."
+        )
 
     def region(self, n: int, delta: float, k=None) -> tuple[float, float, str]:
         """The closed interval of eps0 where the bound holds (or a reason it holds nowhere)."""
@@ -182,12 +207,12 @@ class Bound:
             eps_c, extra = self.exact_forward(eps0, n, delta, *coarse)
         else:
             eps_c = self.forward_fn(eps0, n, delta, k, *coarse)
-        if eps_c > eps0:
-            return self._result(eps0, eps0, n, delta, k, note=TRIVIAL, extra=extra)
+        if eps_c > self.folds * eps0:
+            return self._result(eps0, self.folds * eps0, n, delta, k, note=self.trivial, extra=extra)
         return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
-        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
+        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c / folds (trivial).
         rtol > 0: for a curve, an eps0 the bound certifies that may lie up to a relative rtol below the largest.
         Inside shared_inverses() the results (frozen) are memoised: encodings that share a bound share it."""
         rtol = rtol or getattr(_SHARED, "rtol", 0.0)  # search_precision()
@@ -210,16 +235,17 @@ class Bound:
             ok = lambda e: f(e) <= eps_c  # noqa: E731
         else:
             ok = lambda e: certify(eps_c, e, n, delta, k)  # noqa: E731
+        trivial = eps_c / self.folds
         if not ok(lo):
             alone = (
                 f"{self.title} alone cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its "
                 f"smallest certified value is {f(lo):.4g} (at eps0={lo:.4g})."
             )
-            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=f"{TRIVIAL} {alone}")
+            return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=f"{self.trivial} {alone}")
         if ok(hi):
             top = f(hi)
-            if hi < eps_c:
-                return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
+            if hi < trivial:
+                return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=self.trivial)
             return self._result(hi, top, n, delta, k, capped=top < eps_c * (1 - CAP_RTOL), target_eps_c=eps_c)
         coarse = (rtol,) if rtol > 0 and self.solves else ()
         if self.exact_inverse is not None:
@@ -230,8 +256,8 @@ class Bound:
         else:
             eps0 = self.inverse_fn(eps_c, n, delta, k, *coarse)
         eps0 = solver.settle(ok, eps0, lo, single_steps=0)  # land on the conservative side; ok(lo) holds
-        if eps0 < eps_c:
-            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
+        if eps0 < trivial:
+            return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=self.trivial)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
 
 
@@ -464,7 +490,11 @@ def _solh_extra(eps0, n, delta, k):
 # --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.privacy.clones, ldpcore.privacy.tight ---
 
 
-def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k: bool = False) -> dict:
+def _curve_bound(
+    curve: Callable[[float, float, int, int | None], float],
+    uses_k: bool = False,
+    grid: Callable[[np.ndarray, float, int, int | None], np.ndarray] | None = None,
+) -> dict:
     """forward_fn, region_fn, inverse_fn and certify_fn of a bound given by its privacy curve delta(eps; eps0, n, k).
 
     The region is [EPS0_MIN, EPS0_MAX]: below, eps0-LDP alone already gives eps_c < 1e-6;
@@ -488,11 +518,21 @@ def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k
             _check_k(k)
         return EPS0_MIN, EPS0_MAX, ""
 
-    return dict(forward_fn=forward, region_fn=region, inverse_fn=inverse, certify_fn=certify, solves=True)
+    def on_grid(eps, eps0, n, k, floor):
+        if grid is not None:
+            return grid(np.atleast_1d(eps), eps0, n, k)
+        return np.array([curve(float(e), eps0, n, k) for e in np.atleast_1d(eps)])
+
+    return dict(
+        forward_fn=forward, region_fn=region, inverse_fn=inverse, certify_fn=certify, solves=True, curve_fn=on_grid
+    )
 
 
-def _clones_curve(p_clone: Callable[[float], float]):
-    return lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0))
+def _clones_curve(p_clone: Callable[[float], float]) -> dict:
+    return _curve_bound(
+        lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0)),
+        grid=lambda eps, eps0, n, k: clones.clones_curve(eps, eps0, n, p_clone(eps0)),
+    )
 
 
 BOUNDS: dict[BoundName, Bound] = {}
@@ -526,7 +566,7 @@ register(
         f"{_ESA}, Lemma II.6, from "
         "Cheu, Smith, Ullman, Zeber, Zhilyaev, Distributed differential privacy via shuffling (EUROCRYPT 2019)",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
+        Neighbouring.ZERO_OUT,
         _cheu_forward,
         _cheu_region,
         inverse_fn=_cheu_inverse,
@@ -543,7 +583,7 @@ register(
         "Theorem III.1 closed form",
         f"{_ESA}, Theorem III.1",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
+        Neighbouring.ZERO_OUT,
         _thm31_forward,
         _thm31_region,
         explanation="A simpler closed form of Lemma II.6, eps_c = sqrt(64 e^eps0 ln(4/delta)/n), for eps0 "
@@ -585,13 +625,15 @@ register(
         f"{_ESA}; the exact privacy curve of one attribute-fragment channel, in the worst case over the other "
         "respondents' data (this project's tight accountant)",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
+        Neighbouring.ZERO_OUT,
         lambda eps0, n, delta, k: _tight_forward(eps0, n, delta)[0],
         _tight_region,
         certify_fn=lambda eps_c, eps0, n, delta, k: tight.certifies(eps_c, eps0, n, delta),
         exact_forward=_tight_forward,
         exact_inverse=_tight_inverse,
         solves=True,
+        curve_fn=lambda eps, eps0, n, k, floor: tight.curve_on_grid(eps, eps0, n, floor=floor),
+        proxy_fn=lambda eps, eps0, n, k, floor: tight.curve_on_grid(eps, eps0, n, first_block=True, floor=floor),
         explanation="Each bin of an attribute-fragmented report is shuffled binary randomized response, whose "
         "privacy curve can be computed exactly from binomial probabilities; the worst case over how "
         "many of the other respondents hold the same value is searched. No bound is tighter: at the "
@@ -645,7 +687,7 @@ register(
         f"{_FMT21}, numerical bound from the clone reduction",
         "any eps0-LDP randomizers",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: math.exp(-e0))),
+        **_clones_curve(lambda e0: math.exp(-e0)),
         explanation="The clone reduction computed exactly instead of bounded in closed form: the shuffled "
         "output is a post-processing of two counts decided by Bin(n-1, e^-eps0) clones, whose "
         "privacy curve is summed numerically. Holds for any eps0-LDP randomizer.",
@@ -660,7 +702,7 @@ register(
         f"{_FMT23}, stronger clone reduction",
         "randomized-response-type randomizers (binary RR, k-RR)",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: 2 / (math.exp(e0) + 1))),
+        **_clones_curve(lambda e0: 2 / (math.exp(e0) + 1)),
         explanation="For randomized-response-type randomizers each other report is a clone with probability "
         "2/(e^eps0+1) instead of e^-eps0, so more clones hide the target; same numeric curve as "
         "the numerical clones.",
