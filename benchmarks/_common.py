@@ -5,8 +5,9 @@ A benchmark declares the ids of its rows in a module-level tuple `ROWS` of strin
 without running anything) and records each measurement as a `Row`: an id from ROWS, a label, either the median
 wall (and CPU) seconds over its repetitions or another quantity with its unit, optionally a baseline row of the
 same run (the row's ratio is its median over the baseline's). The goals live in benchmarks/goals.toml, one table
-per script, one entry per row id: `seconds` (a bound on the median wall seconds), `ratio` with `baseline` (a
-bound on the ratio to that baseline row), `max` with `unit` (a bound on another quantity), and `why`. Several
+per script, one entry per row id: `seconds` (a bound on the median wall seconds), `ratio` or `over` with
+`baseline` (a bound on the ratio to that baseline row, or on the excess over it in the row's unit), `max` with
+`unit` (a bound on another quantity), and `why`. Several
 rows may share an id (the same goal over several cases); a row whose id has no entry is a measurement only, and an
 entry whose id is not in ROWS is an error (the benchmark refuses to start).
 
@@ -70,6 +71,7 @@ class Goal:
     why: str
     seconds: float | None = None  # the median wall seconds
     ratio: float | None = None  # the median over the baseline row's median
+    over: float | None = None  # the median minus the baseline row's median, in the row's unit
     baseline: str | None = None  # the baseline row's id
     max: float | None = None  # a quantity other than seconds ...
     unit: str | None = None  # ... in this unit
@@ -80,6 +82,8 @@ class Goal:
             parts.append(f"<= {self.seconds:g} s")
         if self.ratio is not None:
             parts.append(f"<= {self.ratio:g}x {self.baseline}")
+        if self.over is not None:
+            parts.append(f"<= {self.baseline} + {self.over:g} {self.unit or 's'}")
         if self.max is not None:
             parts.append(f"<= {self.max:,g} {self.unit}")
         return " and ".join(parts)
@@ -88,7 +92,7 @@ class Goal:
         """GoalError unless the goal fits the row: seconds for a timed row, the row's baseline, its unit."""
         if self.seconds is not None and row.unit is not None:
             raise GoalError(f"row {row.id!r} measures {row.unit}, its goal bounds seconds")
-        if self.ratio is not None and (row.baseline is None or row.baseline.id != self.baseline):
+        if self.baseline is not None and (row.baseline is None or row.baseline.id != self.baseline):
             have = None if row.baseline is None else row.baseline.id
             raise GoalError(f"row {row.id!r}: its goal's baseline is {self.baseline!r}, the row's {have!r}")
         if self.max is not None and row.unit != self.unit:
@@ -99,12 +103,16 @@ class Goal:
         self.check(row)
         if row.error is not None:
             return [f"not measured: {row.error}"]
+        if self.baseline is not None and row.baseline is not None and row.baseline.error is not None:
+            return [f"baseline {self.baseline} not measured"]
         out = []
         if self.seconds is not None and not row.median <= self.seconds:
             out.append(f"median {row.median:.3g} s > {self.seconds:g} s")
         ratio = row.ratio
         if self.ratio is not None and ratio is not None and not ratio <= self.ratio:
             out.append(f"ratio {ratio:.3g}x > {self.ratio:g}x")
+        if self.over is not None and row.baseline is not None and not row.median - row.baseline.median <= self.over:
+            out.append(f"{row.median - row.baseline.median:.3g} over {self.baseline} > {self.over:g}")
         if self.max is not None and not row.median <= self.max:
             out.append(f"{row.median:,.4g} {self.unit} > {self.max:,g} {self.unit}")
         return out
@@ -119,16 +127,16 @@ def load_goals(path: Path = GOALS) -> dict[str, dict[str, Goal]]:
         out[bench] = {}
         for row_id, entry in entries.items():
             where = f"{path.name}: [{bench}.{row_id}]"
-            unknown = set(entry) - {"why", "seconds", "ratio", "baseline", "max", "unit"}
+            unknown = set(entry) - {"why", "seconds", "ratio", "over", "baseline", "max", "unit"}
             if unknown:
                 raise GoalError(f"{where}: unknown keys {sorted(unknown)}")
             if not str(entry.get("why", "")).strip():
                 raise GoalError(f"{where}: no 'why'")
-            if ("ratio" in entry) != ("baseline" in entry) or ("max" in entry) != ("unit" in entry):
-                raise GoalError(f"{where}: 'ratio' goes with 'baseline', 'max' with 'unit'")
-            if not {"seconds", "ratio", "max"} & set(entry):
-                raise GoalError(f"{where}: no bound ('seconds', 'ratio' or 'max')")
-            for key in ("seconds", "ratio", "max"):
+            if bool({"ratio", "over"} & set(entry)) != ("baseline" in entry) or ("max" in entry) != ("unit" in entry):
+                raise GoalError(f"{where}: 'ratio' and 'over' go with 'baseline', 'max' with 'unit'")
+            if not {"seconds", "ratio", "over", "max"} & set(entry):
+                raise GoalError(f"{where}: no bound ('seconds', 'ratio', 'over' or 'max')")
+            for key in ("seconds", "ratio", "over", "max"):
                 if key in entry and not (isinstance(entry[key], int | float) and entry[key] > 0):
                     raise GoalError(f"{where}: {key} must be a positive number")
             out[bench][row_id] = Goal(**entry)

@@ -63,7 +63,9 @@ def goals_file(tmp_path: Path, text: str) -> Path:
     [
         ('seconds = 1.0\nwhy = "x"\nfoo = 2', "unknown keys"),
         ("seconds = 1.0", "no 'why'"),
-        ('ratio = 2.0\nwhy = "x"', "'ratio' goes with 'baseline'"),
+        ('ratio = 2.0\nwhy = "x"', "'ratio' and 'over' go with 'baseline'"),
+        ('over = 1.0\nwhy = "x"', "'ratio' and 'over' go with 'baseline'"),
+        ('baseline = "b"\nseconds = 1.0\nwhy = "x"', "'ratio' and 'over' go with 'baseline'"),
         ('max = 2.0\nwhy = "x"', "'max' with 'unit'"),
         ('why = "x"', "no bound"),
         ('seconds = -1\nwhy = "x"', "positive"),
@@ -95,6 +97,12 @@ def test_verdicts_on_synthetic_rows():
     over = Row("a", "a", 1.6, baseline=base, goal=ratio)
     assert over.ratio == pytest.approx(3.2) and over.missed == ["median 1.6 s > 1 s", "ratio 3.2x > 3x"]
     assert Row("a", "a", 0.9, baseline=Row("base", "b", 0.2), goal=ratio).missed == ["ratio 4.5x > 3x"]
+    floor = Row("floor", "floor", 2.5)
+    above = Goal("w", over=1.0, baseline="floor")
+    assert Row("a", "a", 3.5, baseline=floor, goal=above).verdict == "meets"  # 1 s over the floor
+    assert Row("a", "a", 3.75, baseline=floor, goal=above).missed == ["1.25 over floor > 1"]
+    failed_floor = Row("floor", "floor", error="Timeout")
+    assert Row("a", "a", 0.1, baseline=failed_floor, goal=above).missed == ["baseline floor not measured"]
     assert Row("m", "m", 1000, unit="MB", goal=memory).verdict == "meets"
     assert Row("m", "m", 1500, unit="MB", goal=memory).verdict == "MISSES"
     assert Row("a", "a", 9.0).verdict == "measured only"  # no goal
