@@ -17,6 +17,7 @@ from typing import Any
 from ldpcore.data.datasets import DATASETS, load_dataset
 from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
+from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
 from ldpcore.experiment.protocol.run import run, run_central
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
@@ -493,6 +494,8 @@ def _plan_query(a):
         rounds=a.rounds,
         encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
         constraints=planning.Constraints(a.max_messages, a.max_bits),
+        rule=a.rule,
+        delta_with_n=a.delta_with_n,
     )
     if a.n is not None or a.d is not None:
         require(a.n is not None and a.d is not None, "--n and --d go together.")
@@ -533,6 +536,8 @@ def cmd_plan(a) -> None:
             query.delta_from,
             _command_line(a),
             query.rounds,
+            rule=query.rule,
+            delta_with_n=query.delta_with_n,
         )
         _emit(a, view)
     if a.json:
@@ -541,7 +546,7 @@ def cmd_plan(a) -> None:
     over = f", the total over {table.rounds:,} collections" if table.rounds > 1 else ""
     print(
         f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} "
-        f"notion{over}"
+        f"notion{over}" + (f"; solving for n holds {query.held_fixed}" if query.held_fixed else "")
     )
     head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
     print("  ".join(f"{h:>12}" for h in head))
@@ -581,11 +586,25 @@ def _plan_parser(sub) -> None:
     q.add_argument("--target-linf", type=float, help="target expected l_inf error")
     q.add_argument("--solve", choices=("eps_c", "n"), help="what to solve for (default: eps_c with a target)")
     q.add_argument("--delta", type=float, help="central delta (default: the dataset's, else about 1/(10 n))")
+    q.add_argument(
+        "--delta-with-n",
+        action="store_true",
+        help="with --solve n: delta = about 1/(10 n) at each n tried (default: delta held fixed at every n)",
+    )
     q.add_argument("--notion", choices=NOTIONS, default="replacement", help="notion of eps_c")
     _notion_and_rounds(q, default_notion="replacement")
     q.add_argument("--encodings", help="comma-separated encodings (default: all)")
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
+    q.add_argument(
+        "--rule",
+        choices=list(RULES),
+        default=DEFAULT_RULE,
+        help="how the recommendation is picked on the Pareto set of the ranked rows: "
+        + "; ".join(
+            f"{r.name}: {r.words.format(objective='error (or eps_c, or n, when solving)')}" for r in RULES.values()
+        ).replace("%", "%%"),  # argparse formats help with %
+    )
     q.add_argument("--json", action="store_true", help="print one JSON object")
     _emit_arg(q)
     q.set_defaults(func=cmd_plan)

@@ -206,6 +206,7 @@ def _eps0(bound, u, n, delta, k):
     return None if reason or eps0 <= 0 else eps0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BOUNDS))
 @PROPERTY
 @given(step=st.floats(1e-3, 1.0), **INPUTS)
@@ -226,6 +227,7 @@ def test_monotone_and_never_below_the_exact_curve(name, u, n, delta, step):
     assert not exact.valid or a.eps_c >= exact.eps_c * (1 - 1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BOUNDS))
 @PROPERTY
 @given(**INPUTS)
@@ -247,6 +249,7 @@ def test_inverse_then_forward_lands_on_the_conservative_side(name, u, n, delta):
 CURVE_RTOL = 1e-4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name, b in BOUNDS.items() if b.solves])
 def test_curve_points_are_certified_and_within_rtol(name):
     """A chart's point (rtol > 0) is on the safe side of the exact answer and within rtol of it: an eps_c

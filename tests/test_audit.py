@@ -38,6 +38,7 @@ def test_clopper_pearson_limit_is_where_the_binomial_tail_equals_alpha(k, trials
     assert audit.clopper_pearson_upper(trials, trials, 0.025) == 1.0
 
 
+@pytest.mark.slow
 def test_identical_hypotheses_give_a_positive_bound_in_at_most_the_stated_share_of_runs():
     """The threshold is chosen on one half and measured on the other, so the confidence is not inflated:
     with H0 = H1 the bound is positive in at most 1 - confidence of runs (40 seeded runs at 0.9).
@@ -122,6 +123,7 @@ def _fragment_llr(oracle, fragment):
     return np.where(bit, math.log(one / zero), math.log((1 - one) / (1 - zero)))
 
 
+@pytest.mark.slow
 def test_one_hot_analyst_count_has_the_aggregate_samplers_law():
     """Bin v's count under both hypotheses, drawn by the attack, against OneHot.sample_aggregate with the
     target at v (present) or at another value (absent: bin v then gets the all-zeros report's bit)."""

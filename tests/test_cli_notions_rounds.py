@@ -60,6 +60,7 @@ def test_privacy_with_notion_and_rounds(capsys):
     assert r["eps_b"] < plain["eps_b"]
 
 
+@pytest.mark.slow
 def test_plan_with_rounds_and_the_native_notions_reason(capsys):
     r = _json(capsys, "plan", "--n", "100000", "--d", "64", "--shape", "zipf:1.1", "--eps-c", "4", "--rounds", "10")
     assert (r["rounds"], r["eps_c_total"], r["delta_total"]) == (10, 4.0, r["delta"])

@@ -29,6 +29,7 @@ def test_the_printed_query_is_the_library_s(capsys, monkeypatch):
     assert "FROM `app_events`" in text and "TRIM(" in text and "ROW_NUMBER()" in text
 
 
+@pytest.mark.slow
 def test_run_where_the_data_lives_it_gives_the_reader_s_histogram(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     text = printed(capsys, "--input", EVENTS, *FIRST, "--sql", "duckdb", "--table", "events")

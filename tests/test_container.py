@@ -93,6 +93,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_the_entry_command_serves_and_the_healthcheck_passes(tmp_path):
     port = free_port()
     check = local(health_command(), port)

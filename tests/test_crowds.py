@@ -130,6 +130,7 @@ def test_parse_sizes():
             parse_sizes(text)
 
 
+@pytest.mark.slow
 def test_delete_reports_keeps_uniform_subsets():
     rng = np.random.default_rng(8)
     crowds = [np.arange(20) + 100 * i for i in range(3)]
@@ -185,6 +186,7 @@ def test_splitting_the_budget_never_pays(eps_l, m):
         assert result.best_ratio >= np.sqrt((H + 1) * (E - 1) ** 2 / (H * (E - H) ** 2)).min() * (1 - 1e-12)
 
 
+@pytest.mark.slow
 def test_split_variance_matches_simulation():
     """The split estimator c_hat = (N_iv - p n_i)/((1-2p) q) is unbiased with the stated
     variance: simulate IDs by m-ary RR and one-hot bits for one value per crowd."""

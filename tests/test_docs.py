@@ -62,6 +62,7 @@ def run(capsys, *argv: str) -> str:
     [pytest.param(b, marks=[pytest.mark.slow] if any(c[0] in SLOW for c in b) else []) for b in BLOCKS],
     ids=[" | ".join(c[0] for c in b) for b in BLOCKS],
 )
+@pytest.mark.slow
 def test_every_readme_command_block_runs_on_bundled_data(block, fresh_clone, capsys):
     for argv in block:
         out = run(capsys, *argv)
@@ -154,6 +155,7 @@ def _row(text: str, head: str) -> list[float]:
     return [float(re.match(r"[\d.,]+", c.strip()).group().replace(",", "")) for c in line.strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_the_composition_docs_numbers_are_what_the_tool_prints(capsys):
     """docs/composition.md: the composed pair of the replacement table (`amplify --notion replacement`), the rounds
     table (`amplify --rounds`: total, one round, basic, advanced; 3 significant digits) and Horse's year."""

@@ -118,6 +118,7 @@ def _csv_cases(tmp):
         "a folder",
     ],
 )
+@pytest.mark.slow
 def test_hostile_csv_files(tmp_path, case):
     args, expected = _csv_cases(tmp_path)[case]
     assert_one_line(*cli(*args), expected)
@@ -184,6 +185,7 @@ def test_tight_accountant_at_n_1e20_is_one_line(args):
     assert_one_line(*cli(*args))
 
 
+@pytest.mark.slow
 def test_output_folders_that_cannot_take_the_files(tmp_path):
     existing = tmp_path / "afile"
     existing.write_text("taken")
@@ -197,6 +199,7 @@ def test_output_folders_that_cannot_take_the_files(tmp_path):
     assert existing.read_text() == "taken"
 
 
+@pytest.mark.slow
 def test_images_with_hostile_sizes_and_scales(tmp_path):
     big = tmp_path / "big.png"
     big.write_bytes(huge_png(7072, 7072, 255))  # 50.01 megapixels: too many, not "corrupt"
@@ -215,6 +218,7 @@ def test_images_with_hostile_sizes_and_scales(tmp_path):
         assert "corrupt" not in err and "black" not in err
 
 
+@pytest.mark.slow
 def test_an_image_above_the_pixel_limit_is_refused_from_its_header(tmp_path):
     path = tmp_path / "big.png"
     path.write_bytes(huge_png(7072, 7072, 255))  # 50 MB of pixels once decoded, 8 bytes each as counts
@@ -223,6 +227,7 @@ def test_an_image_above_the_pixel_limit_is_refused_from_its_header(tmp_path):
     assert peak < 200 * 2**20, peak  # never decoded
 
 
+@pytest.mark.slow
 def test_a_csv_beyond_the_row_limit_stops_at_the_limit(tmp_path):
     path = tmp_path / "rows.csv"
     path.write_bytes(b"1\n" * 101_000_000)  # 192.6 MiB, 101 million rows
@@ -232,6 +237,7 @@ def test_a_csv_beyond_the_row_limit_stops_at_the_limit(tmp_path):
     assert peak < GB, peak
 
 
+@pytest.mark.slow
 def test_a_ten_million_line_csv_runs_within_1_gb(tmp_path):
     counts = np.random.default_rng(0).integers(0, 1000, 10**7)
     path = tmp_path / "ten-million.csv"
@@ -242,6 +248,7 @@ def test_a_ten_million_line_csv_runs_within_1_gb(tmp_path):
     assert peak < GB, peak
 
 
+@pytest.mark.slow
 def test_output_into_a_closed_pipe_is_one_line():
     proc = subprocess.Popen(
         [sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--eps-c", "1", "--json"],
@@ -292,6 +299,7 @@ def test_an_upload_in_the_limits_shows_its_exact_n():
     assert "exact.csv: n = 9,007,199,254,743 respondents" in captions(at)
 
 
+@pytest.mark.slow
 def test_running_out_of_memory_is_one_line(tmp_path):
     path = tmp_path / "white.png"
     path.write_bytes(huge_png(7000, 7000, 255))  # 49 megapixels: about 400 MB of counts alone
@@ -302,6 +310,7 @@ def test_running_out_of_memory_is_one_line(tmp_path):
 # --- issue 24: exports, points read as counts, image sizes, LaTeX from any file name ------------------------
 
 
+@pytest.mark.slow
 def test_the_estimate_csv_quotes_labels_and_makes_formulas_inert(tmp_path):
     """A label with a comma, a quote or a line break stays one cell; one a spreadsheet would run as a formula
     (= + - @ tab CR) is written with a leading apostrophe; a label that is a plain number is left as it is."""
@@ -331,6 +340,7 @@ def test_the_report_table_csv_makes_formulas_inert():
     assert row["method"] == "'=1+1" and row["note"] == "'@SUM(A1)" and row["eps_c"] == "1"
 
 
+@pytest.mark.slow
 def test_a_points_file_without_point_options_is_one_clear_line(tmp_path):
     points = csv_file(tmp_path, "trips.csv", "lat,lon\n40.7,-74.0\n40.8,-73.9\n")
     expected = "trips.csv holds latitude/longitude points (columns 'lat' and 'lon'), not value,count rows"
@@ -338,6 +348,7 @@ def test_a_points_file_without_point_options_is_one_clear_line(tmp_path):
         assert_one_line(*cli(command, "--input", points, "--eps-c", "1", "--delta", "1e-7"), expected)
 
 
+@pytest.mark.slow
 def test_the_same_column_as_latitude_and_longitude_is_refused():
     bundled = ROOT / "ldpcore" / "data" / "bundled" / "city_points.csv"
     args = ["run", "--input", bundled, "--lat", "latitude", "--lon", "latitude", "--eps-c", "1", "--delta", "1e-7"]
@@ -403,6 +414,7 @@ def _assert_named_as_text(at):
     assert any("\\!\\[t\\]\\(http\\://127\\.0\\.0\\.1\\:8729/track\\.png\\)" in b for b in bodies), bodies
 
 
+@pytest.mark.slow
 def test_an_uploads_name_is_shown_as_text_on_every_page_that_takes_data():
     at = _upload(MARKDOWN_NAME, b"value,count\na,500000\nb,700000\nc,300000\n")
     for page in DATA_PAGES:
@@ -420,6 +432,7 @@ def test_a_records_uploads_name_and_an_error_naming_it_are_text():
     _assert_named_as_text(at)  # the error names it too
 
 
+@pytest.mark.slow
 def test_a_nul_byte_in_an_uploads_name_is_one_clear_message():
     at = _upload("a\x00b.csv", b"value,count\na,5\n")
     assert_one_error(at, "The file's name holds a NUL byte")
@@ -427,6 +440,7 @@ def test_a_nul_byte_in_an_uploads_name_is_one_clear_message():
     assert_one_error(at, "notes.docx is not one of the types this upload takes: png, jpg")
 
 
+@pytest.mark.slow
 def test_a_numeric_tables_name_is_text():
     at = open_page("app_pages/numeric.py")
     at.selectbox(key="num_data").set_value("upload").run()
@@ -435,6 +449,7 @@ def test_a_numeric_tables_name_is_text():
     _assert_named_as_text(at)
 
 
+@pytest.mark.slow
 def test_every_uploader_states_the_upload_limit_and_what_to_do_above_it():
     """The browser refuses a file above server.maxUploadSize itself, marked by a red icon only (its text is for
     screen readers), and the page never gets it: each uploader's caption says what the mark means."""
@@ -452,6 +467,7 @@ def test_every_uploader_states_the_upload_limit_and_what_to_do_above_it():
 # --- issue 24 items 3, 7, 8: one respondent, huge epsilons and domains, output names --------------------------
 
 
+@pytest.mark.slow
 def test_a_plan_for_one_respondent_is_a_table_not_a_traceback(tmp_path):
     status, out, err = cli("plan", "--n", "1", "--d", "100", "--eps-c", "1")
     assert status == 0 and "recommended:" in out and "Traceback" not in err, err
@@ -463,12 +479,14 @@ def test_a_plan_for_one_respondent_is_a_table_not_a_traceback(tmp_path):
         assert not at.exception, [e.value for e in at.exception]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["plan --n 1000 --d 100", "privacy --n 1000 --delta 1e-6", "run --dataset horse"])
 @pytest.mark.parametrize("eps", ["710", "1e6"])
 def test_an_eps_c_beyond_100_nats_is_one_line(command, eps):
     assert_one_line(*cli(*command.split(), "--eps-c", eps), "eps_c must be at most 100 nats")
 
 
+@pytest.mark.slow
 def test_run_out_names_that_cannot_be_a_folder_are_one_line(tmp_path):
     run = ["run", "--dataset", "horse", "--max-side", "8", "--eps-c", "1", "--out"]
     assert_one_line(*cli(*run, tmp_path / ("x" * 300)), "characters) (File name too long)")
@@ -478,6 +496,7 @@ def test_run_out_names_that_cannot_be_a_folder_are_one_line(tmp_path):
     assert not any(ROOT.glob("*.png")) and not (ROOT / "run.json").exists()
 
 
+@pytest.mark.slow
 def test_an_audit_over_the_bin_limit_is_refused_before_the_histogram():
     """d = 10^9 bins would be 8 GB of counts: the 50,000,000 limit is checked first, within 1 GiB, and the
     message does not suggest --max-side (there is no image)."""

@@ -108,6 +108,7 @@ def test_truncated_png(small_png):
     assert load_image(data).n > 0
 
 
+@pytest.mark.slow
 def test_decompression_bomb_is_refused_before_decoding():
     data = huge_png(10_000, 10_000)  # 100 megapixels, ~100 kB compressed
     assert len(data) < 1_000_000
@@ -176,6 +177,7 @@ def _outcome(data: bytes):
     ),
     st.sampled_from(["\n", "\r\n"]),
 )
+@pytest.mark.slow
 def test_fast_csv_reader_matches_the_csv_module(lines, newline):
     """A block with a quote goes through the csv module row by row: the same file with a quote in an
     extra comment line must give the same counts and names, or a refusal of the same file."""

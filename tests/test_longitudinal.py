@@ -70,6 +70,7 @@ def test_transcript_probabilities_are_those_of_the_client(states):
     assert stats.chisquare(observed, expected).pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_exact_simulation_agrees_with_the_client_per_node():
     """Two-sample chi-square per tree node: fast sampler vs n clients (family-wise 1e-3)."""
     two_changes = [[0, 1, 1, 0], [0, 1, 0, 0], [1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [1, 1, 1, 0]]
@@ -96,6 +97,7 @@ def test_exact_simulation_agrees_with_the_client_per_node():
         assert np.all(np.abs(est.mean(axis=0) - F) < 4 * se)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["tight", "paper"])
 def test_unbiased_with_the_exact_variance(mode):
     rng = np.random.default_rng(7)
@@ -116,6 +118,7 @@ def test_unbiased_with_the_exact_variance(mode):
     assert np.all((ratio > lo) & (ratio < hi)), ratio
 
 
+@pytest.mark.slow
 def test_track_reports_the_estimate_and_its_exact_std():
     rng = np.random.default_rng(12)
     traj = synthetic_trajectories(20_000, 32, 2, rng, initial=0.3, rate=0.1)

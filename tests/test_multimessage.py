@@ -228,6 +228,7 @@ def test_count_min_delta_matches_the_exact_table_law():
             assert exact * (1 - 1e-9) <= count_min_delta(eps, q, len(others) + 1, tau) <= exact * (1 + 2e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps,delta,n,tau", [(1.0, 1e-6, 10**5, 6), (0.5, 1e-8, 10**4, 3), (3.0, 1e-10, 10**7, 14)])
 def test_count_min_q_min_is_certified_and_minimal(eps, delta, n, tau):
     q = count_min_q_min(eps, delta, n, tau)
@@ -235,6 +236,7 @@ def test_count_min_q_min_is_certified_and_minimal(eps, delta, n, tau):
     assert q < paper_q(eps, delta, n, tau) / 50
 
 
+@pytest.mark.slow
 def test_count_min_tight_q_is_hundreds_of_times_below_the_paper():
     """n = 1e6, d = 1e4 (tau = 14), eps = 1, delta = 1e-8: q 7.32e-4 against the paper's 0.384
     (1/524); RMSE per value 48 against 871 (peaked data), 2.1e4 messages per user against 1.1e7."""
@@ -253,6 +255,7 @@ def test_count_min_tight_q_is_hundreds_of_times_below_the_paper():
         CountMinMultiMessage.from_eps(1.0, d, 1000, 1e-8, rule="tight")
 
 
+@pytest.mark.slow
 def test_count_min_with_tight_q_keeps_its_exact_moments():
     """The simulated error's mean and variance are moments' exact bias (the min's, negative, plus
     collisions) and variance at the tight q as well."""
@@ -309,6 +312,7 @@ def test_hadamard_rho_min_from_a_guess_is_the_same(eps, n):
     assert all(hadamard_rho_min(eps, 1e-6, n, guess=g) == rho for g in (1, rho - 3, rho, rho + 1, 4 * rho))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps,delta,n,tau", [(1.0, 1e-6, 1000, 6), (1.0, 1e-6, 10**5, 6), (2.0, 1e-8, 10**7, 10)])
 def test_count_min_chart_q_is_certified_and_close(eps, delta, n, tau):
     """The chart's q (discretization 1e-3, from a start) passes the default accountant's check and lies

@@ -227,6 +227,7 @@ def test_duchi_and_laplace_are_eps_ldp(eps):
     assert _max_ratio(laplace_density(np.linspace(-20, 20, 801), T_GRID[:, None], eps)) <= math.exp(eps) * (1 + 1e-12)
 
 
+@pytest.mark.slow
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(st.floats(0.01, 40), st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1))
 def test_pm_density_ratio_property(eps, t1, t2, u):
@@ -318,6 +319,7 @@ def test_algorithm4_is_unbiased_with_the_analytic_variance(seed, mechanism, eps)
     _assert_variance(x, TUPLE[:d], var, family=d * len(ALG4))
 
 
+@pytest.mark.slow
 def test_algorithm4_k_and_figure_3():
     assert [algorithm4_k(e, 16) for e in (0.5, 2.49, 2.5, 5.0, 7.4, 100.0)] == [1, 1, 1, 2, 2, 16]
     assert algorithm4_k(100.0, 3) == 3

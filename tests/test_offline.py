@@ -109,6 +109,7 @@ def test_the_readme_command_listens_on_localhost_and_makes_no_outbound_request(l
     assert outbound(audit) == []
 
 
+@pytest.mark.slow
 def test_serving_a_class_as_the_readme_says_makes_no_outbound_request_either(tmp_path):
     """README, "Serving a class": --server.address 0.0.0.0 with the address to print (here 127.0.0.1)."""
     env, audit = audited(tmp_path)

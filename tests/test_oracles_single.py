@@ -43,6 +43,7 @@ SMALL = {  # d = 3..5: per-respondent paths and audits
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STATS)
 def test_estimator_is_unbiased_with_the_analytic_variance(name):
     oracle = STATS[name]
@@ -71,6 +72,7 @@ def _homogeneous(a, b, joint=True):
             assert stats.chi2_contingency(table).pvalue > 1e-4, table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SMALL)
 def test_aggregate_sampler_agrees_with_the_per_respondent_randomizer(name):
     """olh-universal: the real hash ((a x + b) mod P) mod g with a small prime, P = 17 (collision

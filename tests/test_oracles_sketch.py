@@ -58,6 +58,7 @@ def _conditional_variance(sketch, counts):
     return scale * (n * f * (1 - f) / (1 - 2 * f) ** 2 + (others * gamma * (1 - gamma)).sum(axis=0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", CLASSES)
 def test_mean_is_the_noiseless_sketch_and_variance_is_exact_for_fixed_hashes(cls):
     sketch = _build(cls, 3.0, COUNTS.size, k=4, m=8)
@@ -83,6 +84,7 @@ def test_noiseless_error_is_the_collision_error():
     assert median.noiseless_estimate(COUNTS) == pytest.approx(COUNTS, abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", CLASSES)
 def test_variance_is_the_mse_over_the_hash_family(cls):
     """variance(n, counts) averages the collision error over the hash family: check it across seeds."""
@@ -94,6 +96,7 @@ def test_variance_is_the_mse_over_the_hash_family(cls):
     assert sketches[0].variance(n) == pytest.approx(sketches[0].variance(n, np.zeros_like(counts))[0])
 
 
+@pytest.mark.slow
 def test_count_sketch_median_is_nearly_unbiased_with_its_modelled_variance():
     """Without collisions the median's only bias is the rows' asymmetry (tiny with ~400 reports per
     row); a collision in one row shifts it by about one order-statistic gap (its documented bias)."""
@@ -118,6 +121,7 @@ def test_median_factor_is_k_times_the_variance_of_the_median_of_k_normals(k):
     assert median_factor(4096) == pytest.approx(math.pi / 2, rel=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape,ratio_range", [("flat", (1.5, 1.6)), ("heavy", (0.6, 1.45)), ("dominant", (0.05, 0.3))])
 def test_count_sketch_median_variance_matches_the_measured_mse(shape, ratio_range):
     """k = 64, m = 1,024, hash functions drawn per run: the median readout's measured MSE against
@@ -152,6 +156,7 @@ def _cells_agree(fast, slow):
             assert stats.chi2_contingency(table).pvalue > 1e-4, (col, table)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", CLASSES)
 def test_aggregate_sampler_agrees_with_the_per_respondent_randomizer(cls):
     counts = np.array([6, 0, 3, 1], dtype=np.int64)
@@ -164,6 +169,7 @@ def test_aggregate_sampler_agrees_with_the_per_respondent_randomizer(cls):
     _cells_agree(*flat)
 
 
+@pytest.mark.slow
 def test_the_sampler_uses_the_multinomial_path_for_large_counts_exactly():
     """Values with >= 2k respondents take one multinomial over the rows: same law as per respondent."""
     counts = np.array([50, 3], dtype=np.int64)
@@ -247,6 +253,7 @@ def test_fragmented_sketch_messages_match_the_paper(eps_l, paper):
     assert round(FragmentedSketch.from_eps(eps_l, 1_778_120).expected_messages(), 2) == paper
 
 
+@pytest.mark.slow
 def test_hash_family_is_seeded_uniform_and_3_independent():
     x = np.arange(100_000)
     for m in (64, 48):  # a power of two (top bits) and not
@@ -309,6 +316,7 @@ def test_validation_messages():
     assert "1 <= eps_c <= eps_l_inf" in FragmentedSketch.privacy_note
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps", [2.94, 8.55])  # Table VII's first and last rows
 def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
     from ldpcore.data.datasets import load_dataset
@@ -318,6 +326,7 @@ def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
     assert rmse[1] < rmse[2] < rmse[5], rmse
 
 
+@pytest.mark.slow
 def test_uniform_multinomial_has_the_multinomial_law_exactly():
     """Every composition of 24 balls in 3 cells against the multinomial pmf; the Poisson start lands
     below the total (balls added) and above it (balls removed) both, and both paths are exact."""
@@ -347,6 +356,7 @@ def test_iid_poisson_sampler_has_the_poisson_law(lam):
     assert stats.chisquare(f_obs[f_exp > 0], f_exp[f_exp > 0]).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [HadamardCountMeanSketch, CountSketch])
 def test_hadamard_sketch_multinomial_fields_agree_with_the_per_respondent_randomizer(cls):
     """With k m / 2 = 8, value 0's kept reports (about 10) and the row-uniform others (about 50) are
@@ -401,6 +411,7 @@ def test_the_run_seed_draws_the_hash_functions(cls):
         _build(cls, 3.0, counts.size, k=4, m=8, seed=a.seed + 1).estimate(a, n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", CLASSES)
 def test_unbiased_over_the_hash_draws_for_every_value(cls):
     """Heavy collisions (12 values, 3 rows of 8 cells): with the hash functions drawn per run, every
@@ -447,6 +458,7 @@ def test_a_simulation_beyond_its_stated_work_is_refused_before_it_starts(cls, co
         sketch.sample_aggregate(counts, np.random.default_rng(0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [CountMeanSketch, FragmentedSketch])
 def test_drawing_only_the_read_cells_gives_the_law_of_the_whole_table(cls):
     """With d <= m/8 a bit sketch draws only the k d cells its estimator reads (_sample_read): for fixed

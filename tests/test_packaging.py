@@ -36,6 +36,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(path)
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_bundled_datasets(wheel):
     names = set(wheel.namelist())
     for dataset in ("horse.png", "child.png", "map.png", "app_events.csv", "city_points.csv"):
@@ -65,6 +66,7 @@ def test_the_wheel_is_typed_and_pypi_ready(wheel):
     assert meta["Description-Content-Type"] == "text/markdown"
 
 
+@pytest.mark.slow
 def test_pip_install_into_a_fresh_environment_ships_py_typed(wheel, tmp_path):
     """The acceptance check of issue 30: ldpcore installed by pip into a new, empty environment (the wheel that
     `pip install .` builds), then, from another folder, importlib.resources finds py.typed in the installed

@@ -90,6 +90,7 @@ def test_the_float_sums_agree_with_50_digits():
         assert ours == pytest.approx(float(_pair_mp(eps, eps0, n, c, c2)), rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,eps0,delta,exact,ratio", [(*p, r) for p, r in zip(ISSUE + DOCS, BASIC_RATIO)])
 def test_the_issues_and_the_docs_points_and_a_negative_control(n, eps0, delta, exact, ratio):
     """The exact supremum crosses delta within 1e-7 of the stated value (the issue's two points and the table of
@@ -105,6 +106,7 @@ def test_the_issues_and_the_docs_points_and_a_negative_control(n, eps0, delta, e
     assert basic / exact == pytest.approx(ratio, abs=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,eps0,delta", _grid())
 def test_forward_and_inverse_against_every_dataset(n, eps0, delta):
     ch = Channels(eps0, n)

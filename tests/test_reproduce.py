@@ -142,6 +142,7 @@ def _fresh(args: list[str], cwd) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
     """`ldpcore run ... --emit-script` writes a script (the input read relative to it) whose record equals the
     command's --json output without its timing and files."""
@@ -159,6 +160,7 @@ def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
     assert record == printed and record["ingest"]["users"] == 700
 
 
+@pytest.mark.slow
 def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path):
     command = ["-m", "ldpcore", "plan", "--n", "100000", "--d", "64", "--shape", "zipf:1.1", "--eps-c", "1"]
     command += ["--notion", "native", "--max-bits", "64", "--json", "--emit-script", "plan.py"]
@@ -166,6 +168,7 @@ def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path):
     assert _record(_fresh(["plan.py"], tmp_path)) == printed
 
 
+@pytest.mark.slow
 def test_emit_script_into_a_folder_that_does_not_exist_is_one_line():
     command = ["plan", "--n", "1000", "--d", "8", "--eps-c", "1", "--emit-script", "/no/x.py"]
     out = subprocess.run(

@@ -43,6 +43,7 @@ def test_one_round_is_the_single_round_value():
         assert isinstance(r, Rounds) and r.rounds == 1 and r.delta_total == DELTA and r.valid
 
 
+@pytest.mark.slow
 def test_a_year_is_below_basic_and_advanced_and_above_an_explicit_pair():
     bound = get_bound("tight")
     r = rounds_forward(bound, 2.0, N, DELTA, 365)

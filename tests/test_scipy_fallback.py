@@ -39,6 +39,7 @@ def test_the_guard_finds_the_private_kernels_in_this_scipy():
     assert binomial._KERNELS is not None and set(binomial._KERNELS) == {"pmf", "cdf", "sf"}
 
 
+@pytest.mark.slow
 def test_the_tight_accountant_gives_identical_numbers_without_them(monkeypatch):
     with_kernels = tight_numbers()
     hide_private_kernels(monkeypatch)

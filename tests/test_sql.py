@@ -73,6 +73,7 @@ def per_user(rule):
     return {} if rule is None else {"user_column": "user_id", "per_user": rule}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 def test_bundled_app_events_per_user_rules(con, rule):
     got = sql.read_categorical(
@@ -86,6 +87,7 @@ def test_bundled_app_events_per_user_rules(con, rule):
     "options",
     [{}, {"width": 64}, {"width": 100, "bbox": "-74.05,40.60,-73.85,40.85"}, {"width": 50, "height": 7}],
 )
+@pytest.mark.slow
 def test_bundled_city_points_grid(con, options):
     same(native("read_points", CITY_POINTS, **options), sql.read_points(con.table("city_points"), **options))
 
@@ -245,6 +247,7 @@ def test_ties_in_order_by_are_broken_by_the_value_on_every_backend():
     assert results[3:] == results[:3]
 
 
+@pytest.mark.slow
 def test_the_bundled_events_by_event_time_agree_across_backends():
     """order_by a timestamp text with ties (two events of a user in the same second): one answer everywhere."""
     answers = []

@@ -231,6 +231,7 @@ def test_a_rows_value_does_not_depend_on_the_batch():
         assert down[0] == together[0][i] and up[0] == together[1][i]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps0", [0.1, 4.0])
 def test_the_check_agrees_with_the_curve_on_both_sides_of_the_crossing(eps0):
     """certifies() stops splitting blocks whose bound is at most delta: the same answer as the curve."""

@@ -109,6 +109,7 @@ def test_the_toy_encoding_conforms_and_its_accountants_are_derived(registered):
     assert isinstance(ToyBitRR.from_eps(1.0, 8), FrequencyOracle)
 
 
+@pytest.mark.slow
 def test_the_toy_encoding_runs_end_to_end_and_is_unbiased(registered, data):
     spec = ProtocolSpec(eps_c=0.5, delta=1e-6, encoding=ToyBitRR.name)
     p = plan(spec, data.n, data.d)

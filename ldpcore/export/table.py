@@ -1,5 +1,6 @@
 """The paper-style report table (Erlingsson et al. 2020, Table IV): one row of displayed strings per
-cell, each cell's caption, and the table as CSV and Markdown."""
+cell (numbers formatted for their size), each cell's caption, the table as Markdown, and its numbers as a
+machine-readable CSV (full precision, no thousands separators)."""
 
 from __future__ import annotations
 
@@ -41,10 +42,16 @@ class TableInfo:
 
 
 def fmt(x: float | None) -> str:
-    """The one number format shared by the page and every export: two decimals."""
+    """The one number format the page and the readable exports share, for the number's size: two decimals
+    (8.55, 327.30), whole numbers with thousands separators from 1,000 on (3,366,030: no decimals on millions),
+    two significant digits below 0.01 (0.0012, not 0.00); "inf" for infinity, "" for None."""
     if x is None:
         return ""
-    return "inf" if math.isinf(x) else f"{x:.2f}"
+    if math.isinf(x):
+        return "inf"
+    if abs(x) >= 999.995:
+        return f"{x:,.0f}"
+    return f"{x:.2f}" if x == 0 or abs(x) >= 0.01 else f"{x:.2g}"
 
 
 def table_rows(cells) -> list[dict]:
@@ -62,7 +69,7 @@ def table_rows(cells) -> list[dict]:
                 "eps_l_1": fmt(p.get("eps_l_1")),
                 "sigma": fmt(p.get("sigma")),
                 "rmse": fmt(m.get("rmse")),
-                "messages": "" if messages is None else f"{messages:,.2f}",
+                "messages": fmt(messages),
                 "neighbouring": p.get("neighbouring", ""),
                 # a cell restated under another notion (ldpcore.experiment.protocol.compare): its own one, unconverted
                 "native": (
@@ -82,8 +89,8 @@ def cell_caption(row: dict) -> list[str]:
     if row["note"]:
         return ["not defined", row["note"]]
     if row["sigma"]:
-        return [f"sigma={row['sigma']}, eps_l=inf", f"RMSE={row['rmse']}"] + native_line(row)
-    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"RMSE={row['rmse']}"]
+        return [f"sigma={row['sigma']}, eps_l=inf", f"clipped RMSE={row['rmse']}"] + native_line(row)
+    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"clipped RMSE={row['rmse']}"]
     lines += [f"messages={row['messages']}"] if row["messages"] else []
     return lines + native_line(row)
 
@@ -100,11 +107,45 @@ def table_grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
     return eps, methods, {(r["eps_c"], r["method"]): r for r in rows}
 
 
+CSV_FIELDS = (
+    "eps_c", "method", "eps_l_inf", "eps_l_1", "sigma", "rmse_clipped", "rmse_raw", "messages", "neighbouring",
+    "native_neighbouring", "native_eps_c", "native_eps_l_inf", "note",
+)  # fmt: skip
+
+
+def _number(x) -> str:
+    """A number as a script reads it back exactly: the shortest text of the float (no thousands separators),
+    inf for infinity, empty where it does not apply."""
+    return "" if x is None else repr(float(x))
+
+
 def table_csv(cells) -> str:
-    """The rows of table_rows as CSV for a spreadsheet (csv module, every cell made inert:
-    ldpcore.export.spreadsheet)."""
-    rows = table_rows(cells)
-    return csv_text([list(rows[0])] + [[inert(v) for v in row.values()] for row in rows])
+    """The report table's numbers, one line per cell, machine-readable: every number at full precision as
+    Python's float() and any CSV reader parse it (empty where it does not apply: sigma for a local method, the
+    local epsilons and messages for the central baseline); rmse_clipped is the RMSE per bin of the estimate
+    clipped to [0, the input's maximum] (what the table shows), rmse_raw that of the raw estimate. Written by the
+    csv module, every text cell made inert (ldpcore.export.spreadsheet)."""
+    rows = []
+    for c in cells:
+        p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
+        central = p.get("sigma") is not None
+        row = [
+            _number(c.eps_c),
+            c.method,
+            "" if central else _number(p.get("eps_l_inf")),
+            "" if central else _number(p.get("eps_l_1")),
+            _number(p.get("sigma")),
+            _number(m.get("rmse")),
+            _number(m.get("rmse_raw")),
+            _number(p.get("expected_messages")),
+            p.get("neighbouring", ""),
+            p.get("native_neighbouring", ""),
+            _number(p.get("native_eps_c")),
+            _number(p.get("native_eps_l_inf")),
+            c.error or "",
+        ]
+        rows.append([inert(v) for v in row])
+    return csv_text([list(CSV_FIELDS), *rows])
 
 
 def table_markdown(cells) -> str:
