@@ -21,6 +21,8 @@ if __name__ == "__main__":  # Streamlit runs this file as the app's script, once
     with url_warnings():  # every URL parameter the page does not take is said at its top
         page.run()
 else:  # `streamlit run app.py` imports it once as the server (an st.App): its start imports the pages' libraries
-    from ui.serve import lifespan
+    from starlette.middleware import Middleware
 
-    app = st.App(__file__, lifespan=lifespan)
+    from ui.serve import ImmutableMedia, lifespan
+
+    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(ImmutableMedia)])

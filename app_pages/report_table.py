@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from ldpcore.experiment.protocol.compare import cells_on_notion, neighbourings
+from ldpcore.experiment.protocol.compare import cell_on_notion, cells_on_notion
 from ldpcore.experiment.protocol.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
 from ldpcore.export.reproduce import ReportTableView
@@ -46,8 +46,8 @@ if not eps_rows:
     st.stop()
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
-cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table", png_width=THUMB)
-natives = neighbourings(cells)
+eps_rows = sorted(eps_rows)
+natives = sorted({runs.neighbouring_of(m) for m in methods})
 notion = (
     "replacement"
     if st.toggle(
@@ -62,9 +62,6 @@ notion = (
     )
     else "native"
 )
-cells = cells_on_notion(cells, notion)  # the page and every export show the same numbers
-rows = table_rows(cells)
-
 image = inp.hist.is_image
 if not image:
     st.caption(
@@ -72,28 +69,52 @@ if not image:
         "their true count (largest first), the true counts as black ticks; one scale in every cell."
     )
 widths = [1.1] + [3] * len(methods)
-header = st.columns(widths)
-header[0].markdown("**ε_c**")
-for col, m in zip(header[1:], methods):
-    col.markdown(f"**{m.label}**")
-for i in range(0, len(cells), len(methods)):
-    line = st.columns(widths)
-    line[0].markdown(f"**{rows[i]['eps_c']}**")
-    for col, m, c, r in zip(line[1:], methods, cells[i : i + len(methods)], rows[i : i + len(methods)]):
-        if c.error:  # the reason in the tooltip (and in every export): a row's tau columns often share it
-            col.markdown("not defined", help=c.error)
-            continue
-        png = runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB) if image else None
-        if png is not None:
-            col.image(png, width="stretch", output_format="PNG")
-        else:
-            col.plotly_chart(
-                report_table.cell_figure(inp.hist, runs.ran(runs.cell(inp, m, c.eps_c, seed)).estimate, inp.hist.unit),
-                width="stretch",
-                config={"displayModeBar": False},
-                key=f"cell_{i}_{m.label}",
-            )
-        col.markdown("  \n".join(cell_caption(r)))
+png_width = THUMB if image else None  # an image's cell lands with its picture; a histogram's chart is made once
+sweep = runs.landed(inp, methods, eps_rows, seed, png_width=png_width)  # the cells simulated so far (by any session)
+
+
+@st.fragment(run_every=runs.POLL if sweep.pending else None)
+def table() -> None:
+    """The table's frame at once, each cell's picture (or chart) and numbers as it lands (redrawn every runs.POLL s
+    meanwhile, the rest of the page usable), then one full run without the redraws."""
+    now = runs.landed(inp, methods, eps_rows, seed, png_width=png_width)
+    if now.pending:
+        st.caption(runs.pending_note("Filling the table (cells)", now))
+    elif sweep.pending:
+        st.rerun()  # every cell has landed: the page once more, with its exports and without the timer
+    header = st.columns(widths)
+    header[0].markdown("**ε_c**")
+    for col, m in zip(header[1:], methods):
+        col.markdown(f"**{m.label}**")
+    for i, e in enumerate(eps_rows):
+        line = st.columns(widths)
+        line[0].markdown(f"**{e:g}**")
+        for col, m, c in zip(line[1:], methods, now.cells[i * len(methods) : (i + 1) * len(methods)]):
+            if c is None:
+                col.caption("simulating…")
+                continue
+            if c.error:  # the reason in the tooltip (and in every export): a row's tau columns often share it
+                col.markdown("not defined", help=c.error)
+                continue
+            png = runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB) if image else None
+            if png is not None:
+                col.image(png, width="stretch", output_format="PNG")
+            elif not image:
+                col.plotly_chart(
+                    report_table.cell_chart(inp, m, c.eps_c, seed),
+                    width="stretch",
+                    config={"displayModeBar": False},
+                    key=f"cell_{i}_{m.label}",
+                )
+            col.markdown("  \n".join(cell_caption(table_rows([cell_on_notion(c, notion)])[0])))
+
+
+table()
+runs.landed(inp, methods, eps_rows, seed, png_width=png_width, queue=True)  # the other cells, in the background
+if sweep.pending:
+    st.caption("The exports appear when every cell has been simulated.")
+    st.stop()
+cells = cells_on_notion([c for c in sweep.cells if c is not None], notion)  # the page and every export agree
 
 st.subheader("Export")
 info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant_name)
@@ -101,7 +122,7 @@ st.caption(f"Title of the exports: {plain(info.title(), None)}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",
-    partial(report_table.table_png, inp, methods, sorted(eps_rows), seed, info, notion),
+    partial(report_table.table_png, inp, methods, eps_rows, seed, info, notion),
     "report_table.png",
     "image/png",
     on_click="ignore",
@@ -111,7 +132,7 @@ e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/m
 e4.download_button("LaTeX", table_latex(cells, info), "report_table.tex", "application/x-tex", on_click="ignore")
 e5.download_button(
     "LaTeX + images (ZIP)",
-    partial(report_table.table_zip, inp, methods, sorted(eps_rows), seed, info, notion),
+    partial(report_table.table_zip, inp, methods, eps_rows, seed, info, notion),
     "report_table.zip",
     "application/zip",
     on_click="ignore",

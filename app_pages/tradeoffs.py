@@ -16,7 +16,7 @@ from ui.kit.controls import EPS_C_GRID
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
 from ui.kit.take_home import take_home
-from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
+from ui.tradeoffs import curve, tradeoff_figures, values_at
 
 st.title("Trade-offs")
 st.caption(
@@ -48,7 +48,7 @@ central = c5.checkbox(
 )
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
-natives = sorted({neighbouring_of(m) for m in methods})
+natives = sorted({runs.neighbouring_of(m) for m in methods})
 one_notion = st.toggle(
     "Compare as replacement LDP",
     value=notions_differ(natives),
@@ -64,27 +64,39 @@ eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
 eps_fine = np.geomspace(lo, hi, fine_points(lo, hi)) if hi > lo else np.array([lo])
 curves = {m.label: curve(inp, m, eps_fine, notion) for m in methods}
-# the analytic lines first (fast), the measured points as they are simulated; then the charts with both
-bar_slot = st.empty()
-slots = [st.empty() for _ in range(3)]
-for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, eps_c, inp.hist.unit, notion)):
-    slot.plotly_chart(fig, width="stretch")
-with bar_slot.container():
-    measured = runs.grid(inp, methods, eps_measured, seed, "Measuring the points")
+sweep = runs.landed(inp, methods, eps_measured, seed)  # the points simulated so far (by any session)
 
-undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})
-if undefined:
-    with bar_slot.container(), st.expander(f"{len(undefined)} settings are undefined and left out"):
-        st.write("\n".join(f"- {u}" for u in undefined))
 
-for slot, name, fig in zip(
-    slots,
-    ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
-    tradeoff_figures(methods, measured, curves, eps_c, inp.hist.unit, notion),
-):
-    with slot.container():
-        st.plotly_chart(fig, width="stretch", key=name)
-        export_menu(fig, name)
+names = ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages")
+error_slot = st.empty()  # the one chart with measured points: drawn in the fragment below
+analytic_only = tradeoff_figures(methods, [], curves, eps_c, inp.hist.unit, notion)[1:]
+for name, fig in zip(names[1:], analytic_only):
+    st.plotly_chart(fig, width="stretch", key=name)
+    export_menu(fig, name)
+
+
+@st.fragment(run_every=runs.POLL if sweep.pending else None)
+def charts() -> None:
+    """The error chart: its analytic lines at once, the measured points as they land (redrawn every runs.POLL s
+    meanwhile, the rest of the page usable), then one full run without the redraws."""
+    now = runs.landed(inp, methods, eps_measured, seed)
+    if now.pending:
+        st.caption(runs.pending_note("Measuring the points", now))
+    elif sweep.pending:
+        st.rerun()  # every point has landed: the page once more, without the timer
+    undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in now.ready if c.error})
+    if undefined:
+        with st.expander(f"{len(undefined)} settings are undefined and left out"):
+            st.write("\n".join(f"- {u}" for u in undefined))
+    fig = tradeoff_figures(methods, now.ready, curves, eps_c, inp.hist.unit, notion)[0]
+    st.plotly_chart(fig, width="stretch", key=names[0])
+    if not now.pending:
+        export_menu(fig, names[0])
+
+
+with error_slot.container():
+    charts()
+runs.landed(inp, methods, eps_measured, seed, queue=True)  # the other points, simulated in the background
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
 at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in methods}
@@ -95,9 +107,9 @@ st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
     + ("; zero-out numbers restated under replacement, native value in brackets." if one_notion else ".")
 )
-if inp.source is not None:  # the view as code: its script and notebook print the record
+if inp.source is not None and not sweep.pending:  # the view as code (once measured): its script prints the record
     view = TradeoffsView(
         inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion
     )
-    record = partial(tradeoffs_record, inp.hist, seed, notion, methods, measured, eps_fine, curves, eps_c, at)
+    record = partial(tradeoffs_record, inp.hist, seed, notion, methods, sweep.ready, eps_fine, curves, eps_c, at)
     take_home(view, "tradeoffs", record)

@@ -2,12 +2,18 @@
 page) to the updated view, in headless Chromium driven by Playwright against `streamlit run app.py`.
 
 A view counts as updated when the page's visible content (text, images, chart paths) differs from before
-the change and Streamlit has finished running the script. Steps use values not computed before, so nothing
-is served from the cache; "cold" rows start a fresh server for every repetition (the worst case: empty
-caches, first session). A row per interaction: the median over the repetitions (the maximum as a note) and
-its goal (benchmarks/goals.toml). Two floor rows come first: a fresh server's first view of a page with one
-metric, and with one metric and one small Plotly chart, without any code of this project (what no first view
-can beat). A row that cannot be driven is reported as failed; the others still run.
+the change and Streamlit has finished running the script: the first usable view. It is complete when, in
+addition, every cell of a sweep drawn as it lands has landed (no caption ends in ui.kit.runs.LANDING). Steps
+use values not computed before, so nothing is served from the cache; "fresh server" rows start a server for
+every repetition (the worst case: empty caches, first session).
+
+Three floor rows come first, without any code of this project: a fresh server's first view of a page with one
+metric, and with one metric and one small Plotly chart (what no first view can beat), and one step of a
+slider with a metric beneath (what no step can beat). A row per interaction, by kind: a step or single change
+(its median to the usable view, as a ratio to the step floor), a first view (its median to the complete view, as
+a ratio to the chart floor) or a sweep (two rows: to the usable and to the complete view); the other median and
+the maximum as notes. Goals (issue 29): benchmarks/goals.toml. A row that cannot be driven is reported as
+failed; the others still run.
 
 Usage: python benchmarks/bench_browser.py [--repeats 5] [--only SUBSTRING ...] [--json]
 """
@@ -25,10 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from _common import ROOT, Bench  # first: it puts the repository on sys.path
+from _common import ROOT, Bench, Row  # first: it puts the repository on sys.path
 
 sys.path.insert(0, str(ROOT / "tests"))
-from e2e_support import CHROMIUM_ARGS, chromium_path, slider_input, streamlit_app, wait_idle  # noqa: E402
+from e2e_support import (  # noqa: E402
+    CHROMIUM_ARGS,
+    chromium_path,
+    slider_input,
+    streamlit_app,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -66,32 +78,51 @@ FLOORS = {
     "metric and chart": "import plotly.graph_objects as go\nimport streamlit as st\nst.metric('x', 1)\n"
     "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))\n",
 }
+# the floor of a step: a slider keyed like the pages' eps_c slider, and a metric that follows it
+FLOOR_STEP = (
+    "import streamlit as st\n"
+    "stops = [round(0.01 * 1.2**i, 4) for i in range(60)]\n"
+    "st.metric('eps_c', st.select_slider('eps_c', stops, value=stops[30], key='eps_c_log'))\n"
+)
 TIMEOUT = 180_000  # ms: the slowest views (Map report table) take tens of seconds today
 
 
-def settled(page, before: str | None = None) -> None:
-    """Wait until the view differs from `before` (if given), something is drawn and the script has finished."""
+USABLE = (
+    "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+)
+
+
+def settled(page, before: str | None = None) -> tuple[float, float]:
+    """Wait until the view differs from `before` (if given), something is drawn and the script has finished (the
+    usable view), then until it is complete (wait_idle: no cell still to land): the two perf_counter times."""
     if before is not None:
         page.wait_for_function(f"(b) => ({SIGNATURE})() !== b", arg=before, polling=20, timeout=TIMEOUT)
     page.wait_for_function(DRAWN, polling=20, timeout=TIMEOUT)
+    page.wait_for_function(USABLE, polling=20, timeout=TIMEOUT)
+    usable = time.perf_counter()
     wait_idle(page, timeout=TIMEOUT)
+    return usable, time.perf_counter()
 
 
-def timed_change(page, action: Callable[[], None]) -> float:
-    """Seconds from doing `action` on a settled page to the updated view."""
+Seconds = tuple[float, float]  # (to the usable view, to the complete view)
+
+
+def timed_change(page, action: Callable[[], None]) -> Seconds:
+    """Seconds from doing `action` on a settled page to the updated view, usable and complete."""
     before = page.evaluate(SIGNATURE)
     start = time.perf_counter()
     action()
-    settled(page, before)
-    return time.perf_counter() - start
+    usable, complete = settled(page, before)
+    return usable - start, complete - start
 
 
-def timed_open(page, url: str) -> float:
-    """Seconds from navigating to url to its first complete view."""
+def timed_open(page, url: str) -> Seconds:
+    """Seconds from navigating to url to its first view, usable and complete."""
     start = time.perf_counter()
     page.goto(url, timeout=TIMEOUT)
-    settled(page)
-    return time.perf_counter() - start
+    usable, complete = settled(page)
+    return usable - start, complete - start
 
 
 def step_eps_c(page, _i: int = 0, key: str = "eps_c") -> Callable[[], None]:
@@ -159,9 +190,11 @@ class Driver:
         finally:
             context.close()
 
-    def steps(self, path: str, action: Callable[[Page, int], Callable[[], None]], reps: int) -> list[float]:
-        """A warm page at path: the change action(page, i) for i = 0, 1, ..."""
-        with self.page(self.url + path) as page:
+    def steps(
+        self, path: str, action: Callable[[Page, int], Callable[[], None]], reps: int, url: str | None = None
+    ) -> list[Seconds]:
+        """A warm page at path (of the app's server, or of url's): the change action(page, i) for i = 0, 1, ..."""
+        with self.page((url or self.url) + path) as page:
             return [timed_change(page, action(page, i)) for i in range(reps)]
 
     def cold(
@@ -170,7 +203,7 @@ class Driver:
         reps: int,
         then: Callable[[Page], Callable[[], None]] | None = None,
         script: str = "app.py",
-    ) -> list[float]:
+    ) -> list[Seconds]:
         """A fresh server of script per repetition: the first view of path (or, with then, the change after it)."""
         out = []
         for _ in range(reps):
@@ -183,13 +216,20 @@ class Driver:
                     out.append(timed_change(page, then(page)))
         return out
 
-    def floor(self, name: str, reps: int) -> list[float]:
+    def floor(self, name: str, reps: int) -> list[Seconds]:
         """The first view of a fresh server running the FLOORS script `name` (no code of this project)."""
         script = self.tmp / f"floor_{name.replace(' ', '_')}.py"
         script.write_text(FLOORS[name])
         return self.cold("/", reps, script=str(script))
 
-    def uploaded(self, reps: int, action: Callable[[Page, int], Callable[[], None]]) -> list[float]:
+    def floor_step(self, reps: int) -> list[Seconds]:
+        """Steps of FLOOR_STEP's slider on its own server (no code of this project)."""
+        script = self.tmp / "floor_step.py"
+        script.write_text(FLOOR_STEP)
+        with streamlit_app(script=str(script)) as url:
+            return self.steps("/", step_eps_c, reps, url=url)
+
+    def uploaded(self, reps: int, action: Callable[[Page, int], Callable[[], None]]) -> list[Seconds]:
         """Reconstruct on the uploaded Zipf CSV (d = 5,000, n = 1e7): the change action(page, i) each time."""
         csv = zipf_csv(self.tmp)
         with self.page(self.url + "/reconstruct") as page:
@@ -202,150 +242,119 @@ class Driver:
 
 
 ENCODINGS = ("grr", "oue", "olh", "hadamard", "cms", "count-sketch", "sue", "solh")
-ROWS = (
-    "floor-metric",
-    "floor-chart",
-    "reconstruct-step-horse",
-    "reconstruct-step-child",
-    "reconstruct-step-map",
-    "reconstruct-step-map-fragments",
-    "reconstruct-switch-encoding-csv",
-    "reconstruct-step-csv",
-    "reconstruct-first-horse",
-    "reconstruct-first-map",
-    "tradeoffs-first",
-    "tradeoffs-add-encoding",
-    "tradeoffs-add-cms-first",
-    "report-table-horse",
-    "report-table-child",
-    "report-table-map",
-    "accountant-first",
-    "accountant-change-n",
-    "multimessage-first",
-    "multimessage-step",
-    "sgd-first",
-    "numeric-first",
-    "longitudinal-first",
-    "crowds-first",
-)
 
 
-def rows(b: Driver, reps: int) -> list[tuple[str, str, Callable[[], list[float]]]]:
-    """(row id, interaction, measure) for every row of the issue's table, after the floors that the first views
-    cannot go below."""
+# the row ids: the floors, then the kinds of interaction (each kind has its goal in goals.toml)
+ROWS = ("floor-first", "floor-chart", "floor-step", "step", "first-view", "sweep-usable", "sweep-complete")
+STEP, FIRST, SWEEP = "step", "first-view", "sweep"
+FLOOR_OF = {STEP: "floor-step", FIRST: "floor-chart", SWEEP: "floor-chart"}  # the floor a kind's ratio is to
+
+
+def rows(b: Driver, reps: int) -> list[tuple[str, str, Callable[[], list[Seconds]]]]:
+    """(interaction, kind (or the floor's row id), measure) for every row of the issue's table, after the floors
+    that the first views and the steps cannot go below."""
     compare = ("grr", "oue", "sue", "olh", "hadamard", "solh")
+
+    def step(name: str, path: str, action=step_eps_c):
+        return name, STEP, lambda: b.steps(path, action, reps)
+
+    def cold(name: str, path: str, kind: str = FIRST, then=None):
+        return name, kind, lambda: b.cold(path, reps, then=then)
+
     return [
-        ("floor-metric", "Floor (fresh server, no project code): metric", lambda: b.floor("metric", reps)),
+        ("Floor (fresh server, no project code): metric", "floor-first", lambda: b.floor("metric", reps)),
         (
-            "floor-chart",
             "Floor (fresh server, no project code): metric and chart",
+            "floor-chart",
             lambda: b.floor("metric and chart", reps),
         ),
+        ("Floor (no project code): slider step, metric", "floor-step", lambda: b.floor_step(reps)),
+        step("Reconstruct, eps_c step, Horse", "/reconstruct?dataset=horse"),
+        step("Reconstruct, eps_c step, Child", "/reconstruct?dataset=child"),
+        step("Reconstruct, eps_c step, Map", "/reconstruct?dataset=map"),
+        step("Reconstruct, eps_c step, Map, fragments tau=16", "/reconstruct?dataset=map&fragments=true&tau=16"),
         (
-            "reconstruct-step-horse",
-            "Reconstruct, eps_c step, Horse",
-            lambda: b.steps("/reconstruct?dataset=horse", step_eps_c, reps),
-        ),
-        (
-            "reconstruct-step-child",
-            "Reconstruct, eps_c step, Child",
-            lambda: b.steps("/reconstruct?dataset=child", step_eps_c, reps),
-        ),
-        (
-            "reconstruct-step-map",
-            "Reconstruct, eps_c step, Map",
-            lambda: b.steps("/reconstruct?dataset=map", step_eps_c, reps),
-        ),
-        (
-            "reconstruct-step-map-fragments",
-            "Reconstruct, eps_c step, Map, fragments tau=16",
-            lambda: b.steps("/reconstruct?dataset=map&fragments=true&tau=16", step_eps_c, reps),
-        ),
-        (
-            "reconstruct-switch-encoding-csv",
             "Reconstruct, switch encoding, CSV d=5,000 n=1e7",
+            STEP,
             lambda: b.uploaded(reps, lambda page, i: choose(page, "Encoding", ENCODINGS[i % len(ENCODINGS)])),
         ),
-        ("reconstruct-step-csv", "Reconstruct, eps_c step, CSV d=5,000 n=1e7", lambda: b.uploaded(reps, step_eps_c)),
-        (
-            "reconstruct-first-horse",
-            "Reconstruct, first view (fresh server), Horse",
-            lambda: b.cold("/reconstruct?dataset=horse", reps),
-        ),
-        (
-            "reconstruct-first-map",
-            "Reconstruct, first view (fresh server), Map",
-            lambda: b.cold("/reconstruct?dataset=map", reps),
-        ),
-        ("tradeoffs-first", "Trade-offs, default (fresh server)", lambda: b.cold("/tradeoffs", reps)),
-        (
-            "tradeoffs-add-encoding",
+        ("Reconstruct, eps_c step, CSV d=5,000 n=1e7", STEP, lambda: b.uploaded(reps, step_eps_c)),
+        cold("Reconstruct, first view (fresh server), Horse", "/reconstruct?dataset=horse"),
+        cold("Reconstruct, first view (fresh server), Map", "/reconstruct?dataset=map"),
+        cold("Trade-offs, default (fresh server)", "/tradeoffs", SWEEP),
+        step(
             "Trade-offs, adding one encoding",
-            lambda: b.steps(
-                "/tradeoffs",
-                lambda page, i: choose(page, "Compare with", compare[i % len(compare)]),
-                reps,
-            ),
+            "/tradeoffs",
+            lambda page, i: choose(page, "Compare with", compare[i % len(compare)]),
         ),
-        (
-            "tradeoffs-add-cms-first",
+        cold(
             "Trade-offs, adding cms (fresh server)",
-            lambda: b.cold("/tradeoffs", reps, then=lambda page: choose(page, "Compare with", "cms")),
+            "/tradeoffs",
+            SWEEP,
+            then=lambda page: choose(page, "Compare with", "cms"),
         ),
-        (
-            "report-table-horse",
-            "Report table, Horse (fresh server)",
-            lambda: b.cold("/report_table?dataset=horse", reps),
-        ),
-        (
-            "report-table-child",
-            "Report table, Child (fresh server)",
-            lambda: b.cold("/report_table?dataset=child", reps),
-        ),
-        ("report-table-map", "Report table, Map (fresh server)", lambda: b.cold("/report_table?dataset=map", reps)),
-        ("accountant-first", "Accountant, first view (fresh server)", lambda: b.cold("/accountant", reps)),
-        (
-            "accountant-change-n",
+        cold("Report table, Horse (fresh server)", "/report_table?dataset=horse", SWEEP),
+        cold("Report table, Child (fresh server)", "/report_table?dataset=child", SWEEP),
+        cold("Report table, Map (fresh server)", "/report_table?dataset=map", SWEEP),
+        cold("Accountant, first view (fresh server)", "/accountant"),
+        step(
             "Accountant, change n",
-            lambda: b.steps(
-                "/accountant",
-                lambda page, i: type_into(page, "acc_n", f"{100_000 + 7_919 * (i + 1)}"),
-                reps,
-            ),
+            "/accountant",
+            lambda page, i: type_into(page, "acc_n", f"{100_000 + 7_919 * (i + 1)}"),
         ),
-        ("multimessage-first", "Multi-message, first view (fresh server)", lambda: b.cold("/multimessage", reps)),
-        (
-            "multimessage-step",
-            "Multi-message, eps_c step",
-            lambda: b.steps("/multimessage", lambda page, i: step_eps_c(page, i, "mm_eps"), reps),
-        ),
-        ("sgd-first", "LDP-SGD, n = 200,000 (fresh server)", lambda: b.cold("/sgd?sgd_n=200000", reps)),
-        ("numeric-first", "Numeric, first view (fresh server)", lambda: b.cold("/numeric", reps)),
-        ("longitudinal-first", "Longitudinal, first view (fresh server)", lambda: b.cold("/longitudinal", reps)),
-        ("crowds-first", "Crowd IDs, first view (fresh server)", lambda: b.cold("/crowds", reps)),
+        cold("Multi-message, first view (fresh server)", "/multimessage"),
+        step("Multi-message, eps_c step", "/multimessage", lambda page, i: step_eps_c(page, i, "mm_eps")),
+        cold("Adversary, first view (fresh server)", "/adversary"),
+        step("Adversary, eps_c step", "/adversary"),
+        cold("LDP-SGD, n = 200,000 (fresh server)", "/sgd?sgd_n=200000"),
+        cold("Numeric, first view (fresh server)", "/numeric"),
+        cold("Longitudinal, first view (fresh server)", "/longitudinal"),
+        cold("Crowd IDs, first view (fresh server)", "/crowds"),
     ]
 
 
+def record(bench: Bench, name: str, kind: str, seconds: list[Seconds], floors: dict[str, Row]) -> None:
+    """The row(s) of one interaction (or floor) measured `seconds`, the floors kept for the rows after them."""
+    usable = statistics.median(u for u, _ in seconds)
+    complete = statistics.median(c for _, c in seconds)
+    notes = {"usable": usable, "complete": complete, "max": max(c for _, c in seconds)}
+    reps = len(seconds)
+    if kind in ROWS[:3]:  # a floor: a step's is to the usable view, a first view's to the complete one
+        floors[kind] = bench.record(kind, name, usable if kind == "floor-step" else complete, repeats=reps, notes=notes)
+    elif kind == SWEEP:
+        bench.record("sweep-usable", f"{name}: usable", usable, repeats=reps, notes=notes)
+        floor = floors[FLOOR_OF[kind]]
+        bench.record("sweep-complete", f"{name}: complete", complete, repeats=reps, baseline=floor, notes=notes)
+    else:
+        median = usable if kind == STEP else complete
+        bench.record(kind, name, median, repeats=reps, baseline=floors[FLOOR_OF[kind]], notes=notes)
+
+
 def main() -> int:
-    bench = Bench(__file__, ROWS, __doc__, repeats=5, width=52)
+    bench = Bench(__file__, ROWS, __doc__, repeats=5, width=56)
     bench.parser.add_argument("--only", nargs="*", default=(), help="run the rows whose name contains one of these")
     args = bench.parse()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     from playwright.sync_api import sync_playwright
 
+    floors: dict[str, Row] = {}
     with tempfile.TemporaryDirectory() as tmp, streamlit_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         driver = Driver(browser, url, Path(tmp))
-        for row, name, measure in rows(driver, args.repeats):
-            if args.only and not any(s.lower() in name.lower() for s in args.only):
-                continue
+        for name, kind, measure in rows(driver, args.repeats):
+            if args.only and not any(s.lower() in name.lower() for s in (*args.only, "floor")):
+                continue  # the floors always run: the other rows are compared with them
             try:
                 seconds = measure()
             except Exception as exc:  # a row that cannot be driven is reported, the others still run
-                bench.record(row, name, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+                for row in ("sweep-usable", "sweep-complete") if kind == SWEEP else (kind,):
+                    failed = bench.record(row, name, error=error, baseline=floors.get(FLOOR_OF.get(kind, "")))
+                    if kind in ROWS[:3]:
+                        floors[kind] = failed
                 continue
-            bench.record(row, name, statistics.median(seconds), repeats=len(seconds), notes={"max": max(seconds)})
+            record(bench, name, kind, seconds, floors)
         browser.close()
     return bench.finish()
 

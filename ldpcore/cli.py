@@ -1,7 +1,11 @@
-"""Command line: ``python -m ldpcore privacy|run|amplify|oracles|histogram|audit ...`` (stable; see README).
+"""Command line: ``python -m ldpcore privacy|run|amplify|oracles|histogram|audit|plan ...`` (stable; see README).
 
 Invalid input exits with status 2 and one line on stderr naming the problem: argparse errors,
 every InputError, output that cannot be written (a closed pipe included) and running out of memory.
+
+The command line parses before it imports: this module imports only argparse and ldpcore.errors, the
+parser builds the options of the one command asked for (whose choices come from the registries it
+imports), and each command imports what it runs. `--help` imports no numpy.
 """
 
 from __future__ import annotations
@@ -12,20 +16,12 @@ import os
 import shlex
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ldpcore.data.datasets import DATASETS, load_dataset
-from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
-from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
-from ldpcore.experiment.protocol.run import run, run_central
-from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
-from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
-from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
-from ldpcore.privacy.bounds import BOUNDS, get_bound
-from ldpcore.privacy.fragments import EPS_F_RULES
-from ldpcore.privacy.notions import NOTIONS, channels
-from ldpcore.privacy.rounds import MAX_ROUNDS, Rounds, collection_bound, rounds_at
+
+if TYPE_CHECKING:
+    from ldpcore.privacy.rounds import Rounds
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,6 +46,9 @@ RESPONDENTS = _checked(check_n)
 
 
 def _protocol_args(p: argparse.ArgumentParser) -> None:
+    from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
+    from ldpcore.privacy.fragments import EPS_F_RULES
+
     eps = p.add_mutually_exclusive_group(required=True)
     eps.add_argument("--eps-c", type=float, help="central epsilon (nats) to certify")
     eps.add_argument("--eps-l", type=float, help="local epsilon eps_b (nats); prints the eps_c it certifies")
@@ -84,7 +83,9 @@ def _params(pairs: list[str]) -> dict:
     return dict(pair.split("=", 1) for pair in pairs)
 
 
-def _spec(a, delta: float) -> ProtocolSpec:
+def _spec(a, delta: float):
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
+
     return ProtocolSpec(
         eps_c=a.eps_c,
         eps_l=a.eps_l,
@@ -102,6 +103,9 @@ def _spec(a, delta: float) -> ProtocolSpec:
 
 def _notion_and_rounds(p: argparse.ArgumentParser, default_notion: str = "native") -> None:
     """--notion (of eps_c) and --rounds (collections from the same respondents; eps_c is their total)."""
+    from ldpcore.privacy.notions import NOTIONS
+    from ldpcore.privacy.rounds import MAX_ROUNDS
+
     if default_notion == "native":
         p.add_argument(
             "--notion",
@@ -120,6 +124,8 @@ def _notion_and_rounds(p: argparse.ArgumentParser, default_notion: str = "native
 
 def _print(record: dict, as_json: bool) -> None:
     if as_json:
+        from ldpcore.export.records import to_json
+
         print(to_json(record))
         return
     for key, value in record.items():
@@ -129,12 +135,18 @@ def _print(record: dict, as_json: bool) -> None:
 
 
 def cmd_privacy(a) -> None:
+    from ldpcore.experiment.protocol.spec import plan
+
     require(a.n is not None, "--n is required.")
     p = plan(_spec(a, a.delta), a.n, a.domain)
     _print(p.as_dict(), a.json)
 
 
 def cmd_run(a) -> None:
+    from ldpcore.data.datasets import DATASETS, load_dataset
+    from ldpcore.experiment.protocol.run import run, run_central
+    from ldpcore.export import output_folder, std_errors, uncertainty, write_run
+
     require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
     if a.dataset is not None:
         _no_ingest_options(a)
@@ -277,6 +289,7 @@ def read_input(a):
     """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
     --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
     from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
+    from ldpcore.data.loaders import load_path
 
     points, records = _input_kind(a)
     common = {"delimiter": a.delimiter}
@@ -305,6 +318,8 @@ def cmd_histogram(a) -> None:
     require(a.out is not None, "give --out, the value,count CSV to write (or --sql DIALECT to print the query).")
     require(a.order_by is None and a.table is None, "--order-by and --table are for --sql (a file has its row order).")
     require(a.out.strip() != "", "--out is empty; give the CSV file to write.")
+    from ldpcore.export.records import output_folder
+
     require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
     out = output_folder(os.path.dirname(os.path.abspath(a.out))) / os.path.basename(a.out)
     hist, report = read_input(a)
@@ -358,7 +373,9 @@ def _histogram_sql(a) -> None:
 def cmd_audit(a) -> None:
     """Per observer: eps_lower (confidence, trials), eps_upper (certified value and accountant), the attack's
     best (fpr, fnr); then the guessing risk in words. --json prints the whole AuditReport record."""
+    from ldpcore.data.datasets import DATASETS
     from ldpcore.experiment.audit import run_audit, uniform
+    from ldpcore.export.records import to_json
 
     sources = (a.n is not None or a.d is not None) + (a.dataset is not None) + (a.input is not None)
     require(sources == 1, "give exactly one of --n with --d, --dataset and --input.")
@@ -399,6 +416,11 @@ def cmd_amplify(a) -> None:
     """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0).
     --notion replacement reads a zero-out bound (one channel) over the two channels a replacement changes;
     --rounds T composes T collections (eps_c and delta are their total; eps0 is each round's)."""
+    from ldpcore.export.records import to_json
+    from ldpcore.privacy.bounds import BOUNDS, get_bound
+    from ldpcore.privacy.notions import channels
+    from ldpcore.privacy.rounds import collection_bound, rounds_at
+
     if a.list:
         print(to_json([str(name) for name in BOUNDS]) if a.json else "\n".join(BOUNDS))
         return
@@ -438,6 +460,9 @@ def _rounds_fields(rounds: int, eps_c: float | None, delta: float, collection: R
 def cmd_oracles(a) -> None:
     """The encodings: name, title, neighbouring notion, accountants (first = default), whether eps_c is
     certified, report fragments, and the parameters (default, range or choices, meaning)."""
+    from ldpcore.export.records import to_json
+    from ldpcore.oracles import ENCODINGS
+
     rows: list[dict[str, Any]] = [
         {
             "name": e.name,
@@ -475,6 +500,8 @@ def cmd_oracles(a) -> None:
 def _plan_query(a):
     """The PlanQuery of the plan command's options: the data (a dataset, an input, or n and d with a shape),
     delta (given, the dataset's, or about 1/(10 n)), at most one target error and the rest as given."""
+    from ldpcore.data.datasets import DATASETS, load_dataset
+    from ldpcore.data.loaders import load_path
     from ldpcore.experiment import planning
     from ldpcore.experiment.protocol.spec import default_delta
 
@@ -515,6 +542,7 @@ def cmd_plan(a) -> None:
     """Every encoding x accountant side by side (ldpcore.experiment.planning), forward at eps_c or solving for
     the smallest eps_c or n that meets a target error: one PlanQuery, answered."""
     from ldpcore.experiment import planning
+    from ldpcore.export.records import to_json
 
     query = _plan_query(a)
     table = planning.answer(query)
@@ -572,8 +600,11 @@ def cmd_plan(a) -> None:
     print(f"topk_recall (k = {k}): the {planning.TOPK_NOTE}" if k else planning.NO_TOPK)
 
 
-def _plan_parser(sub) -> None:
-    q = sub.add_parser("plan", help="every encoding and accountant side by side, forward or solving for eps_c or n")
+def _plan_args(q: argparse.ArgumentParser) -> None:
+    from ldpcore.data.datasets import DATASETS
+    from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
+    from ldpcore.privacy.notions import NOTIONS
+
     src = q.add_mutually_exclusive_group()
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     src.add_argument("--input", help="image or histogram CSV")
@@ -610,8 +641,9 @@ def _plan_parser(sub) -> None:
     q.set_defaults(func=cmd_plan)
 
 
-def _run_parser(sub) -> None:
-    r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
+def _run_args(r: argparse.ArgumentParser) -> None:
+    from ldpcore.data.datasets import DATASETS
+
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
@@ -630,8 +662,9 @@ def _run_parser(sub) -> None:
     r.set_defaults(func=cmd_run)
 
 
-def _audit_parser(sub) -> None:
-    u = sub.add_parser("audit", help="empirical lower bounds on eps by each observer, beside the certified ones")
+def _audit_args(u: argparse.ArgumentParser) -> None:
+    from ldpcore.data.datasets import DATASETS
+
     src = u.add_mutually_exclusive_group()
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
     src.add_argument("--input", help="image, histogram CSV, or raw records / points with --column or --lat/--lon")
@@ -650,8 +683,7 @@ def _audit_parser(sub) -> None:
     u.set_defaults(func=cmd_audit, scale=1.0, max_side=None)
 
 
-def _amplify_parser(sub) -> None:
-    m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
+def _amplify_args(m: argparse.ArgumentParser) -> None:
     m.add_argument("--list", action="store_true", help="print the bound names and exit")
     m.add_argument("--bound", help="bound name or alias (see --list)")
     direction = m.add_mutually_exclusive_group()
@@ -669,10 +701,7 @@ def _amplify_parser(sub) -> None:
     m.set_defaults(func=cmd_amplify)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
+def _privacy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
     p.add_argument("--delta", type=float, required=True)
     p.add_argument(
@@ -681,8 +710,9 @@ def build_parser() -> argparse.ArgumentParser:
     _protocol_args(p)
     _notion_and_rounds(p)
     p.set_defaults(func=cmd_privacy)
-    _run_parser(sub)
-    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
+
+
+def _histogram_args(h: argparse.ArgumentParser) -> None:
     h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
     h.add_argument("--out", help="the value,count CSV to write")
     h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
@@ -696,19 +726,47 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--table", help="the table's name in the query (default: --input's name without its suffix)")
     w.add_argument("--order-by", help="with --user-column: the column that orders each user's rows (e.g. a time)")
     h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
-    _audit_parser(sub)
-    _amplify_parser(sub)
-    o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
+
+
+def _oracles_args(o: argparse.ArgumentParser) -> None:
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_oracles)
-    _plan_parser(sub)
+
+
+# command: (its help line, the function adding its options)
+COMMANDS = {
+    "privacy": ("privacy numbers of a protocol (no data needed)", _privacy_args),
+    "run": ("simulate the protocol on an image, CSV or bundled dataset", _run_args),
+    "histogram": ("raw records or points -> a value,count CSV (for run --input)", _histogram_args),
+    "audit": ("empirical lower bounds on eps by each observer, beside the certified ones", _audit_args),
+    "amplify": ("one amplification bound: eps0 -> eps_c or eps_c -> eps0", _amplify_args),
+    "oracles": ("the encodings and the accountants that hold for each", _oracles_args),
+    "plan": ("every encoding and accountant side by side, forward or solving for eps_c or n", _plan_args),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: every command by name, with the options of `command` only (all of them if None: the
+    options' choices import the registries, which the other commands need not)."""
+    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, (help_line, add_args) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_line)
+        if command is None or command == name:
+            add_args(command_parser)
     return parser
 
 
+def _command(argv: list[str]) -> str | None:
+    """The command argv names: its first word that is not an option (the program has no option with a value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
-        args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for --emit-script's docstring
+        args = build_parser(_command(argv) or "").parse_args(argv)  # no command: its names only
+        args.argv = argv  # the command line, for --emit-script's docstring
         args.func(args)
         sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:

@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +104,9 @@ def small_png(tmp_path):
 
 
 def open_page(page: str, **query):
-    """Run app.py's navigation on `page` (a registered app_pages/ file) with the given URL query parameters."""
+    """Run app.py's navigation on `page` (a registered app_pages/ file) with the given URL query parameters, until
+    its view is complete: a page whose cells are simulated in the background runs again while its caption says some
+    are pending (ui.kit.runs.LANDING), as its timer would rerun it in a browser."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=180)
@@ -111,7 +114,20 @@ def open_page(page: str, **query):
         at.query_params[k] = v
     if page != "app_pages/home.py":
         at.switch_page(page)
-    return at.run()
+    at.run()
+    return settled(at)
+
+
+def settled(at):
+    """at once its view is complete: run again while its caption says some cells are pending (ui.kit.runs.LANDING),
+    as the page's timer would rerun it in a browser (at most 180 s)."""
+    from ui.kit.runs import LANDING, POLL
+
+    deadline = time.monotonic() + 180
+    while any(LANDING in c.value for c in at.caption) and time.monotonic() < deadline:
+        time.sleep(POLL)
+        at.run()
+    return at
 
 
 def metric(at, label: str) -> str:

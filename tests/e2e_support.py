@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LANDING = "the others follow as they land"  # ui.kit.runs.LANDING (test_background_cells checks they agree)
 OUTPUT = ROOT / "tests" / "output" / "e2e"  # screenshots, downloads and server logs of the browser tests
 # the second st.image (Reconstruct: the ESA reconstruction) shows another picture than `src`
 IMAGE_CHANGED = (
@@ -116,11 +117,17 @@ def rss_mb(pid: int) -> float:
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until Streamlit has finished running the script (no 'running' status widget)."""
+    """Wait until Streamlit has run the script and is not running it (stApp's script state: neither 'initial',
+    before the first run, nor 'running'), with no 'running' status widget, and every cell of a sweep drawn as
+    it lands has landed (no caption ending in ui.kit.runs.LANDING)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+        "(landing) => document.querySelector('[data-testid=\"stApp\"]')"
+        ".getAttribute('data-test-script-state') === 'notRunning'"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+        " && !document.body.innerText.includes(landing)",
+        arg=LANDING,
         timeout=timeout,
     )
 

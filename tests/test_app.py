@@ -5,7 +5,7 @@ import io
 
 import numpy as np
 import pytest
-from conftest import APP, ROOT, as_read, assert_clean, captions, metric, open_page
+from conftest import APP, ROOT, as_read, assert_clean, captions, metric, open_page, settled
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
@@ -191,7 +191,7 @@ def test_a_histograms_report_table_draws_bar_charts_named_by_category():
     data = b"weather,count\ndrizzle,53\nrain,641\nsun,640\nsnow,26\nfog,101\n"
     at = open_page("app_pages/report_table.py", dataset="upload")
     at.file_uploader[0].set_value(("weather.csv", data, "text/csv"))
-    at.run()
+    settled(at.run())  # the cells land in the background
     assert_clean(at)
     assert not at.main.image  # no pictures: a histogram's cells are charts
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]

@@ -6,6 +6,7 @@ import ast
 import io
 import json
 import re
+import subprocess
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -188,3 +189,22 @@ def test_the_readme_says_how_to_run_every_benchmark():
     assert "status 1" in section
     for script in SCRIPTS:
         assert f"python benchmarks/{script.name}" in section, script.name
+
+
+def test_a_real_benchmark_at_tiny_size_prints_one_json_document():
+    out = subprocess.run(
+        [sys.executable, "benchmarks/bench_randomizers.py", "--n", "300", "--d", "8", "--only", "grr", "--repeats", "1"]
+        + ["--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    doc = json.loads(out.stdout)
+    assert out.returncode == (1 if doc["goals_missed"] else 0), out.stderr
+    assert doc["benchmark"] == "bench_randomizers" and doc["options"]["n"] == 300 and doc["options"]["only"] == ["grr"]
+    loop, randomize = doc["rows"]
+    assert loop["id"] == "loop" and loop["label"] == "grr: per-respondent loop" and loop["verdict"] == "measured only"
+    assert randomize["baseline"] == "loop" and randomize["goal"]["ratio"] == 0.2
+    assert randomize["ratio"] == pytest.approx(randomize["median_seconds"] / loop["median_seconds"])
+    assert randomize["verdict"] == ("meets" if randomize["ratio"] <= 0.2 else "MISSES")

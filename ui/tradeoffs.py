@@ -12,14 +12,12 @@ from ldpcore.data.histogram import Histogram
 from ldpcore.experiment.protocol.compare import cells_on_notion
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.oracles import ENCODINGS
-from ldpcore.privacy.guarantee import Neighbouring
 from ui.kit.axes import Look, layout
 from ui.kit.cache import cached
 from ui.kit.colours import method_look
 from ui.kit.format import exact
 from ui.kit.inputs import Input
-from ui.kit.runs import run_spec
+from ui.kit.runs import neighbouring_of, run_spec
 
 
 @cached("results")
@@ -54,12 +52,6 @@ def _mark(fig: go.Figure, eps_c: float) -> None:
         xshift=3,
         bgcolor="rgba(255, 255, 255, 0.8)",
     )
-
-
-def neighbouring_of(method) -> str:
-    """The notion a method's numbers are stated in: the encoding's, zero-out for the central Gaussian (one count
-    removed)."""
-    return Neighbouring.ZERO_OUT if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
 HOVER = "<b>%{fullData.name}</b><br>ε<sub>c</sub> = %{x:.4g}<br>"

@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 
 from ldpcore.errors import InputError, require
-from ldpcore.export.estimates import estimate_csv_chunks
-from ldpcore.export.images import png_bytes, render
 
 
 def to_json(record: object) -> str:
@@ -58,6 +56,9 @@ def write_run(result, record: dict, out: Path, std_error: np.ndarray) -> list[Pa
     """original.png, reconstruction.png, estimate.csv (with every bin's std_error and interval) and run.json (the
     record, result.as_dict() with uncertainty(std_error)) in the folder out (made if needed); InputError if they
     cannot be written."""
+    from ldpcore.export.estimates import estimate_csv_chunks  # here, not at import: to_json needs neither
+    from ldpcore.export.images import png_bytes, render
+
     out = output_folder(out)
     hist = result.histogram
     files = {

@@ -148,22 +148,27 @@ class OLH(SupportAnalyzer):
         return ((seeds[..., :1] * np.arange(self.d) + seeds[..., 1:]) % self.prime) % self.g
 
     def randomize(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-respondent reference: int64 rows (hash seed..., y); the seed is the hash table
-        h(0..d-1) under an ideal hash, else (a, b)."""
+        """Per-respondent reference: rows (hash seed..., y); the seed is the hash table h(0..d-1) under an
+        ideal hash (unsigned ints of the smallest type that holds g - 1), else (a, b) (int64)."""
         check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
         n = values.size
-        if self.prime is None:
-            seeds = rng.integers(self.g, size=(n, self.d))
+        if self.prime is None:  # the tables in the smallest unsigned type that holds g - 1 (one byte up to g = 256)
+            reports = rng.integers(self.g, size=(n, self.d + 1), dtype=np.min_scalar_type(self.g - 1))
+            hashed = reports[np.arange(n), values].astype(np.int64)
         else:
-            seeds = np.column_stack([rng.integers(1, self.prime, n), rng.integers(self.prime, size=n)])
-        hashed = self._table(seeds)[np.arange(n), values]
+            a, b = rng.integers(1, self.prime, n), rng.integers(self.prime, size=n)
+            reports = np.column_stack([a, b, np.zeros(n, dtype=np.int64)])
+            hashed = self._table(reports[:, :2])[np.arange(n), values]
         other = (hashed + rng.integers(1, self.g, size=n)) % self.g
-        return np.column_stack([seeds, np.where(rng.random(n) < self.p, hashed, other)])
+        reports[:, -1] = np.where(rng.random(n) < self.p, hashed, other)
+        return reports
 
     def aggregate(self, reports: np.ndarray) -> np.ndarray:
         """Support counts N_v = #{reports (h, y): h(v) = y}: O(n d) hash evaluations."""
-        reports = np.asarray(reports, dtype=np.int64)
+        reports = np.asarray(reports)
+        if self.prime is not None:
+            reports = reports.astype(np.int64)
         return (self._table(reports[:, :-1]) == reports[:, -1:]).sum(axis=0)
 
     def report_log_prob(self, value: int, reports: np.ndarray) -> np.ndarray:

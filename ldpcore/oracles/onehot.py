@@ -26,6 +26,7 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import InputError, check_whole, require
+from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.laws import BinLaws, CountLaws, Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy import binomial
@@ -119,12 +120,11 @@ class OneHot:
         """Per-respondent reference: bool reports, shape (n, d), or (tau, n, d) with fragments."""
         check_reference(self, np.size(values))
         values = np.asarray(values)
-        bits = np.zeros((values.size, self.d), dtype=bool)
-        bits[np.arange(values.size), values] = True
-        bits ^= rng.random(bits.shape) < self.p_b
+        bits = bernoulli_bits(self.p_b, (values.size, self.d), rng)  # the flips, exact Bernoulli bits 64 a word
+        bits[np.arange(values.size), values] ^= True
         if self.tau is None:
             return bits
-        return bits[None] ^ (rng.random((self.tau,) + bits.shape) < self.fragment_flip)
+        return bits[None] ^ bernoulli_bits(self.fragment_flip, (self.tau,) + bits.shape, rng)
 
     def report_log_prob(self, value: int | None, reports: np.ndarray) -> np.ndarray:
         """Exact log P[R(value) = report] for bool reports shaped like randomize's output

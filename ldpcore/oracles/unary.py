@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import check_eps, require
+from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.laws import SINGLE_REPORT, BinLaws, CountLaws, Law, Observer, Unsupported, bernoulli
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
@@ -68,8 +69,9 @@ class UnaryEncoding(SupportAnalyzer):
         """Per-respondent reference: bool reports of shape (n, d)."""
         check_reference(self, np.size(values))
         values = np.asarray(values, dtype=np.int64)
-        truth = np.arange(self.d) == values[:, None]
-        return rng.random(truth.shape) < np.where(truth, self.p, self.q)
+        bits = bernoulli_bits(self.q, (values.size, self.d), rng)  # exact Bernoulli bits, 64 a word
+        bits[np.arange(values.size), values] = bernoulli_bits(self.p, values.size, rng)
+        return bits
 
     @staticmethod
     def aggregate(reports: np.ndarray) -> np.ndarray:

@@ -61,23 +61,34 @@ def _tick_text(v: float) -> str:
     return power if mantissa == 1 else f"{mantissa}×{power}"
 
 
-def log_ticks(fig: go.Figure, axis: str = "x") -> None:
-    """A log axis labelled in plain numbers: at 1, 2 and 5 of each decade where the data span at most four
-    decades, else at the decades only; unlabelled minor ticks and a light grid at 2..9 of each decade."""
-    values = []
-    for trace in fig.data:
-        data = getattr(trace, axis, None)
-        if data is not None:
-            values += [float(v) for v in np.asarray(data, dtype=object).ravel() if _positive(v)]
-    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+def log_axis(values) -> dict:
+    """The settings of a log axis labelled in plain numbers, for these values: ticks at 1, 2 and 5 of each decade
+    where they span at most four decades, else at the decades only; unlabelled minor ticks and a light grid at
+    2..9 of each decade."""
+    values = [float(v) for v in values if _positive(v)]
     minor = dict(dtick="D1", ticks="outside", ticklen=3, showgrid=True, gridcolor="#f2f2f2")
     if not values:
-        update(type="log", dtick=1, exponentformat="power", minor=minor)
-        return
+        return dict(type="log", dtick=1, exponentformat="power", minor=minor)
     lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
     steps = (1, 2, 5) if hi - lo <= 4 else (1,)
     ticks = [m * 10.0**e for e in range(lo, hi + 1) for m in steps]
-    update(type="log", tickvals=ticks, ticktext=[_tick_text(t) for t in ticks], minor=minor)
+    return dict(type="log", tickvals=ticks, ticktext=[_tick_text(t) for t in ticks], minor=minor)
+
+
+def _values(traces, axis: str) -> list:
+    """Every value the traces plot on axis "x" or "y" (trace objects or dicts)."""
+    out: list = []
+    for trace in traces:
+        data = trace.get(axis) if isinstance(trace, dict) else getattr(trace, axis, None)
+        if data is not None:
+            out += list(np.asarray(data, dtype=object).ravel())
+    return out
+
+
+def log_ticks(fig: go.Figure, axis: str = "x") -> None:
+    """Make fig's x or y axis a log axis labelled in plain numbers (log_axis of the values its traces plot)."""
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(**log_axis(_values(fig.data, axis)))
 
 
 def _positive(v) -> bool:
@@ -128,41 +139,48 @@ def legend_vline(fig: go.Figure, x: float, name: str, color: str = "gray", dash:
     fig.add_vline(x=x, line_dash=dash, line_color=color, name=name, showlegend=True)
 
 
-def layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True) -> go.Figure:
-    """Log axes with decade ticks; the legend beneath the plot, horizontal (it wraps into lines instead of
-    scrolling, and never squeezes the plot, also on a narrow screen); hover shows x and y of every trace."""
-    entries = sum(1 for t in fig.data if t.showlegend is not False)
-    fig.update_layout(
-        title=title,
-        xaxis_title=x,
-        yaxis_title=y,
+def _log_layout(traces, title: str, x: str, y: str, log_y: bool) -> dict:
+    """The layout of a figure on log axes (layout's): decade ticks, the legend beneath the plot, hover per point."""
+    entries = sum(1 for t in traces if (t.get("showlegend") if isinstance(t, dict) else t.showlegend) is not False)
+    return dict(
+        title=dict(text=title),
+        xaxis=dict(title=dict(text=x), **log_axis(_values(traces, "x"))),
+        yaxis=dict(title=dict(text=y), **(log_axis(_values(traces, "y")) if log_y else {})),
         height=440 + 22 * max(0, (entries - 1) // 3),  # room for the legend's lines
         margin=dict(l=10, r=10, t=50, b=10),
         legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.26, font=dict(size=11)),
         hovermode="closest",
     )
-    log_ticks(fig, "x")
-    if log_y:
-        log_ticks(fig, "y")
+
+
+def layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True) -> go.Figure:
+    """Log axes with decade ticks; the legend beneath the plot, horizontal (it wraps into lines instead of
+    scrolling, and never squeezes the plot, also on a narrow screen); hover shows x and y of every trace."""
+    fig.update_layout(_log_layout(fig.data, title, x, y, log_y))
     return fig
+
+
+def log_figure(traces: list[dict], title: str, x: str, y: str, log_y: bool = True, **more) -> go.Figure:
+    """The figure of these traces (dicts) with layout's settings, built in one call (plotly validates the whole
+    figure once instead of at every added trace and every update); more: further layout (shapes, annotations)."""
+    return go.Figure({"data": traces, "layout": {**_log_layout(traces, title, x, y, log_y), **more}})
 
 
 def log_lines(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bool = True) -> go.Figure:
     """One line per series (NaN where a series is undefined), each its own look (colour, dash, marker), log x
-    (and y) axes."""
-    fig = go.Figure()
-    for i, (name, y) in enumerate(curves.items()):
-        series = look(i)
-        fig.add_trace(
-            go.Scatter(
-                x=list(x),
-                y=list(y),
-                mode="lines+markers",
-                name=name,
-                line=dict(color=series.color, dash=series.dash, width=series.width),
-                marker=dict(size=5, symbol=series.symbol),
-                hovertemplate=f"<b>%{{fullData.name}}</b><br>{x_title} %{{x:,.4g}}<br>"
-                f"{y_title} %{{y:,.4g}}<extra></extra>",
-            )
+    (and y) axes; built in one call (log_figure)."""
+    hover = f"<b>%{{fullData.name}}</b><br>{x_title} %{{x:,.4g}}<br>{y_title} %{{y:,.4g}}<extra></extra>"
+    traces = [
+        dict(
+            type="scatter",
+            x=list(x),
+            y=list(y),
+            mode="lines+markers",
+            name=name,
+            line=dict(color=series.color, dash=series.dash, width=series.width),
+            marker=dict(size=5, symbol=series.symbol),
+            hovertemplate=hover,
         )
-    return layout(fig, title, x_title, y_title, log_y)
+        for series, (name, y) in ((look(i), item) for i, item in enumerate(curves.items()))
+    ]
+    return log_figure(traces, title, x_title, y_title, log_y)

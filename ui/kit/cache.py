@@ -79,6 +79,14 @@ class Cache:
     def __contains__(self, key) -> bool:
         return key in self._entries
 
+    def peek(self, key):
+        """The value for key if it is kept (as the most recently used), else MISSING: never computed, never awaited."""
+        with self._lock:
+            if key not in self._entries:
+                return MISSING
+            self._entries.move_to_end(key)
+            return self._entries[key][0]
+
     def get(self, key, compute):
         """The value for key: cached, or computed once by compute() (other callers wait for it), then kept
         within the budget."""
@@ -113,40 +121,46 @@ class Cache:
 
 
 CACHES = {name: Cache(name) for name in BUDGETS_MB}
+MISSING = object()  # Cache.peek's answer for a value not kept
 
 
-def _frozen(value):
+def frozen(value):
     """A hashable stand-in for an argument: dicts, lists and sets by their contents."""
     if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen(v) for v in value)
     if isinstance(value, (set, frozenset)):
-        return frozenset(_frozen(v) for v in value)
+        return frozenset(frozen(v) for v in value)
     return value
 
 
 def cached(cache: str, spinner: str | None = None):
     """Decorate a function to cache its results in CACHES[cache]. As with st.cache_data, parameters
     whose name starts with "_" are not part of the key (pass a key naming them, e.g. the input's key);
-    spinner: text shown while the result is computed or awaited."""
+    spinner: text shown while the result is computed or awaited. The decorated function's peek(...) (same
+    arguments) returns the kept result, or MISSING, without computing or waiting."""
     store = CACHES[cache]
 
     def wrap(fn):
         signature = inspect.signature(fn)
 
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
+        def key_of(args, kwargs) -> tuple:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = (fn.__module__, fn.__qualname__, getattr(getattr(fn, "__code__", None), "co_filename", "")) + tuple(
-                (name, _frozen(value)) for name, value in bound.arguments.items() if not name.startswith("_")
+            return (fn.__module__, fn.__qualname__, getattr(getattr(fn, "__code__", None), "co_filename", "")) + tuple(
+                (name, frozen(value)) for name, value in bound.arguments.items() if not name.startswith("_")
             )
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            key = key_of(args, kwargs)
             if spinner is None or key in store:
                 return store.get(key, lambda: fn(*args, **kwargs))
             with st.spinner(spinner):
                 return store.get(key, lambda: fn(*args, **kwargs))
 
+        call.peek = lambda *args, **kwargs: store.peek(key_of(args, kwargs))  # type: ignore[attr-defined]
         return call
 
     return wrap

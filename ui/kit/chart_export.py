@@ -2,7 +2,9 @@
 and scale, without the on-screen chrome, and the CSV of the data it plots.
 
 Static images are drawn by plotly.js in the system's headless Chromium through kaleido, offline: the
-plotly.js bundled with the plotly package, and no MathJax (kaleido would otherwise fetch it from a CDN).
+plotly.js bundled with the plotly package, and no MathJax (kaleido would otherwise fetch it from a CDN). One
+headless Chromium serves every export of the server process: kaleido's sync server, started by the first
+export (a few seconds) and kept, so that the next exports take a fraction of a second.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import copy
 import csv
 import io
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,7 @@ import streamlit as st
 
 FORMATS = {"svg": "image/svg+xml", "pdf": "application/pdf", "png": "image/png"}
 _PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+_EXPORTS = threading.Lock()  # one export at a time: kaleido's sync server pairs calls and answers in order
 
 
 @dataclass(frozen=True)
@@ -64,14 +68,28 @@ def for_print(fig: go.Figure, style: ExportStyle) -> go.Figure:
 
 
 def image_bytes(fig: go.Figure, fmt: str, style: ExportStyle = ExportStyle()) -> bytes:
-    """fig as an SVG, PDF or PNG file (about 3-6 s: a headless Chromium starts for the call)."""
+    """fig as an SVG, PDF or PNG file, drawn by the process's one kaleido browser (the first export starts it:
+    about 3-6 s; later ones reuse it). If the browser fails, it is started again once for the same figure."""
     import kaleido
 
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    printed = for_print(fig, style)
+    printed = for_print(fig, style).to_dict()
     opts = dict(format=fmt, width=style.width, height=style.height, scale=style.scale if fmt == "png" else 1)
-    return kaleido.calc_fig_sync(printed.to_dict(), opts=opts, kopts=dict(mathjax=False, plotlyjs=str(_PLOTLY_JS)))
+    with _EXPORTS:
+        try:
+            return _draw(printed, opts)
+        except Exception:
+            kaleido.stop_sync_server(silence_warnings=True)  # a browser that failed: a fresh one
+            return _draw(printed, opts)
+
+
+def _draw(printed: dict, opts: dict) -> bytes:
+    """The image from the process's kaleido server, started here if it is not running."""
+    import kaleido
+
+    kaleido.start_sync_server(mathjax=False, plotlyjs=str(_PLOTLY_JS), silence_warnings=True)
+    return kaleido.calc_fig_sync(printed, opts=opts)
 
 
 def data_csv(fig: go.Figure) -> str:

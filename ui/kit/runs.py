@@ -10,35 +10,42 @@ most DISPLAY_WIDTH pixels wide).
 from __future__ import annotations
 
 import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FuturesTimeout
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 import streamlit as st
 from PIL import Image
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.errors import checkpoint, stop_when
-from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, sweep, without_estimate
+from ldpcore.errors import Cancelled, checkpoint, stop_when
+from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, without_estimate
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
-from ui.kit.cache import cached
+from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.guarantee import Neighbouring
+from ui.kit.cache import MISSING, cached, frozen
 from ui.kit.inputs import Input
 
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
 FAST = 1  # PNG compression level of displayed images (downloads keep the default)
 WORKERS = 2  # a grid's cells run at once: numpy releases the GIL while drawing, so two cores fill it together
-POLL_SECONDS = 0.2  # how often a page waiting for cells yields to Streamlit (where a left or rerun session stops)
-GRID_SECONDS = 600  # the longest one view (a sweep, a report table) computes: then it stops with a warning
 
 
 def run_spec(method: Method, eps_c: float) -> tuple[dict, bool]:
     """The spec a method runs at eps_c (as a dict) and whether it is the central baseline: the key of its run."""
     spec = ProtocolSpec(eps_c=float(eps_c), delta=method.spec.delta) if method.central else method.at(float(eps_c))
     return spec.as_dict(), method.central
+
+
+def neighbouring_of(method: Method) -> str:
+    """The notion a method's numbers are stated in: the encoding's, zero-out for the central Gaussian (one count
+    removed)."""
+    return Neighbouring.ZERO_OUT if method.central else ENCODINGS[method.spec.encoding].neighbouring
 
 
 @cached("runs")
@@ -51,6 +58,13 @@ def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: i
 def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
     """One cached evaluation of method at eps_c on the input, labelled with the method's label."""
     return replace(cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+
+
+@cached("results")
+def summary_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
+    """cell_of without its estimate: what a sweep keeps of a cell (small, so that it stays cached however large
+    the estimates of a grid are)."""
+    return without_estimate(cell_of(input_key, _hist, spec, central, seed))
 
 
 class Ran(NamedTuple):
@@ -112,67 +126,133 @@ def original_png(inp: Input, max_width: int = DISPLAY_WIDTH) -> bytes:
     return _original_png(inp.key, inp.hist, int(max_width))
 
 
-@cached("results")
-def _slim_cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
-    return without_estimate(cell_of(input_key, _hist, spec, central, seed))
+POLL = 0.5  # s between the redraws of a view whose cells are still being simulated (an st.fragment's run_every)
+LANDING = "the others follow as they land"  # the end of a view's caption while some of its cells are pending
 
 
-def slim_cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
-    """cell() without its estimate (metrics, privacy, plan: what a sweep keeps), cached on its own in the small
-    results cache, so that a repeat of a sweep larger than the runs cache is served without running it again."""
-    return replace(_slim_cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+class Landed(NamedTuple):
+    """A sweep as it stands: its cells in grid order (eps_c by eps_c, every method; None: not simulated yet), without
+    their estimates, and how many are still to come."""
+
+    cells: list[Cell | None]
+    pending: int
+
+    @property
+    def ready(self) -> list[Cell]:
+        """The cells that have landed."""
+        return [c for c in self.cells if c is not None]
 
 
-def grid(inp: Input, methods, eps_cs, seed: int, label: str, png_width: int | None = None) -> list[Cell]:
-    """Every method at every eps_c as slim_cell()s, cached per cell, with a progress bar naming the cell being
-    waited for (get a cell's estimate with cell() or cell_png()). png_width: also make each cell's picture
-    (cell_png) right after its run, while its estimate is certainly in the runs cache (a grid larger than that
-    cache would otherwise simulate the cells it evicted a second time to draw them).
+def pending_note(what: str, landed: Landed) -> str:
+    """The caption of a view with pending cells: what it is doing, how far, and LANDING."""
+    total = len(landed.cells)
+    return f"{what}: {total - landed.pending} of {total} simulated; {LANDING}."
 
-    The cells are independent runs: WORKERS threads compute them into the shared caches in the grid's order
-    (the caches run each once, whichever session asks first), while the page waits for them in that order,
-    yielding to Streamlit every POLL_SECONDS: a session that left or reran stops there, and then its cells not
-    yet started are never started and the running ones stop at their next checkpoint (ldpcore.errors).
-    A grid that takes longer than GRID_SECONDS stops with a warning (the cells done are kept)."""
-    bar = st.progress(0.0, text=label)
-    total = len(methods) * len(eps_cs)
-    stop = threading.Event()
 
-    def ahead(m: Method, e: float) -> Cell:
-        with stop_when(stop.is_set):
-            checkpoint()  # a cell not started before its page left is never started
-            if png_width is not None:
-                cell_png(inp, m, e, seed, max_width=png_width)  # runs the cell first (an undefined one has none)
-            return slim_cell(inp, m, e, seed)
+# the cells being simulated in the background, shared by every session: a cell's job (its key: what determines
+# its result) is queued once, whoever needs it; _WANTED: the sessions that still need a queued cell; _ASKED: the
+# cells each session's last sweep still needed
+_WORKERS = ThreadPoolExecutor(WORKERS, thread_name_prefix="cells")
+_LOCK = threading.Lock()
+_QUEUED: dict[tuple, Future] = {}
+_WANTED: dict[tuple, set[str]] = {}
+_ASKED: dict[str, set[tuple]] = {}
 
-    pool = ThreadPoolExecutor(WORKERS)
-    futures = {(id(m), e): pool.submit(ahead, m, e) for e in eps_cs for m in methods}
-    start, done = time.monotonic(), 0
 
-    def one(m: Method, e: float, _h, s: int) -> Cell:
-        nonlocal done
-        text = f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})"
-        while True:
-            bar.progress(done / total, text=text)  # a yield to Streamlit: a session that left or reran stops here
-            try:
-                found = futures[(id(m), e)].result(timeout=POLL_SECONDS)
-                break
-            except FuturesTimeout:
-                if time.monotonic() - start > GRID_SECONDS:
-                    stop.set()
-                    st.warning(
-                        f"{label} stopped after {GRID_SECONDS} s, the most one view computes ({done} of {total} "
-                        "cells done, kept for the next view): choose fewer points or encodings, or a smaller "
-                        "max side."
-                    )
-                    st.stop()
-        done += 1
-        return replace(found, method=m.label)
+def _session() -> str:
+    """This browser session's name for the background jobs: Streamlit's session id (what its runtime knows as
+    active or not), or a name kept in the session state where no runtime serves it (AppTest)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and Runtime.exists():
+        return ctx.session_id
+    return st.session_state.setdefault("_cells_session", uuid.uuid4().hex)
 
+
+def _connected(session: str) -> bool:
+    """Whether the session is still connected (its tab open): always, where no Streamlit runtime serves pages."""
+    return not Runtime.exists() or Runtime.instance().is_active_session(session)
+
+
+def _abandoned(key: tuple) -> bool:
+    """No connected session needs the cell any more: its job stops at its next checkpoint (ldpcore.errors)."""
+    with _LOCK:
+        return not any(_connected(session) for session in _WANTED.get(key, ()))
+
+
+def _landed(inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> Cell | None:
+    """The cell (labelled, without its estimate) if it and, with png_width, its picture are cached; else None."""
+    spec, central = run_spec(m, e)
+    c = summary_of.peek(inp.key, inp.hist, spec, central, int(seed))
+    if c is MISSING:
+        return None
+    if png_width is not None and _cell_png.peek(inp.key, inp.hist, spec, central, int(seed), int(png_width)) is MISSING:
+        return None
+    return replace(c, method=m.label)
+
+
+def _job(key: tuple, inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> None:
+    """Simulate one cell into the shared caches, its summary and, with png_width, its picture, while a connected
+    session needs it: a job nobody needs any more (every session that asked left, or asked for another sweep)
+    stops at its next checkpoint, or before it starts. A job that raises otherwise stays queued, done, with its
+    error, for landed() to find."""
+    spec, central = run_spec(m, e)
     try:
-        cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
-    finally:
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-    bar.empty()
-    return cells
+        with stop_when(lambda: _abandoned(key)):
+            checkpoint()
+            summary_of(inp.key, inp.hist, spec, central, seed)
+            if png_width is not None:
+                cell_png(inp, m, e, seed, max_width=png_width)
+    except Cancelled:
+        pass  # forgotten below: a session that asks again queues it again
+    with _LOCK:
+        _QUEUED.pop(key, None)
+        _WANTED.pop(key, None)
+
+
+def _release(key: tuple, session: str) -> None:
+    """This session no longer needs the cell: its job is cancelled if no session needs it and it has not started;
+    a running one stops at its next checkpoint (_abandoned). Under _LOCK."""
+    wanted = _WANTED.get(key)
+    if wanted is None:
+        return
+    wanted.discard(session)
+    if not wanted and _QUEUED[key].cancel():
+        del _QUEUED[key], _WANTED[key]
+
+
+def landed(inp: Input, methods, eps_cs, seed: int, png_width: int | None = None, queue: bool = False) -> Landed:
+    """Every method at every eps_c, without waiting: the cells already simulated (by any session), in grid order.
+    png_width: a cell lands with its picture (cell_png), made right after its run (the runs cache may not keep
+    every estimate of a large grid).
+
+    queue=True also queues the others on WORKERS background threads, in grid order, each once for every session
+    that needs it, and cancels this session's cells of its previous sweep that this one no longer needs (a new
+    click), where no other session needs them; a job that failed is run here, so that its error shows. A page
+    draws what has landed first, then queues the rest (the workers would otherwise slow its first drawing), and
+    draws again what lands (an st.fragment with run_every=POLL) while some are pending."""
+    cells, jobs = [], {}
+    for e in eps_cs:
+        for m in methods:
+            c = _landed(inp, m, e, seed, png_width)
+            if c is None:
+                spec, central = run_spec(m, e)
+                jobs[(inp.key, frozen(spec), central, int(seed), png_width)] = (m, e)
+            cells.append(c)
+    if queue:
+        session = _session()
+        with _LOCK:
+            for gone in [other for other in _ASKED if not _connected(other)]:
+                del _ASKED[gone]  # its jobs stop by themselves (_abandoned)
+            for key in _ASKED.get(session, set()) - jobs.keys():
+                _release(key, session)
+            failed = [key for key in jobs if key in _QUEUED and _QUEUED[key].done()]  # done, not landed: it raised
+            for key in failed:
+                del _QUEUED[key], _WANTED[key]
+            for key, (m, e) in jobs.items():
+                _WANTED.setdefault(key, set()).add(session)
+                if key not in _QUEUED:
+                    _QUEUED[key] = _WORKERS.submit(_job, key, inp, m, e, int(seed), png_width)
+            _ASKED[session] = set(jobs)
+        for key in failed:
+            _job(key, inp, *jobs[key], int(seed), png_width)  # the job's error, raised in this session (or the cell)
+    return Landed(cells, len(jobs))

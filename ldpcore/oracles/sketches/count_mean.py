@@ -9,10 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldpcore.errors import check_whole, checkpoint
+from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
     BLOCK,
+    binomials,
     check_values,
     count_dtype,
     halves,
@@ -24,6 +26,8 @@ from ldpcore.oracles.sketches.sampling import (
 from ldpcore.oracles.sketches.sketch import Sketch
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
+
+_HASHED = 1 << 20  # placements hashed between two checkpoints of _table
 
 PRIVACY_NOTE = (
     "Erlingsson et al. 2020 gives no amplification bound for fragmented sketch reports (a row's crowd is only "
@@ -75,8 +79,12 @@ class CountMeanSketch(Sketch):
         """Exact true row counts X (k, m): X[j, b] = row-j respondents whose value hashes to b."""
         bound, chunks = self._placements(counts, rng)
         table = np.zeros(self.k * self.m, dtype=count_dtype(bound))
-        for values, rows, held in chunks:
-            np.add.at(table, rows * self.m + self.hashes.cells(values, rows), held.astype(table.dtype))
+        for values, rows, held in chunks:  # hashed and added in parts (no draws: the same table), a checkpoint each
+            for s in range(0, values.size, _HASHED):
+                checkpoint()
+                part = slice(s, s + _HASHED)
+                cells = rows[part] * self.m + self.hashes.cells(values[part], rows[part])
+                np.add.at(table, cells, held[part].astype(table.dtype))
         return table.reshape(self.k, self.m)
 
     def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
@@ -91,11 +99,12 @@ class CountMeanSketch(Sketch):
 
         def draw(gen, rows):
             for j in rows:
+                checkpoint()  # a row: where a run nobody waits for stops (ldpcore.errors)
                 X[j] = iid_binomial(int(loads[j]), self.flip, self.m, gen)
 
         threaded(draw, halves(self.k), X.size, rng)
         X.ravel()[occupied] = (
-            held - rng.binomial(held, self.flip) + rng.binomial(loads[occupied // self.m] - held, self.flip)
+            held - binomials(held, self.flip, rng) + binomials(loads[occupied // self.m] - held, self.flip, rng)
         )
         return SketchReports(loads, X, self.hash_seed)
 
@@ -132,6 +141,7 @@ class CountMeanSketch(Sketch):
             slot, buf, tmp = np.empty(self.m, dtype=np.intp), np.empty(d, np.uint64), np.empty(d, np.uint64)
             drawn = np.empty(d, np.int64)
             for j in rows:
+                checkpoint()  # a row: where a run nobody waits for stops (ldpcore.errors)
                 cells = self.hashes.row_into(j, chars, buf, tmp)
                 slot[cells] = keys  # the last value of each read cell names it
                 named = slot[cells]
@@ -158,9 +168,9 @@ class CountMeanSketch(Sketch):
         check_reference(self, np.size(values))
         values, sketch = check_values(values, self.d), self._hashed(rng)
         rows = rng.integers(self.k, size=values.size)
-        bits = np.zeros((values.size, self.m), dtype=bool)
-        bits[np.arange(values.size), sketch.hashes.cells(values, rows)] = True
-        return sketch.hash_seed, rows, bits ^ (rng.random(bits.shape) < self.flip)
+        bits = bernoulli_bits(self.flip, (values.size, self.m), rng)  # the flips, exact Bernoulli bits 64 a word
+        bits[np.arange(values.size), sketch.hashes.cells(values, rows)] ^= True
+        return sketch.hash_seed, rows, bits
 
     def aggregate(self, reports) -> SketchReports:
         seed, rows, bits = reports

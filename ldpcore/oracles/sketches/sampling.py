@@ -50,6 +50,17 @@ def repeat_blocks(keys: np.ndarray, reps: np.ndarray, block: int = BLOCK):
         yield np.repeat(keys[lo : hi + 1], part)
 
 
+def binomials(n: np.ndarray, p: float, rng: np.random.Generator, block: int = 1 << 20) -> np.ndarray:
+    """rng.binomial(n, p) in blocks of `block` counts with a checkpoint before each: the same draws (the
+    generator takes them in order), with a place to stop between blocks."""
+    flat = np.ascontiguousarray(n).reshape(-1)
+    out = np.empty(flat.size, dtype=np.int64)
+    for start in range(0, flat.size, block):
+        checkpoint()
+        out[start : start + block] = rng.binomial(flat[start : start + block], p)
+    return out.reshape(np.shape(n))
+
+
 def key_bytes(d: int) -> int:
     """Bytes needed by the keys 0..d-1."""
     return max(1, -(-(d - 1).bit_length() // 8))
