@@ -9,19 +9,18 @@ every repetition (the worst case: empty caches, first session).
 
 Three floor rows come first, without any code of this project: a fresh server's first view of a page with one
 metric, and with one metric and one small Plotly chart (what no first view can beat), and one step of a
-slider with a metric beneath (what no step can beat). Every row prints its medians over the repetitions (usable
-and complete view), its ratio to its floor row of the same run, and its goal (issue 29): steps and single
-changes <= 1.0 s to the usable view; first views <= the chart floor + 1.0 s; sweeps <= 1.5 s to the usable view
-and <= 5 s to the complete one.
+slider with a metric beneath (what no step can beat). A row per interaction, by kind: a step or single change
+(its median to the usable view, as a ratio to the step floor), a first view (its median to the complete view, as
+a ratio to the chart floor) or a sweep (two rows: to the usable and to the complete view); the other median and
+the maximum as notes. Goals (issue 29): benchmarks/goals.toml. A row that cannot be driven is reported as
+failed; the others still run.
 
-Usage: python benchmarks/bench_browser.py [--reps 5] [--only SUBSTRING ...]
+Usage: python benchmarks/bench_browser.py [--repeats 5] [--only SUBSTRING ...] [--json]
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import math
 import statistics
 import sys
 import tempfile
@@ -29,10 +28,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from _common import ROOT, Bench, Row  # first: it puts the repository on sys.path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import (  # noqa: E402
     CHROMIUM_ARGS,
     chromium_path,
@@ -40,6 +41,9 @@ from e2e_support import (  # noqa: E402
     streamlit_app,
     wait_idle,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 # the page's output (not its widgets): texts, metrics and tables, image sources (their lengths and ends)
 # and the size of every chart path
@@ -167,15 +171,15 @@ def zipf_csv(folder: Path, d: int = 5_000, n: int = 10_000_000) -> Path:
 
 
 @dataclass
-class Bench:
+class Driver:
     """A browser and a server shared by the warm rows; cold rows get their own server each time."""
 
-    browser: object
+    browser: Browser
     url: str
     tmp: Path
 
     @contextlib.contextmanager
-    def page(self, url: str | None = None) -> Iterator[object]:
+    def page(self, url: str | None = None) -> Iterator[Page]:
         context = self.browser.new_context(viewport={"width": 1280, "height": 720})
         page = context.new_page()
         try:
@@ -187,7 +191,7 @@ class Bench:
             context.close()
 
     def steps(
-        self, path: str, action: Callable[[object, int], Callable[[], None]], reps: int, url: str | None = None
+        self, path: str, action: Callable[[Page, int], Callable[[], None]], reps: int, url: str | None = None
     ) -> list[Seconds]:
         """A warm page at path (of the app's server, or of url's): the change action(page, i) for i = 0, 1, ..."""
         with self.page((url or self.url) + path) as page:
@@ -197,7 +201,7 @@ class Bench:
         self,
         path: str,
         reps: int,
-        then: Callable[[object], Callable[[], None]] | None = None,
+        then: Callable[[Page], Callable[[], None]] | None = None,
         script: str = "app.py",
     ) -> list[Seconds]:
         """A fresh server of script per repetition: the first view of path (or, with then, the change after it)."""
@@ -225,7 +229,7 @@ class Bench:
         with streamlit_app(script=str(script)) as url:
             return self.steps("/", step_eps_c, reps, url=url)
 
-    def uploaded(self, reps: int, action: Callable[[object, int], Callable[[], None]]) -> list[Seconds]:
+    def uploaded(self, reps: int, action: Callable[[Page, int], Callable[[], None]]) -> list[Seconds]:
         """Reconstruct on the uploaded Zipf CSV (d = 5,000, n = 1e7): the change action(page, i) each time."""
         csv = zipf_csv(self.tmp)
         with self.page(self.url + "/reconstruct") as page:
@@ -240,18 +244,15 @@ class Bench:
 ENCODINGS = ("grr", "oue", "olh", "hadamard", "cms", "count-sketch", "sue", "solh")
 
 
-FLOOR_FIRST, FLOOR_CHART, FLOOR_STEP_ROW = (
-    "Floor (fresh server, no project code): metric",
-    "Floor (fresh server, no project code): metric and chart",
-    "Floor (no project code): slider step, metric",
-)
-STEP, FIRST, SWEEP = "step", "first view", "sweep"  # the kinds of row, with their goals (issue 29)
-STEP_GOAL, FIRST_OVER_FLOOR, SWEEP_USABLE, SWEEP_COMPLETE = 1.0, 1.0, 1.5, 5.0
+# the row ids: the floors, then the kinds of interaction (each kind has its goal in goals.toml)
+ROWS = ("floor-first", "floor-chart", "floor-step", "step", "first-view", "sweep-usable", "sweep-complete")
+STEP, FIRST, SWEEP = "step", "first-view", "sweep"
+FLOOR_OF = {STEP: "floor-step", FIRST: "floor-chart", SWEEP: "floor-chart"}  # the floor a kind's ratio is to
 
 
-def rows(b: Bench, reps: int) -> list[tuple[str, str | None, Callable[[], list[Seconds]]]]:
-    """(interaction, kind (None: a floor), measure) for every row of the issue's table, after the floors that the
-    first views and the steps cannot go below."""
+def rows(b: Driver, reps: int) -> list[tuple[str, str, Callable[[], list[Seconds]]]]:
+    """(interaction, kind (or the floor's row id), measure) for every row of the issue's table, after the floors
+    that the first views and the steps cannot go below."""
     compare = ("grr", "oue", "sue", "olh", "hadamard", "solh")
 
     def step(name: str, path: str, action=step_eps_c):
@@ -261,9 +262,13 @@ def rows(b: Bench, reps: int) -> list[tuple[str, str | None, Callable[[], list[S
         return name, kind, lambda: b.cold(path, reps, then=then)
 
     return [
-        (FLOOR_FIRST, None, lambda: b.floor("metric", reps)),
-        (FLOOR_CHART, None, lambda: b.floor("metric and chart", reps)),
-        (FLOOR_STEP_ROW, None, lambda: b.floor_step(reps)),
+        ("Floor (fresh server, no project code): metric", "floor-first", lambda: b.floor("metric", reps)),
+        (
+            "Floor (fresh server, no project code): metric and chart",
+            "floor-chart",
+            lambda: b.floor("metric and chart", reps),
+        ),
+        ("Floor (no project code): slider step, metric", "floor-step", lambda: b.floor_step(reps)),
         step("Reconstruct, eps_c step, Horse", "/reconstruct?dataset=horse"),
         step("Reconstruct, eps_c step, Child", "/reconstruct?dataset=child"),
         step("Reconstruct, eps_c step, Map", "/reconstruct?dataset=map"),
@@ -308,57 +313,51 @@ def rows(b: Bench, reps: int) -> list[tuple[str, str | None, Callable[[], list[S
     ]
 
 
-def verdict(kind: str, usable: float, complete: float, floors: dict[str, float]) -> tuple[str, float, bool]:
-    """(the goal as printed, the floor the row is compared with, whether the medians meet the goal)."""
-    if kind == STEP:
-        return f"<={STEP_GOAL:g}", floors.get(FLOOR_STEP_ROW, math.nan), usable <= STEP_GOAL
-    chart = floors.get(FLOOR_CHART, math.nan)
-    if kind == FIRST:
-        return f"<={chart + FIRST_OVER_FLOOR:.2f}", chart, complete <= chart + FIRST_OVER_FLOOR
-    return f"<={SWEEP_USABLE:g}/{SWEEP_COMPLETE:g}", chart, usable <= SWEEP_USABLE and complete <= SWEEP_COMPLETE
+def record(bench: Bench, name: str, kind: str, seconds: list[Seconds], floors: dict[str, Row]) -> None:
+    """The row(s) of one interaction (or floor) measured `seconds`, the floors kept for the rows after them."""
+    usable = statistics.median(u for u, _ in seconds)
+    complete = statistics.median(c for _, c in seconds)
+    notes = {"usable": usable, "complete": complete, "max": max(c for _, c in seconds)}
+    reps = len(seconds)
+    if kind in ROWS[:3]:  # a floor: a step's is to the usable view, a first view's to the complete one
+        floors[kind] = bench.record(kind, name, usable if kind == "floor-step" else complete, repeats=reps, notes=notes)
+    elif kind == SWEEP:
+        bench.record("sweep-usable", f"{name}: usable", usable, repeats=reps, notes=notes)
+        floor = floors[FLOOR_OF[kind]]
+        bench.record("sweep-complete", f"{name}: complete", complete, repeats=reps, baseline=floor, notes=notes)
+    else:
+        median = usable if kind == STEP else complete
+        bench.record(kind, name, median, repeats=reps, baseline=floors[FLOOR_OF[kind]], notes=notes)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5, help="repetitions per row (default 5)")
-    parser.add_argument("--only", nargs="*", default=(), help="run the rows whose name contains one of these")
-    args = parser.parse_args()
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=5, width=56)
+    bench.parser.add_argument("--only", nargs="*", default=(), help="run the rows whose name contains one of these")
+    args = bench.parse()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     from playwright.sync_api import sync_playwright
 
-    floors: dict[str, float] = {}
-    met, measured = 0, 0
+    floors: dict[str, Row] = {}
     with tempfile.TemporaryDirectory() as tmp, streamlit_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        bench = Bench(browser, url, Path(tmp))
-        print(f"{'interaction':<56} {'kind':>10} {'usable':>7} {'complete':>8} {'max':>7} {'/floor':>6} {'goal':>9}")
-        for name, kind, measure in rows(bench, args.reps):
+        driver = Driver(browser, url, Path(tmp))
+        for name, kind, measure in rows(driver, args.repeats):
             if args.only and not any(s.lower() in name.lower() for s in (*args.only, "floor")):
                 continue  # the floors always run: the other rows are compared with them
             try:
                 seconds = measure()
             except Exception as exc:  # a row that cannot be driven is reported, the others still run
-                print(f"{name:<56} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+                for row in ("sweep-usable", "sweep-complete") if kind == SWEEP else (kind,):
+                    failed = bench.record(row, name, error=error, baseline=floors.get(FLOOR_OF.get(kind, "")))
+                    if kind in ROWS[:3]:
+                        floors[kind] = failed
                 continue
-            usable = statistics.median(u for u, _ in seconds)
-            complete = statistics.median(c for _, c in seconds)
-            worst = max(c for _, c in seconds)
-            if kind is None:
-                floors[name] = usable if name == FLOOR_STEP_ROW else complete
-                print(f"{name:<56} {'floor':>10} {usable:6.2f}s {complete:7.2f}s {worst:6.2f}s {'-':>6} {'-':>9}")
-                continue
-            goal, floor, ok = verdict(kind, usable, complete, floors)
-            measured, met = measured + 1, met + ok
-            ratio = (usable if kind == STEP else complete) / floor
-            print(
-                f"{name:<56} {kind:>10} {usable:6.2f}s {complete:7.2f}s {worst:6.2f}s {ratio:6.2f} {goal:>9}"
-                f" {'meets' if ok else 'above'}",
-                flush=True,
-            )
+            record(bench, name, kind, seconds, floors)
         browser.close()
-    print(f"{met} of {measured} rows meet their goal (medians; /floor: a step usable, a view complete, over its floor)")
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,26 +9,30 @@ simulation, images, protobufs, the socket), without the browser's drawing. The s
 server process's CPU seconds (/proc, all its threads) over the steps, divided by their number.
 
 For each N (--sessions), on one server process (or --processes servers, the sessions dealt round-robin as a
-proxy with sticky sessions would), prints the latency median, 90th percentile and maximum, the server CPU per
-step and the steps per second; with --markdown, the same as a table for README's "Serving a class".
+proxy with sticky sessions would), rows of the latency median (90th percentile, maximum and steps per second as
+notes; goals: benchmarks/goals.toml) and of the server CPU per step; with --markdown, the same as a table for
+README's "Serving a class" after the rows.
 Usage: python benchmarks/bench_class.py [--sessions 8 16 30] [--steps 6] [--think 3] [--dataset horse]
-       [--processes 1] [--markdown]
+       [--processes 1] [--markdown] [--json]
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from _common import ROOT, Bench  # first: it puts the repository on sys.path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import streamlit_server  # noqa: E402
+
+ROWS = ("step", "server-cpu")
 
 PAGE, KEY = "reconstruct", "eps_c"  # the step: Reconstruct's eps_c box (a number input)
 TIMEOUT = 600.0  # s: a step's answer, however loaded the server
@@ -44,13 +48,18 @@ class Session:
     """One browser tab's conversation with the server: reruns with a query string and widget values."""
 
     def __init__(self, url: str, query: str):
-        self.url, self.query, self.ws, self.widgets = url, query, None, {}
+        self.url, self.query = url, query
+        self.ws: Any = None  # the websocket, once entered
+        self.widgets: dict[str, str] = {}  # widget key -> its id
 
     async def __aenter__(self) -> Session:
         import websockets
+        from websockets.typing import Origin, Subprotocol
 
         stream = self.url.replace("http://", "ws://") + "/_stcore/stream"
-        self.ws = await websockets.connect(stream, subprotocols=["streamlit"], origin=self.url, max_size=None)
+        self.ws = await websockets.connect(
+            stream, subprotocols=[Subprotocol("streamlit")], origin=Origin(self.url), max_size=None
+        )
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -97,7 +106,8 @@ async def student(url: str, query: str, index: int, steps: int, think: float, re
 async def lesson(
     urls: list[str], pids: list[int], query: str, sessions: int, steps: int, think: float, first: int
 ) -> dict:
-    ready, go, latencies = asyncio.Semaphore(0), asyncio.Event(), []
+    ready, go = asyncio.Semaphore(0), asyncio.Event()
+    latencies: list[float] = []
     tasks = [  # numbered after the earlier lessons' sessions: their eps_c values are new to the server too
         asyncio.create_task(student(urls[i % len(urls)], query, first + i, steps, think, ready, go, latencies))
         for i in range(sessions)
@@ -120,34 +130,33 @@ async def lesson(
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__)
+    parser = bench.parser
     parser.add_argument("--sessions", type=int, nargs="*", default=[8, 16, 30])
     parser.add_argument("--steps", type=int, default=6, help="eps_c steps per session")
     parser.add_argument("--think", type=float, default=3.0, help="mean seconds between a session's steps (0: none)")
     parser.add_argument("--dataset", default="horse")
     parser.add_argument("--processes", type=int, default=1, help="servers, the sessions dealt round-robin")
     parser.add_argument("--markdown", action="store_true")
-    args = parser.parse_args()
+    args = bench.parse()
     query = f"dataset={args.dataset}"
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(streamlit_server()) for _ in range(args.processes)]
         urls, pids = [u for u, _ in servers], [p.pid for _, p in servers]
-        print(
+        bench.note(
             f"{args.processes} server process(es), Reconstruct {args.dataset}: {args.steps} eps_c steps per session, "
-            f"think time exponential, mean {args.think:g} s; {os.cpu_count()} CPUs, load {os.getloadavg()}"
+            f"think time exponential, mean {args.think:g} s"
         )
         rows = []
         for k, n in enumerate(args.sessions):
             row = asyncio.run(lesson(urls, pids, query, n, args.steps, args.think, sum(args.sessions[:k])))
             rows.append(row)
-            print(
-                f"{n:3d} sessions: {row['steps']:4d} steps, latency median {row['median']:6.3f} s, "
-                f"p90 {row['p90']:6.3f} s, max {row['max']:6.3f} s; server CPU {row['cpu_per_step']:.3f} s a step, "
-                f"{row['steps_per_s']:.1f} steps/s   [median <= 1 s: {'ok' if row['median'] <= 1 else 'MISSED'}]",
-                flush=True,
-            )
-    if args.markdown:
+            notes = {"p90": row["p90"], "max": row["max"], "steps/s": row["steps_per_s"]}
+            bench.record("step", f"{n} sessions: a step", row["median"], repeats=row["steps"], notes=notes)
+            bench.record("server-cpu", f"{n} sessions: server CPU per step", row["cpu_per_step"], unit="s")
+    status = bench.finish()
+    if args.markdown and not args.json:
         print("\n| sessions | steps | median (s) | 90th percentile (s) | max (s) | server CPU per step (s) |")
         print("|---|---|---|---|---|---|")
         for r in rows:
@@ -155,7 +164,8 @@ def main() -> None:
                 f"| {r['sessions']} | {r['steps']} | {r['median']:.2f} | {r['p90']:.2f} | {r['max']:.2f} "
                 f"| {r['cpu_per_step']:.3f} |"
             )
+    return status
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,28 +1,23 @@
 """Benchmark of the command line's start: `ldpcore --help` and a privacy plan, each in fresh processes.
 
 Runs each command --repeats times (python -m ldpcore from this checkout, so that the code measured is
-this repository's), with `python -c pass` timed alternately as the floor, and prints the median wall
-seconds, the ratio to the floor and the goal (--help <= 0.5 s, privacy --json <= 1.0 s). With
---importtime, the slowest imports of each command (python -X importtime, cumulative seconds, indented
-by depth).
-Usage: python benchmarks/bench_cli.py [--repeats R] [--importtime]
+this repository's), with `python -c pass` timed alternately as the floor: rows of the median wall seconds of
+each, the command's as a ratio to the floor's (goals: benchmarks/goals.toml). With --importtime, the slowest
+imports of each command (python -X importtime, cumulative seconds, indented by depth) as notes.
+Usage: python benchmarks/bench_cli.py [--repeats R] [--importtime] [--json]
 """
 
-import argparse
-import os
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = {  # name: (arguments, goal in seconds)
-    "ldpcore --help": (["--help"], 0.5),
-    "ldpcore privacy --n 1e6 --delta 1e-8 --eps-c 1 --json": (
-        ["privacy", "--n", "1e6", "--delta", "1e-8", "--eps-c", "1", "--json"],
-        1.0,
-    ),
+from _common import ROOT, Bench  # first: it puts the repository on sys.path
+
+ROWS = ("floor", "help", "privacy-json")
+COMMANDS = {  # row id: the command's arguments
+    "help": ["--help"],
+    "privacy-json": ["privacy", "--n", "1e6", "--delta", "1e-8", "--eps-c", "1", "--json"],
 }
 FLOOR = [sys.executable, "-c", "pass"]
 
@@ -46,28 +41,26 @@ def imports(command: list[str], top: int = 12) -> list[tuple[int, str]]:
     return sorted(rows, reverse=True)[:top]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--importtime", action="store_true")
-    args = parser.parse_args()
-    print(f"{args.repeats} fresh processes per command, python -c pass alternately; load {os.getloadavg()}")
-    for name, (arguments, goal) in COMMANDS.items():
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=7, width=60)
+    bench.parser.add_argument("--importtime", action="store_true")
+    args = bench.parse()
+    bench.note(f"{args.repeats} fresh processes per command, python -c pass alternately")
+    for row, arguments in COMMANDS.items():
         command = [sys.executable, "-m", "ldpcore", *arguments]
         seconds(command)  # the first run fills the page cache, not timed
         runs, floor = [], []
         for _ in range(args.repeats):
             floor.append(seconds(FLOOR))
             runs.append(seconds(command))
-        median, base = statistics.median(runs), statistics.median(floor)
-        print(
-            f"{name:56} median {median:6.3f} s   python -c pass {base:5.3f} s   ratio {median / base:5.1f}x"
-            f"   [goal <= {goal:g} s: {'ok' if median <= goal else 'MISSED'}]"
-        )
+        name = f"ldpcore {' '.join(arguments)}"
+        base = bench.record("floor", f"python -c pass (beside {name})", statistics.median(floor), repeats=args.repeats)
+        bench.record(row, name, statistics.median(runs), repeats=args.repeats, baseline=base)
         if args.importtime:
             for micro, module in imports(command):
-                print(f"    {micro / 1e6:6.3f} s  import {module}")
+                bench.note(f"    {micro / 1e6:6.3f} s  import {module}")
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

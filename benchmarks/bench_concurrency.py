@@ -5,13 +5,14 @@ page (default data: the Horse look-alike), waits until every page shows its reco
 then every session steps eps_c --steps times down its log grid, each step as soon as its
 previous one is on screen (or --think seconds later; all sessions walk the same values, as a class
 following a teacher does). A step's latency runs from the key press to the updated reconstruction on screen.
-Prints every session's median, the distribution over all steps (median, p90, max) and the
-server's CPU seconds per step. Target (issue 11): median <= 1.0 s and max <= 3 s for 8 x 15.
+Rows: every session's median step, the median and the slowest of all steps (goals: benchmarks/goals.toml),
+Chromium's floor (its CPU per step spread over the cores: what no server can go below) and the server's CPU
+seconds per step.
 --warm measures the same walk served from the caches: the part of a step no server-side speed-up can remove.
-Usage: python benchmarks/bench_concurrency.py [--sessions 8] [--steps 15] [--warm] [--think S] [--port 8611] [--url URL]
+Usage: python benchmarks/bench_concurrency.py [--sessions 8] [--steps 15] [--warm] [--think S] [--port 8611]
+       [--url URL [--pid PID]] [--json]
 """
 
-import argparse
 import asyncio
 import contextlib
 import os
@@ -20,8 +21,12 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _common import ROOT, Bench  # first: it puts the repository on sys.path
+
+sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import CHROMIUM_ARGS, chromium_path, streamlit_server  # noqa: E402
+
+ROWS = ("session", "step", "slowest-step", "browser-floor", "server-cpu")
 
 # Waits run in the page on a MutationObserver (no polling, which would itself load 8 pages' CPU).
 WHEN = """([condition, arg]) => new Promise(resolve => {
@@ -90,12 +95,16 @@ async def session(
         await asyncio.sleep(think)
 
 
-async def measure(url: str, sessions: int, steps: int, pid: int | None, think: float = 0.0) -> list[list[float]]:
+async def measure(
+    bench: Bench, url: str, sessions: int, steps: int, pid: int | None, think: float = 0.0, walk: str = ""
+) -> list[list[float]]:
+    """Open the sessions, then walk; the walk's CPU rows (Chromium's floor, the server's) labelled `walk`."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        start, ready, results = asyncio.Event(), [], [[] for _ in range(sessions)]
+        start, ready = asyncio.Event(), list[object]()
+        results: list[list[float]] = [[] for _ in range(sessions)]
         tasks = [
             asyncio.create_task(session(browser, url, steps, start, ready, results[i], think)) for i in range(sessions)
         ]
@@ -104,7 +113,7 @@ async def measure(url: str, sessions: int, steps: int, pid: int | None, think: f
             if any(t.done() for t in tasks):
                 await asyncio.gather(*tasks)  # a session failed: raise its error
             await asyncio.sleep(0.1)
-        print(f"{sessions} sessions opened the page in {time.perf_counter() - opening:.1f} s")
+        bench.note(f"{sessions} sessions opened the page in {time.perf_counter() - opening:.1f} s")
         cpu0, machine0, browser0, wall0 = (
             (cpu_seconds(pid) if pid else None),
             machine_cpu(),
@@ -115,40 +124,44 @@ async def measure(url: str, sessions: int, steps: int, pid: int | None, think: f
         await asyncio.gather(*tasks)
         wall = time.perf_counter() - wall0
         chromium = browser_cpu() - browser0
-        print(
+        bench.note(
             f"machine CPU: {machine_cpu() - machine0:.1f} s over {wall:.1f} s wall (all processes, all cores); "
             f"Chromium: {chromium:.1f} s"
         )
         # every session waits for its own step, and all of them share the machine's cores with the browsers: while
         # all sessions step, a round of steps needs at least the browsers' CPU spread over every core
-        floor = chromium / steps / (os.cpu_count() or 1)
-        print(
-            f"browser floor: Chromium used {chromium / (sessions * steps) * 1000:.0f} ms of CPU per step; with "
-            f"{sessions} sessions on {os.cpu_count()} cores a step cannot average"
-            f" below {floor:.2f} s, whatever the server"
+        bench.record(
+            "browser-floor",
+            f"{walk}browser floor: {sessions} sessions on {os.cpu_count()} cores",
+            chromium / steps / (os.cpu_count() or 1),
+            unit="s",
+            notes={"Chromium CPU ms per step": chromium / (sessions * steps) * 1000},
         )
-        if pid:
+        if pid and cpu0 is not None:
             cpu = cpu_seconds(pid) - cpu0
-            print(f"server CPU: {cpu:.1f} s over {wall:.1f} s wall ({cpu / (sessions * steps) * 1000:.0f} ms per step)")
+            bench.record("server-cpu", f"{walk}server CPU per step", cpu / (sessions * steps), unit="s")
         await browser.close()
     return results
 
 
-def report(results: list[list[float]]) -> bool:
+def report(bench: Bench, results: list[list[float]]) -> None:
     for i, r in enumerate(results):
-        print(f"  session {i + 1}: median {statistics.median(r):.3f} s, max {max(r):.3f} s over {len(r)} steps")
+        bench.record("session", f"session {i + 1}", statistics.median(r), repeats=len(r), notes={"max": max(r)})
     every = sorted(x for r in results for x in r)
-    median, p90 = statistics.median(every), every[min(len(every) - 1, int(0.9 * len(every)))]
-    ok = median <= 1.0 and every[-1] <= 3.0
-    print(
-        f"all {len(every)} steps: min {every[0]:.3f} s, median {median:.3f} s, p90 {p90:.3f} s, "
-        f"max {every[-1]:.3f} s   [target median <= 1.0 s, max <= 3 s: {'ok' if ok else 'MISSED'}]"
+    p90 = every[min(len(every) - 1, int(0.9 * len(every)))]
+    bench.record(
+        "step",
+        f"all {len(every)} steps",
+        statistics.median(every),
+        repeats=len(every),
+        notes={"min": every[0], "p90": p90},
     )
-    return ok
+    bench.record("slowest-step", "the slowest step", every[-1], unit="s")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__)
+    parser = bench.parser
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--port", type=int, default=8611, help="port of the server this script starts")
@@ -169,23 +182,23 @@ def main():
         default=0.0,
         help="seconds each session looks at a new view before its next step (default: none)",
     )
-    args = parser.parse_args()
+    args = bench.parse()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
 
-    def run(url: str, pid: int | None) -> bool:
+    def run(url: str, pid: int | None) -> None:
         if args.warm:
-            print("warming the caches: one session walks the same steps")
-            asyncio.run(measure(url, 1, args.steps, pid))
-        return report(asyncio.run(measure(url, args.sessions, args.steps, pid, args.think)))
+            bench.note("warming the caches: one session walks the same steps")
+            asyncio.run(measure(bench, url, 1, args.steps, pid, walk="warm-up: "))
+        report(bench, asyncio.run(measure(bench, url, args.sessions, args.steps, pid, args.think)))
 
     if args.url:
-        ok = run(f"{args.url.rstrip('/')}/{args.page}", args.pid)
+        run(f"{args.url.rstrip('/')}/{args.page}", args.pid)
     else:
         with streamlit_server(args.port) as (url, proc):
-            ok = run(f"{url}/{args.page}", proc.pid)
-    sys.exit(0 if ok else 1)
+            run(f"{url}/{args.page}", proc.pid)
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -7,17 +7,18 @@
 3. With --per-user RULE: a generated Parquet file of --events events (default 30 million) of
    users "u0".."u2999999" -> read_categorical with that per-user rule (no baseline).
 Each run is a fresh subprocess that prints its own peak RSS (ru_maxrss), so the peak is
-the whole process's. Prints median seconds, seconds per million rows, peak RSS beside the
-file's size on disk and in memory, and the ratio to a baseline on the same file: pyarrow
+the whole process's. Rows: median seconds (seconds per million rows as a note) and peak RSS (the file's size
+on disk and in memory as a note), each with its ratio to a baseline on the same file: pyarrow
 (Parquet row batches of 1,048,576 rows) with pyarrow.compute.value_counts per batch, or
 numpy.histogram2d per batch, summed. pyarrow is not a dependency of ldpcore (pandas is
 not installed either): install it for the baseline with `python -m pip install pyarrow`;
-without it the baseline is skipped. The two results are checked to be equal.
+without it the baseline is skipped. The two results are compared (a note: same counts). Measurements only:
+benchmarks/goals.toml sets no goal here.
 
 The files are generated once into --dir (default: a folder in the system's temporary
 directory) by DuckDB from a hash of the row number, so they are the same on every machine.
 Usage: python benchmarks/bench_ingest.py [--repeats R] [--rows N] [--points N] [--dir DIR]
-       [--memory-limit 1GB] [--per-user first|mode|distinct:K [--events N]]
+       [--memory-limit 1GB] [--per-user first|mode|distinct:K [--events N]] [--json]
 """
 
 import argparse
@@ -28,10 +29,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import _common  # noqa: F401  (puts the repository on sys.path)
+from _common import ROOT, Bench, Note  # first: it puts the repository on sys.path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROWS = ("ingest", "ingest-peak", "baseline", "baseline-peak")
 D = 10_000
 GRID = 1024
 BBOX = (-74.10, 40.60, -73.80, 40.90)  # west, south, east, north
@@ -44,7 +46,7 @@ def uniform(salt: int) -> str:
     return f"((hash(i * 4 + {salt}) % 4294967291)::DOUBLE + 0.5) / 4294967291"
 
 
-def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, Path, Path]:
+def generate(bench: Bench, dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, Path, Path]:
     import duckdb
 
     cats, pts = dirpath / f"categories_{rows}.parquet", dirpath / f"points_{points}.parquet"
@@ -57,7 +59,7 @@ def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, 
             f"printf('cat%05d', (hash(i * 7 + 1) % {D})::INT) AS category FROM range({events}) t(i)) "
             f"TO '{log}' (FORMAT PARQUET)"
         )
-        print(f"generated {log.name} in {time.perf_counter() - t:.0f} s")
+        bench.note(f"generated {log.name} in {time.perf_counter() - t:.0f} s")
     if not cats.exists():
         t = time.perf_counter()
         # a skewed law over d categories: floor(d * u^2.5), u uniform
@@ -65,7 +67,7 @@ def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, 
             f"COPY (SELECT printf('cat%05d', floor({D} * pow({uniform(0)}, 2.5))::INT) AS category "
             f"FROM range({rows}) t(i)) TO '{cats}' (FORMAT PARQUET)"
         )
-        print(f"generated {cats.name} in {time.perf_counter() - t:.0f} s")
+        bench.note(f"generated {cats.name} in {time.perf_counter() - t:.0f} s")
     if not pts.exists():
         t = time.perf_counter()
         # a city: 8 centres (Box-Muller normals around them), a few points outside the box
@@ -75,7 +77,7 @@ def generate(dirpath: Path, rows: int, points: int, events: int) -> tuple[Path, 
             f"-73.95 + 0.025 * ((i // 8) % 8 - 3.5) + 0.03 * {radius} * sin(2 * pi() * {uniform(2)}) AS lon "
             f"FROM range({points}) t(i)) TO '{pts}' (FORMAT PARQUET)"
         )
-        print(f"generated {pts.name} in {time.perf_counter() - t:.0f} s")
+        bench.note(f"generated {pts.name} in {time.perf_counter() - t:.0f} s")
     con.close()
     return cats, pts, log
 
@@ -96,12 +98,12 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
     start = time.perf_counter()  # the imports above are not timed
     if task == "ingest-categorical":
         hist, _ = read_categorical(path, "category", memory_limit=memory_limit)
-        result = dict(zip(hist.labels, hist.counts.tolist()))
+        result: Any = dict(zip(hist.labels or (), hist.counts.tolist()))
     elif task == "ingest-per-user":
         hist, _ = read_categorical(
             path, "category", user_column="user_id", per_user=per_user, memory_limit=memory_limit
         )
-        result = dict(zip(hist.labels, hist.counts.tolist()))
+        result = dict(zip(hist.labels or (), hist.counts.tolist()))
     elif task == "ingest-points":
         hist, _ = read_points(path, "lat", "lon", width=GRID, height=GRID, bbox=BBOX, memory_limit=memory_limit)
         result = hist.counts
@@ -121,6 +123,7 @@ def child(task: str, path: str, memory_limit: str, per_user: str) -> dict:
             )
         result = np.flipud(grid).ravel()
     seconds = time.perf_counter() - start
+    digest: list[Any]
     if isinstance(result, dict):
         digest = sorted(result.items())
     else:
@@ -168,9 +171,9 @@ def mb(nbytes: float) -> str:
     return f"{nbytes / 2**20:,.0f} MB"
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=3, width=40)
+    ap = bench.parser
     ap.add_argument("--rows", type=int, default=100_000_000)
     ap.add_argument("--points", type=int, default=10_000_000)
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "ldpcore-bench-ingest")
@@ -178,20 +181,23 @@ def main(argv=None):
     ap.add_argument("--per-user", default="", help="also time this per-user rule on an event log")
     ap.add_argument("--events", type=int, default=30_000_000)
     ap.add_argument("--child", nargs=2, metavar=("TASK", "FILE"), help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    args = bench.parse(argv)
     if args.child:
-        print(json.dumps(child(*args.child, args.memory_limit, args.per_user)))
+        task, path = args.child
+        print(json.dumps(child(task, path, args.memory_limit, args.per_user)))
         return 0
 
     import duckdb
 
     args.dir.mkdir(parents=True, exist_ok=True)
-    cats, pts, log = generate(args.dir, args.rows, args.points, args.events if args.per_user else 0)
+    cats, pts, log = generate(bench, args.dir, args.rows, args.points, args.events if args.per_user else 0)
     con = duckdb.connect()
-    chars, distinct = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
+    sizes = con.execute(f"SELECT sum(strlen(category)), count(DISTINCT category) FROM '{cats}'").fetchone()
+    assert sizes is not None  # an aggregate returns one row
+    chars, distinct = sizes
     con.close()
     baseline = has_pyarrow()
-    print(
+    bench.note(
         f"DuckDB {duckdb.__version__}, memory_limit {args.memory_limit}, {args.repeats} runs each "
         f"(medians; peak RSS is the largest run's), baseline: "
         f"{'pyarrow row batches + value_counts / numpy.histogram2d' if baseline else 'skipped (no pyarrow)'}"
@@ -227,24 +233,24 @@ def main(argv=None):
         else ()
     )
     for kind, path, rows, what in cases:
-        print(f"\n{kind}: {what}")
+        bench.note(f"{kind}: {what}")
         ours = measure(f"ingest-{kind}", path, args.repeats, args.memory_limit, args.per_user)
-        print(
-            f"  ldpcore.ingest  median {ours['seconds']:7.2f} s  {ours['seconds'] / rows * 1e6:6.3f} s per million rows"
-            f"  peak RSS {mb(ours['peak_rss'])}"
-        )
+        seconds = peak = None
+        notes: dict[str, Note] = {}
         if baseline and kind != "per-user":
-            base = measure(f"baseline-{kind}", path, args.repeats, args.memory_limit, args.per_user)
-            print(
-                f"  pyarrow+numpy   median {base['seconds']:7.2f} s  "
-                f"{base['seconds'] / rows * 1e6:6.3f} s per million rows"
-                f"  peak RSS {mb(base['peak_rss'])}"
-            )
-            print(
-                f"  ratio: baseline / ldpcore = {base['seconds'] / ours['seconds']:.2f}x time, "
-                f"{base['peak_rss'] / ours['peak_rss']:.2f}x peak RSS; same counts: {base['digest'] == ours['digest']}"
-            )
-    return 0
+            theirs = measure(f"baseline-{kind}", path, args.repeats, args.memory_limit, args.per_user)
+            label = f"{kind}: pyarrow+numpy"
+            per_million = {"s per million rows": theirs["seconds"] / rows * 1e6}
+            seconds = bench.record("baseline", label, theirs["seconds"], repeats=args.repeats, notes=per_million)
+            peak = bench.record("baseline-peak", f"{label}, peak RSS", theirs["peak_rss"] / 2**20, unit="MB")
+            notes = {"same counts": theirs["digest"] == ours["digest"]}
+        label = f"{kind}: ldpcore.ingest"
+        per_million = {"s per million rows": ours["seconds"] / rows * 1e6}
+        bench.record(
+            "ingest", label, ours["seconds"], repeats=args.repeats, baseline=seconds, notes=per_million | notes
+        )
+        bench.record("ingest-peak", f"{label}, peak RSS", ours["peak_rss"] / 2**20, unit="MB", baseline=peak)
+    return bench.finish()
 
 
 if __name__ == "__main__":

@@ -4,25 +4,27 @@ its grid between 1.78 and about 0.06, where Lemma II.6 is not capped, a new seed
 after uploading an all-white 7000x7000 PNG (49 megapixels, just under the 50-megapixel limit), then a 24 MB
 PNG of random pixels (just under the 25 MB upload limit).
 
-Drives one Chromium session (Playwright). Target (issue 11): each "after" at most 2 GB above idle.
+Drives one Chromium session (Playwright). Rows: the idle server's RSS, each rise above it (goal:
+benchmarks/goals.toml), the median view's seconds and each upload's seconds to its reconstruction.
 The caches' budgets (ui/kit/cache.py) can be set with LDPCORE_CACHE_<NAME>_MB before running.
-Usage: python benchmarks/bench_memory.py [--steps 150] [--port 8621]
+Usage: python benchmarks/bench_memory.py [--steps 150] [--port 8621] [--env NAME=VALUE ...] [--json]
 """
 
-import argparse
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _common import ROOT, Bench  # first: it puts the repository on sys.path
 from PIL import Image
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 from conftest import huge_png  # noqa: E402
 from e2e_support import CHROMIUM_ARGS, IMAGE_CHANGED, chromium_path, rss_mb, slider_input, streamlit_server, wait_idle  # noqa: E402
 
-LIMIT_MB = 2048
+ROWS = ("idle", "rise", "view", "upload")
 LEG = 30  # views per seed
 
 
@@ -36,8 +38,9 @@ def step(page, press) -> float:
     return time.perf_counter() - start
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, width=56)
+    parser = bench.parser
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--port", type=int, default=8621)
     parser.add_argument(
@@ -47,7 +50,7 @@ def main():
         metavar="NAME=VALUE",
         help="an environment variable for the server, e.g. LDPCORE_CACHE_RUNS_MB=256",
     )
-    args = parser.parse_args()
+    args = bench.parse()
     if chromium_path() is None:
         sys.exit("Debian's chromium is not installed (apt-get install chromium).")
     from playwright.sync_api import sync_playwright
@@ -59,8 +62,7 @@ def main():
         tempfile.TemporaryDirectory() as tmp,
     ):
         time.sleep(2)
-        idle = rss_mb(proc.pid)
-        print(f"idle server: RSS {idle:,.0f} MB")
+        idle = bench.record("idle", "idle server: RSS", rss_mb(proc.pid), unit="MB")
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
         page.goto(f"{url}/reconstruct?dataset=map&eps_c=1.78")
@@ -73,17 +75,26 @@ def main():
             leg, j = divmod(i, LEG)
             if j == 0 and leg > 0:
                 seed = page.locator(".st-key-seed input")
-                seconds.append(step(page, lambda: (seed.fill(str(leg)), seed.press("Enter"))))
+
+                def new_seed() -> None:
+                    seed.fill(str(leg))
+                    seed.press("Enter")
+
+                seconds.append(step(page, new_seed))
             else:
                 slider_input(page, "eps_c_log").focus()
                 key = "ArrowLeft" if leg % 2 == 0 else "ArrowRight"
                 seconds.append(step(page, lambda: page.keyboard.press(key)))
             if (i + 1) % 25 == 0:
-                print(f"  {i + 1} views: RSS {rss_mb(proc.pid):,.0f} MB (last view {seconds[-1]:.2f} s)")
-        after_map = rss_mb(proc.pid)
-        print(
-            f"after {args.steps} Map views: RSS {after_map:,.0f} MB, {after_map - idle:+,.0f} MB above idle "
-            f"(median view {sorted(seconds)[len(seconds) // 2]:.2f} s)"
+                bench.note(f"  {i + 1} views: RSS {rss_mb(proc.pid):,.0f} MB (last view {seconds[-1]:.2f} s)")
+        bench.record("view", f"{args.steps} Map views: one view", statistics.median(seconds), repeats=args.steps)
+        after = rss_mb(proc.pid)
+        bench.record(
+            "rise",
+            f"after {args.steps} Map views: RSS above idle",
+            after - idle.median,
+            unit="MB",
+            notes={"RSS MB": after},
         )
 
         path = Path(tmp) / "white-7000.png"
@@ -97,12 +108,10 @@ def main():
             "() => document.querySelectorAll('[data-testid=\"stImage\"] img').length > 1", timeout=600_000
         )
         wait_idle(page, timeout=600_000)
-        upload = time.perf_counter() - start
-        after_upload = rss_mb(proc.pid)
-        print(
-            f"after uploading a {path.stat().st_size / 1024:.0f} KB all-white 7000x7000 PNG ({upload:.1f} s to its "
-            f"reconstruction): RSS {after_upload:,.0f} MB, {after_upload - idle:+,.0f} MB above idle"
-        )
+        what = f"a {path.stat().st_size / 1024:.0f} KB all-white 7000x7000 PNG"
+        bench.record("upload", f"uploading {what}", time.perf_counter() - start, repeats=1)
+        after = rss_mb(proc.pid)
+        bench.record("rise", f"after {what}: RSS above idle", after - idle.median, unit="MB", notes={"RSS MB": after})
 
         noise = Path(tmp) / "noise-4900.png"  # random pixels do not compress: 24 MB, under the 25 MB upload limit
         Image.fromarray(np.random.default_rng(0).integers(0, 256, (4900, 4900), dtype=np.uint8)).save(noise)
@@ -112,20 +121,13 @@ def main():
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(noise))
         page.get_by_text("noise-4900.png: n = ").wait_for(timeout=600_000)
         wait_idle(page, timeout=600_000)
-        after_noise = rss_mb(proc.pid)
-        print(
-            f"after uploading a {noise.stat().st_size / 2**20:.1f} MB noise 4900x4900 PNG "
-            f"({time.perf_counter() - start:.1f}"
-            f" s to its reconstruction): RSS {after_noise:,.0f} MB, {after_noise - idle:+,.0f} MB above idle"
-        )
+        what = f"a {noise.stat().st_size / 2**20:.1f} MB noise 4900x4900 PNG"
+        bench.record("upload", f"uploading {what}", time.perf_counter() - start, repeats=1)
+        after = rss_mb(proc.pid)
+        bench.record("rise", f"after {what}: RSS above idle", after - idle.median, unit="MB", notes={"RSS MB": after})
         browser.close()
-    worst = max(after_map, after_upload, after_noise) - idle
-    print(
-        f"largest rise above the idle server: {worst:,.0f} MB   "
-        f"[target <= {LIMIT_MB:,} MB: {'ok' if worst <= LIMIT_MB else 'MISSED'}]"
-    )
-    sys.exit(0 if worst <= LIMIT_MB else 1)
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

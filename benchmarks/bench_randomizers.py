@@ -6,16 +6,17 @@ loops of that kind written here, drawing from the same law as the encoding's ran
 parameters, one report per respondent, numpy Generator), so that the ratio is the vectorisation
 alone. For each registered encoding: the median wall and CPU seconds of randomize(values) and of the
 loop on the same values (d = 1,024 values, n = 20,000 respondents, Zipf-like counts, eps = 1; sketches
-on k = 16 rows of m = 1,024 cells), and the speed-up, flagged against the goal of 5x.
-Usage: python benchmarks/bench_randomizers.py [--repeats R] [--n N] [--d D] [--eps E] [--only NAME ...]
+on k = 16 rows of m = 1,024 cells): a row for each, randomize's as a ratio to the loop's (its inverse, the
+speed-up, as a note; goals: benchmarks/goals.toml).
+Usage: python benchmarks/bench_randomizers.py [--repeats R] [--n N] [--d D] [--eps E] [--only NAME ...] [--json]
 """
 
-import argparse
 import math
-import os
+import sys
+from collections.abc import Callable
 
 import numpy as np
-from _common import median_seconds  # first: it puts the repository on sys.path
+from _common import Bench, median_seconds  # first: it puts the repository on sys.path
 
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.direct import GRR
@@ -26,7 +27,7 @@ from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 from ldpcore.oracles.unary import OUE, SUE
 
-GOAL = 5.0  # randomize at least 5x faster than the per-respondent loop
+ROWS = ("loop", "randomize")
 SKETCH = {"k": 16, "m": 1024}
 
 
@@ -97,7 +98,7 @@ def loop_hadamard(o: Hadamard, values, rng):  # j uniform on C_v (w.p. p) or on 
 
 def loop_murs(o: MURS, values, rng):
     inputs = np.concatenate([values, rng.integers(o.d, size=o.fakes)])
-    inner = loop_grr if isinstance(o.oracle, GRR) else loop_olh
+    inner: Callable[..., np.ndarray] = loop_grr if isinstance(o.oracle, GRR) else loop_olh
     return rng.permutation(inner(o.oracle, inputs, rng), axis=0)
 
 
@@ -122,7 +123,7 @@ def loop_hcms(o, values, rng):  # one row, one coordinate (HCMS: a Hadamard coef
     return sketch.hash_seed, rows, coefs, plus
 
 
-LOOPS = {
+LOOPS: dict[str, Callable[..., object]] = {
     "onehot": loop_onehot,
     "grr": loop_grr,
     "oue": loop_unary,
@@ -138,33 +139,34 @@ LOOPS = {
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--n", type=int, default=20_000)
-    parser.add_argument("--d", type=int, default=1024)
-    parser.add_argument("--eps", type=float, default=1.0)
-    parser.add_argument("--only", nargs="*", default=None)
-    args = parser.parse_args()
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=5)
+    bench.parser.add_argument("--n", type=int, default=20_000)
+    bench.parser.add_argument("--d", type=int, default=1024)
+    bench.parser.add_argument("--eps", type=float, default=1.0)
+    bench.parser.add_argument("--only", nargs="*", default=None)
+    args = bench.parse()
     weights = 1 / np.arange(1, args.d + 1)
     counts = np.random.default_rng(0).multinomial(args.n, weights / weights.sum())
     values = np.repeat(np.arange(args.d), counts)
-    print(
-        f"d = {args.d:,}, n = {args.n:,}, eps = {args.eps:g}, sketches k = {SKETCH['k']}, m = {SKETCH['m']:,};", end=" "
+    bench.note(
+        f"d = {args.d:,}, n = {args.n:,}, eps = {args.eps:g}, sketches k = {SKETCH['k']}, m = {SKETCH['m']:,}; "
+        f"median of {args.repeats}"
     )
-    print(f"median of {args.repeats}; load {os.getloadavg()}")
-    print(f"{'encoding':17} {'randomize s (cpu)':>18} {'loop s (cpu)':>16} {'speed-up':>9}")
     for name in args.only or ENCODINGS:
         oracle, loop = build(name, args.eps, args.d), LOOPS[name]
         rng = np.random.default_rng(1)
         oracle.randomize(values, rng)  # first call: lazy imports and warm caches, not timed
         fast, fast_cpu, _ = median_seconds(lambda: oracle.randomize(values, rng), args.repeats)
-        slow, slow_cpu, _ = median_seconds(lambda: loop(oracle, values, rng), max(1, math.ceil(args.repeats / 2)))
-        print(
-            f"{name:17} {fast:8.4f} ({fast_cpu:7.4f}) {slow:7.3f} ({slow_cpu:6.3f}) {slow / fast:8.1f}x"
-            f"   [goal >= {GOAL:g}x: {'ok' if slow >= GOAL * fast else 'MISSED'}]"
+        slow_repeats = max(1, math.ceil(args.repeats / 2))
+        slow, slow_cpu, _ = median_seconds(lambda: loop(oracle, values, rng), slow_repeats)
+        base = bench.record("loop", f"{name}: per-respondent loop", slow, cpu=slow_cpu, repeats=slow_repeats)
+        notes = {"speed-up": slow / fast}
+        bench.record(
+            "randomize", f"{name}: randomize", fast, cpu=fast_cpu, repeats=args.repeats, baseline=base, notes=notes
         )
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,21 +4,20 @@ The input stands in for a photograph's 512x512 grey image (scikit-image's camera
 a deterministic scene drawn here with numpy (sky, skyline, ground texture, a dark figure with a tripod),
 saved as PNG and read like an upload. For each registered encoding, planned at eps_c = 1 and delta =
 5e-8: the median wall and CPU seconds of sample_aggregate and of run() (plan, simulate, estimate,
-metrics), with GRR timed in the same repetition (interleaved) and each median's ratio to GRR's. Then
-Hadamard response's draws alone: the same half_binomial calls replayed on the arrays it drew for (the
-bare binomial draws it needs), and the sampler's ratio to them. Encodings slower than --budget seconds
-per draw get one repetition.
-Usage: python benchmarks/bench_samplers.py [--repeats R] [--budget S] [--only NAME ...]
+metrics), with GRR timed in the same repetition (interleaved; a GRR row beside each) and each median's
+ratio to GRR's (the CPU ratio as a note). Then Hadamard response's draws alone: the same half_binomial calls
+replayed on the arrays it drew for (the bare binomial draws it needs), and the sampler's ratio to them.
+Encodings slower than --budget seconds per draw get one repetition. Goals: benchmarks/goals.toml.
+Usage: python benchmarks/bench_samplers.py [--repeats R] [--budget S] [--only NAME ...] [--json]
 """
 
-import argparse
 import io
-import os
 import statistics
+import sys
 import time
 
 import numpy as np
-from _common import median_seconds  # first: it puts the repository on sys.path
+from _common import Bench, median_seconds  # first: it puts the repository on sys.path
 from PIL import Image
 
 from ldpcore.data.histogram import Histogram
@@ -27,7 +26,7 @@ from ldpcore.experiment.protocol.run import run
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, hadamard
 
-HADAMARD_GOAL = 3.0  # Hadamard's sampler within 3x of GRR's
+ROWS = ("grr-sampler", "sampler", "sampler-hadamard", "grr-run", "run", "hadamard-draws", "hadamard-sampler")
 
 
 def camera_like(side: int = 512, seed: int = 0) -> bytes:
@@ -55,7 +54,8 @@ def camera_like(side: int = 512, seed: int = 0) -> bytes:
 
 def interleaved(fn, base, repeats: int) -> tuple[float, float, float, float]:
     """Median wall and CPU seconds of fn() and of base(), timed alternately (base first) repeats times."""
-    walls, cpus = ([], []), ([], [])
+    walls: tuple[list[float], list[float]] = ([], [])
+    cpus: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
         for k, f in enumerate((base, fn)):
             start, start_cpu = time.perf_counter(), time.process_time()
@@ -93,23 +93,20 @@ def draws_alone(oracle, counts: np.ndarray, repeats: int) -> tuple[float, float]
     return wall, cpu
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--budget", type=float, default=3.0, help="seconds per draw above which one repetition")
-    parser.add_argument("--only", nargs="*", default=None, help="encodings to time (default: all)")
-    args = parser.parse_args()
+def main() -> int:
+    bench = Bench(__file__, ROWS, __doc__, repeats=7, width=48)
+    bench.parser.add_argument("--budget", type=float, default=3.0, help="seconds per draw above which one repetition")
+    bench.parser.add_argument("--only", nargs="*", default=None, help="encodings to time (default: all)")
+    args = bench.parse()
 
     hist: Histogram = load_upload(camera_like(), "camera-like.png")
     counts = hist.counts
-    print(f"camera-like 512x512 PNG: d = {hist.d:,}, n = {hist.n:,}; eps_c = 1, delta = 5e-8; load {os.getloadavg()}")
+    bench.note(f"camera-like 512x512 PNG: d = {hist.d:,}, n = {hist.n:,}; eps_c = 1, delta = 5e-8")
     spec = {name: ProtocolSpec(eps_c=1.0, delta=5e-8, encoding=name) for name in ENCODINGS}
     grr = plan(spec["grr"], hist.n, hist.d).oracle()
     rng = np.random.default_rng(0)
     grr_draw = lambda: grr.sample_aggregate(counts, rng)  # noqa: E731
     grr_run = lambda: run(spec["grr"], hist, seed=1)  # noqa: E731
-    head = f"{'encoding':17} {'eps_l':>6}  {'sampler s (cpu)':>17} {'/ GRR':>7} {'cpu / GRR':>9}"
-    print(f"{head}   {'run() s':>8} {'/ GRR':>6}")
     for name in args.only or ENCODINGS:
         p = plan(spec[name], hist.n, hist.d)
         oracle = p.oracle()
@@ -117,22 +114,28 @@ def main():
         oracle.sample_aggregate(counts, rng)  # first draw: its lazy imports and the repetitions' budget
         reps = args.repeats if time.perf_counter() - start < args.budget else 1
         wall, cpu, base, base_cpu = interleaved(lambda: oracle.sample_aggregate(counts, rng), grr_draw, reps)
-        run_wall, _, run_base, _ = interleaved(lambda: run(spec[name], hist, seed=1), grr_run, max(1, reps // 2))
-        goal = ""
-        if name == "hadamard":
-            goal = f"   [goal <= {HADAMARD_GOAL:g}x GRR: {'ok' if wall <= HADAMARD_GOAL * base else 'MISSED'}]"
-        print(
-            f"{name:17} {p.eps_b:6.2f}  {wall:7.3f} ({cpu:7.3f}) {wall / base:6.2f}x {cpu / base_cpu:8.2f}x"
-            f"   {run_wall:8.3f} {run_wall / run_base:5.2f}x{goal}" + ("" if reps > 1 else "   (1 repetition)")
+        run_reps = max(1, reps // 2)
+        run_wall, _, run_base, _ = interleaved(lambda: run(spec[name], hist, seed=1), grr_run, run_reps)
+        grr_row = bench.record("grr-sampler", f"{name}: GRR sampler (interleaved)", base, cpu=base_cpu, repeats=reps)
+        bench.record(
+            "sampler-hadamard" if name == "hadamard" else "sampler",
+            f"{name}: sampler",
+            wall,
+            cpu=cpu,
+            repeats=reps,
+            baseline=grr_row,
+            notes={"eps_l": p.eps_b, "CPU / GRR": cpu / base_cpu},
         )
+        grr_row = bench.record("grr-run", f"{name}: GRR run() (interleaved)", run_base, repeats=run_reps)
+        bench.record("run", f"{name}: run()", run_wall, repeats=run_reps, baseline=grr_row)
     oracle = plan(spec["hadamard"], hist.n, hist.d).oracle()
     bare, bare_cpu = draws_alone(oracle, counts, args.repeats)
-    wall, cpu, _ = median_seconds(lambda: oracle.sample_aggregate(counts, rng), args.repeats)
-    print(
-        f"Hadamard response's draws alone (the same half_binomial calls replayed): {bare:.3f} s (cpu {bare_cpu:.3f}); "
-        f"sampler {wall:.3f} s (cpu {cpu:.3f}) = {wall / bare:.2f}x its draws (cpu {cpu / bare_cpu:.2f}x)"
+    draws = bench.record(
+        "hadamard-draws", "Hadamard: its half_binomial calls replayed", bare, cpu=bare_cpu, repeats=args.repeats
     )
+    bench.time("hadamard-sampler", "Hadamard: sampler", lambda: oracle.sample_aggregate(counts, rng), baseline=draws)
+    return bench.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
