@@ -1,25 +1,19 @@
 """ESA explorer: what anonymous local differential privacy costs and buys.
 
 Run: python -m streamlit run app.py  (then open http://localhost:8501)
-The pages, their titles, icons and navigation sections come from ui/registry.py.
+The pages, their titles, icons and navigation sections come from ui/registry.py; their scripts live in
+app_pages/, not pages/: a folder of that name next to this file starts Streamlit in its legacy pages mode, in
+which a fresh server's first deep link runs the page's file without this script and its navigation.
 """
 
 import streamlit as st
 
 if __name__ == "__main__":  # Streamlit runs this file as the app's script, once per rerun of every session
-    from ui import page_config
-    from ui.registry import PAGES, by_section
+    from ui.registry import ICON, navigation
 
-    page_config(entry=True)
-    st.navigation(
-        {
-            section: [
-                st.Page(p.path, title=p.title, icon=p.material_icon, url_path=p.url_path or None, default=p is PAGES[0])
-                for p in pages
-            ]
-            for section, pages in by_section().items()
-        }
-    ).run()
+    # the settings of every page, set here once: the navigation runs each page inside this script
+    st.set_page_config(page_title="ESA explorer", page_icon=str(ICON), layout="wide")
+    st.navigation(navigation()).run()
 else:  # `streamlit run app.py` imports it once as the server (an st.App): its start imports the pages' libraries
     from ui.serve import lifespan
 

@@ -12,9 +12,9 @@ import argparse
 import numpy as np
 from _common import median_seconds  # first: it puts the repository on sys.path
 
-from ldpcore.data.loaders import load_dataset
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.data.datasets import load_dataset
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 
 def wall_seconds(fn, repeats):

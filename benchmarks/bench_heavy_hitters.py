@@ -13,7 +13,7 @@ import time
 import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
 
-from ldpcore.data.loaders import synthetic_heavy_hitters
+from ldpcore.data.datasets import synthetic_heavy_hitters
 from ldpcore.systems.heavy_hitters import compare
 
 LIMITS = {"onehot": 2.0, "sketch": 10.0}

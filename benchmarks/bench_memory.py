@@ -5,7 +5,7 @@ after uploading an all-white 7000x7000 PNG (49 megapixels, just under the 50-meg
 PNG of random pixels (just under the 25 MB upload limit).
 
 Drives one Chromium session (Playwright). Target (issue 11): each "after" at most 2 GB above idle.
-The caches' budgets (ui/cache.py) can be set with LDPCORE_CACHE_<NAME>_MB before running.
+The caches' budgets (ui/kit/cache.py) can be set with LDPCORE_CACHE_<NAME>_MB before running.
 Usage: python benchmarks/bench_memory.py [--steps 150] [--port 8621]
 """
 

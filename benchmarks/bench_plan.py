@@ -14,8 +14,8 @@ import os
 
 from _common import median_seconds  # first: it puts the repository on sys.path
 
-from ldpcore.data.loaders import DATASETS, load_dataset
-from ldpcore.experiment.planner import Shape, Target, plan_table, scaled_counts, solve_eps_c, solve_n
+from ldpcore.data.datasets import DATASETS, load_dataset
+from ldpcore.experiment.planning import Shape, Target, plan_table, scaled_counts, solve_eps_c, solve_n
 from ldpcore.privacy import clones
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from _common import median_seconds  # first: it puts the repository on sys.path
 
-from ldpcore.data.loaders import load_dataset
-from ldpcore.experiment.metrics import error_metrics
+from ldpcore.data.datasets import load_dataset
+from ldpcore.experiment.protocol.metrics import error_metrics
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 
 LIMIT = 10.0  # seconds for the heavy-hitter simulation
@@ -33,9 +33,9 @@ HUGE_RUN = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from ldpcore.data.loaders import Histogram
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 spec = ProtocolSpec(eps_c=1.0, delta=5e-8, encoding={encoding!r})
 run(spec, Histogram(counts=np.array([50, 5, 0]), name="small"), seed=0)  # the encoding's lazy imports, not timed
 hist = Histogram(counts=np.array([2**40, 5, 0]), name="huge")

@@ -25,11 +25,11 @@ __version__ = "0.9.0"
 # public name -> the module that defines it
 _API = {
     "InputError": "ldpcore.errors",
-    "DATASETS": "ldpcore.data.loaders",
-    "Histogram": "ldpcore.data.loaders",
-    "load_dataset": "ldpcore.data.loaders",
-    "load_image": "ldpcore.data.loaders",
-    "load_csv": "ldpcore.data.loaders",
+    "DATASETS": "ldpcore.data.datasets",
+    "Histogram": "ldpcore.data.histogram",
+    "load_dataset": "ldpcore.data.datasets",
+    "load_image": "ldpcore.data.images",
+    "load_csv": "ldpcore.data.histogram_csv",
     "load_path": "ldpcore.data.loaders",
     "read_categorical": "ldpcore.data.ingest",
     "read_numeric": "ldpcore.data.ingest",
@@ -45,14 +45,14 @@ _API = {
     "FrequencyOracle": "ldpcore.oracles.base",
     "ENCODINGS": "ldpcore.oracles",
     "get_encoding": "ldpcore.oracles",
-    "ProtocolSpec": "ldpcore.experiment.spec",
-    "Plan": "ldpcore.experiment.spec",
-    "plan": "ldpcore.experiment.spec",
-    "run": "ldpcore.experiment.run",
-    "Result": "ldpcore.experiment.run",
-    "run_central": "ldpcore.experiment.run",
-    "paper_methods": "ldpcore.experiment.run",
-    "sweep": "ldpcore.experiment.run",
+    "ProtocolSpec": "ldpcore.experiment.protocol.spec",
+    "Plan": "ldpcore.experiment.protocol.spec",
+    "plan": "ldpcore.experiment.protocol.spec",
+    "run": "ldpcore.experiment.protocol.run",
+    "Result": "ldpcore.experiment.protocol.run",
+    "run_central": "ldpcore.experiment.protocol.run",
+    "paper_methods": "ldpcore.experiment.protocol.run",
+    "sweep": "ldpcore.experiment.protocol.run",
     "run_audit": "ldpcore.experiment.audit",
 }
 __all__ = [
@@ -90,12 +90,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ldpcore.data.datasets import DATASETS, load_dataset
+    from ldpcore.data.histogram import Histogram
+    from ldpcore.data.histogram_csv import load_csv
+    from ldpcore.data.images import load_image
     from ldpcore.data.ingest import read_categorical, read_counts, read_numeric, read_points
-    from ldpcore.data.loaders import DATASETS, Histogram, load_csv, load_dataset, load_image, load_path
+    from ldpcore.data.loaders import load_path
     from ldpcore.errors import InputError
     from ldpcore.experiment.audit import run_audit
-    from ldpcore.experiment.run import Result, paper_methods, run, run_central, sweep
-    from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
+    from ldpcore.experiment.protocol.run import Result, paper_methods, run, run_central, sweep
+    from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
     from ldpcore.oracles import ENCODINGS, get_encoding
     from ldpcore.oracles.base import FrequencyOracle
     from ldpcore.privacy.bounds import BOUNDS, Amplification, Bound, BoundName, get_bound

@@ -13,12 +13,13 @@ import sys
 import time
 from typing import Any
 
-from ldpcore.data.loaders import DATASETS, load_dataset, load_path
+from ldpcore.data.datasets import DATASETS, load_dataset
+from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
-from ldpcore.experiment.run import run, run_central
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.run import run, run_central
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
-from ldpcore.oracles import ACCOUNTANT_NAMES, ENCODINGS
+from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
 
@@ -55,7 +56,9 @@ def _protocol_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--eps-f-rule", choices=EPS_F_RULES, default="paper", help="how eps_f follows from eps_b and tau")
     p.add_argument("--eps-f", type=float, help="fragment epsilon for --eps-f-rule manual")
-    p.add_argument("--encoding", default="onehot", choices=list(ENCODINGS), help="frequency oracle (see `oracles`)")
+    p.add_argument(
+        "--encoding", default=DEFAULT_ENCODING, choices=list(ENCODINGS), help="frequency oracle (see `oracles`)"
+    )
     p.add_argument(
         "--param",
         action="append",
@@ -244,7 +247,7 @@ def cmd_histogram(a) -> None:
 def cmd_audit(a) -> None:
     """Per observer: eps_lower (confidence, trials), eps_upper (certified value and accountant), the attack's
     best (fpr, fnr); then the guessing risk in words. --json prints the whole AuditReport record."""
-    from ldpcore.experiment.audit import run_audit
+    from ldpcore.experiment.audit import run_audit, uniform
 
     sources = (a.n is not None or a.d is not None) + (a.dataset is not None) + (a.input is not None)
     require(sources == 1, "give exactly one of --n with --d, --dataset and --input.")
@@ -254,32 +257,16 @@ def cmd_audit(a) -> None:
         data, delta = a.dataset, a.delta if a.delta is not None else DATASETS[a.dataset].delta
     else:
         require(a.delta is not None, "--delta is required (except with --dataset, which has the paper's).")
-        data, delta = (read_input(a)[0] if a.input is not None else None), a.delta
         if a.input is None:
             require(a.n is not None and a.d is not None, "give --n with --d (or --dataset or --input).")
+        data, delta = (read_input(a)[0] if a.input is not None else uniform(a.n, a.d)), a.delta
     tuning = {k: v for k, v in (("trials", a.trials), ("confidence", a.confidence)) if v is not None}
-    report = run_audit(
-        n=a.n if data is None else None,
-        d=a.d if data is None else None,
-        data=data,
-        eps_c=a.eps_c,
-        eps_l=a.eps_l,
-        delta=delta,
-        encoding=a.encoding,
-        tau=a.tau,
-        accountant=a.accountant,
-        observer=a.observer,
-        seed=a.seed,
-        params=_params(a.param),
-        eps_f_rule=a.eps_f_rule,
-        eps_f=a.eps_f,
-        **tuning,
-    )
+    report = run_audit(_spec(a, delta), data, observer=a.observer, seed=a.seed, **tuning)
     if a.json:
         print(to_json(report.as_dict()))
         return
     p = report.plan
-    name = "uniform counts" if data is None else report.data
+    name = "uniform counts" if a.n is not None else report.data
     print(
         f"{name}: n = {p.n:,}, d = {p.d:,}, {p.spec.encoding}, eps_c = {p.eps_c:.4g}, delta = {p.spec.delta:g}, "
         f"eps_l_inf = {p.eps_l_inf:.4g}, eps_l_1 = {p.eps_l_1:.4g}, seed {report.seed}"
@@ -354,57 +341,55 @@ def cmd_oracles(a) -> None:
             )
 
 
-def cmd_plan(a) -> None:
-    """Every encoding x accountant side by side (ldpcore.experiment.planner), forward at eps_c or solving for
-    the smallest eps_c or n that meets a target error."""
-    from ldpcore.experiment import planner
-    from ldpcore.experiment.spec import default_delta
+def _plan_query(a):
+    """The PlanQuery of the plan command's options: the data (a dataset, an input, or n and d with a shape),
+    delta (given, the dataset's, or about 1/(10 n)), at most one target error and the rest as given."""
+    from ldpcore.experiment import planning
+    from ldpcore.experiment.protocol.spec import default_delta
 
     sources = [a.dataset is not None, a.input is not None, a.n is not None or a.d is not None]
     require(sum(sources) == 1, "give exactly one of --dataset, --input and --n with --d.")
-    if a.dataset is not None:
-        hist = load_dataset(a.dataset)
-        counts, name, delta = hist.counts, hist.name, DATASETS[a.dataset].delta
-    elif a.input is not None:
-        hist = load_path(a.input)
-        counts, name, delta = hist.counts, hist.name, default_delta(hist.n)
-    else:
-        require(a.n is not None and a.d is not None, "--n and --d go together.")
-        shape = planner.Shape.parse(a.shape)
-        counts, name = planner.scaled_counts(shape.weights(a.d), a.n), f"{shape} (n={a.n:,}, d={a.d:,})"
-        delta = default_delta(a.n)
-    delta = a.delta if a.delta is not None else delta
     targets = [
-        (k, v)
+        planning.Target(k, v)
         for k, v in (("rmse", a.target_rmse), ("relative_rmse", a.target_relative_rmse), ("linf", a.target_linf))
         if v is not None
     ]
     require(len(targets) <= 1, "give at most one of --target-rmse, --target-relative-rmse and --target-linf.")
-    target = planner.Target(*targets[0]) if targets else None
-    solve = a.solve or ("eps_c" if target is not None and a.eps_c is None else ("n" if target is not None else None))
-    kw = dict(
+    kw: dict[str, Any] = dict(
+        eps_c=a.eps_c,
+        target=targets[0] if targets else None,
+        solve=a.solve,
         notion=a.notion,
-        encodings=[e.strip() for e in a.encodings.split(",") if e.strip()] if a.encodings else None,
-        constraints=planner.Constraints(a.max_messages, a.max_bits),
-        name=name,
+        encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
+        constraints=planning.Constraints(a.max_messages, a.max_bits),
     )
-    if solve is None:
-        require(a.eps_c is not None, "give --eps-c (or a target error to solve for eps_c).")
-        table = planner.plan_table(counts, a.eps_c, delta, **kw)
-    elif solve == "eps_c":
-        require(target is not None, "--solve eps_c needs a target (--target-rmse, ...).")
-        require(a.eps_c is None, "--solve eps_c finds eps_c: do not give --eps-c.")
-        table = planner.solve_eps_c(counts, target, delta, **kw)
-    else:
-        require(
-            target is not None and a.eps_c is not None, "--solve n needs --eps-c and a target (--target-rmse, ...)."
-        )
-        table = planner.solve_n(counts, a.eps_c, target, delta, **kw)
+    if a.n is not None or a.d is not None:
+        require(a.n is not None and a.d is not None, "--n and --d go together.")
+        delta, how = (a.delta, "given") if a.delta is not None else (default_delta(a.n), "about 1/(10 n)")
+        return planning.PlanQuery.from_shape(a.n, a.d, a.shape, delta, delta_from=how, **kw)
+    hist = load_dataset(a.dataset) if a.dataset is not None else load_path(a.input)
+    own, how = (
+        (DATASETS[a.dataset].delta, "the dataset's")
+        if a.dataset is not None
+        else (default_delta(hist.n), "about 1/(10 n)")
+    )
+    delta, how = (a.delta, "given") if a.delta is not None else (own, how)
+    return planning.PlanQuery(hist.counts, hist.name, delta, delta_from=how, **kw)
+
+
+def cmd_plan(a) -> None:
+    """Every encoding x accountant side by side (ldpcore.experiment.planning), forward at eps_c or solving for
+    the smallest eps_c or n that meets a target error: one PlanQuery, answered."""
+    from ldpcore.experiment import planning
+
+    table = planning.answer(_plan_query(a))
     record = table.as_dict()
     if a.json:
         print(to_json(record))
         return
-    print(f"{name}: n = {table.n:,}, d = {table.d:,}, delta = {delta:g}, eps_c in the {table.notion} notion")
+    print(
+        f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} notion"
+    )
     head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
@@ -426,7 +411,7 @@ def cmd_plan(a) -> None:
         print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
     print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")
     k = next((r.topk for r in table.rows if r.topk is not None), None)
-    print(f"topk_recall (k = {k}): the {planner.TOPK_NOTE}" if k else planner.NO_TOPK)
+    print(f"topk_recall (k = {k}): the {planning.TOPK_NOTE}" if k else planning.NO_TOPK)
 
 
 def _plan_parser(sub) -> None:
@@ -451,17 +436,7 @@ def _plan_parser(sub) -> None:
     q.set_defaults(func=cmd_plan)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
-    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
-    p.add_argument("--delta", type=float, required=True)
-    p.add_argument(
-        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
-    )
-    _protocol_args(p)
-    p.set_defaults(func=cmd_privacy)
+def _run_parser(sub) -> None:
     r = sub.add_parser("run", help="simulate the protocol on an image, CSV or bundled dataset")
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
@@ -478,12 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     _protocol_args(r)
     _ingest_args(r)
     r.set_defaults(func=cmd_run)
-    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
-    h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
-    h.add_argument("--out", required=True, help="the value,count CSV to write")
-    h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
-    _ingest_args(h)
-    h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
+
+
+def _audit_parser(sub) -> None:
     u = sub.add_parser("audit", help="empirical lower bounds on eps by each observer, beside the certified ones")
     src = u.add_mutually_exclusive_group()
     src.add_argument("--dataset", choices=sorted(DATASETS), help="bundled dataset")
@@ -501,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     _protocol_args(u)
     _ingest_args(u)
     u.set_defaults(func=cmd_audit, scale=1.0, max_side=None)
+
+
+def _amplify_parser(sub) -> None:
     m = sub.add_parser("amplify", help="one amplification bound: eps0 -> eps_c or eps_c -> eps0")
     m.add_argument("--list", action="store_true", help="print the bound names and exit")
     m.add_argument("--bound", help="bound name or alias (see --list)")
@@ -516,6 +491,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m ldpcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("privacy", help="privacy numbers of a protocol (no data needed)")
+    p.add_argument("--n", type=RESPONDENTS, help="number of respondents (whole, 1e9 is fine; at most 2^50)")
+    p.add_argument("--delta", type=float, required=True)
+    p.add_argument(
+        "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
+    )
+    _protocol_args(p)
+    p.set_defaults(func=cmd_privacy)
+    _run_parser(sub)
+    h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
+    h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
+    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
+    _ingest_args(h)
+    h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
+    _audit_parser(sub)
+    _amplify_parser(sub)
     o = sub.add_parser("oracles", help="the encodings and the accountants that hold for each")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_oracles)

@@ -70,13 +70,13 @@ def small_png(tmp_path):
 
 
 def open_page(page: str, **query):
-    """Run app.py's navigation on `page` (a pages/ file) with the given URL query parameters."""
+    """Run app.py's navigation on `page` (a registered app_pages/ file) with the given URL query parameters."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in query.items():
         at.query_params[k] = v
-    if page != "pages/home.py":
+    if page != "app_pages/home.py":
         at.switch_page(page)
     return at.run()
 

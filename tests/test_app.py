@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.export import png_bytes
 from ui.registry import PAGES, SECTIONS, by_section
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 
 @pytest.mark.parametrize("page", [p.path for p in PAGES])
 def test_every_registered_page_renders_by_default(page):
@@ -21,25 +23,37 @@ def test_every_registered_page_renders_by_default(page):
 
 
 def test_the_registry_holds_every_page_once_and_the_navigation_shows_its_sections():
-    """Adding a page is one line in ui/registry.py: every file in pages/ is registered, once, with a URL path
-    that is its file name (a fresh server resolves its first deep link from pages/ by file name)."""
-    files = sorted(f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py"))
+    """Adding a page is one line in ui/registry.py: every file in app_pages/ is registered, once, with a URL path
+    that is its file name (the URLs stay those of the files); app.py's navigation is built from the registry."""
+    files = sorted(f"app_pages/{f.name}" for f in (ROOT / "app_pages").glob("*.py"))
     assert sorted(p.path for p in PAGES) == files
     assert len({p.title for p in PAGES}) == len(PAGES) and PAGES[0].url_path == ""
-    assert all(p.url_path == p.path.removeprefix("pages/").removesuffix(".py") for p in PAGES[1:])
+    assert all(p.url_path == p.path.removeprefix("app_pages/").removesuffix(".py") for p in PAGES[1:])
     sections = by_section()
     assert list(sections) == [s for s in SECTIONS if s in sections] and sum(map(len, sections.values())) == len(PAGES)
+    assert not (ROOT / "pages").exists()  # it would start Streamlit in its legacy pages mode (app.py)
+    built = AppTest.from_function(_navigation_pages, default_timeout=60).run()  # st.Page needs a script run
+    assert_clean(built)
+    assert [t.value for t in built.text] == [
+        repr((section, [(p.title, p.url_path, p.material_icon) for p in pages])) for section, pages in sections.items()
+    ]
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert_clean(at)
-    registered = list(at._registered_pages.values())  # what app.py's st.navigation registered (streamlit 1.67)
-    assert [(r["page_name"], r["url_pathname"], r["icon"]) for r in registered] == [
-        (p.title, p.url_path, p.material_icon) for p in PAGES
-    ]
-    assert [r["script_path"] for r in registered] == [str(ROOT / p.path) for p in PAGES]
+    assert at.title[0].value == "What anonymous local differential privacy costs and buys"  # the default page
+
+
+def _navigation_pages():
+    """What app.py passes to st.navigation: (section, [(title, url path, icon)]) as st.text lines."""
+    import streamlit as st
+
+    from ui.registry import navigation
+
+    for section, pages in navigation().items():
+        st.text(repr((section, [(p.title, p.url_path, p.icon) for p in pages])))
 
 
 def test_moving_eps_c_changes_eps_l_inf():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     assert metric(at, "ε per phone") == "8.55"  # Horse look-alike at eps_c = 1, Lemma II.6
     at.number_input(key="eps_c").set_value(0.25).run()
     assert_clean(at)
@@ -47,15 +61,15 @@ def test_moving_eps_c_changes_eps_l_inf():
 
 
 def test_url_reproduces_the_view():
-    at = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
+    at = open_page("app_pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
     assert_clean(at)
     assert metric(at, "ε per phone") == "7.28" and metric(at, "ε per captured shuffler") == "4.45"
-    again = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
+    again = open_page("app_pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
     assert metric(again, "RMSE") == metric(at, "RMSE")
 
 
 def test_error_map_is_drawn_only_when_opened():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     errors = next(e for e in at.expander if e.label.startswith("Error map"))
     assert not errors.proto.expanded and len(errors.image) == 0
     at.session_state["error_map"] = True  # as a click on the expander does
@@ -82,7 +96,8 @@ def _upload(at: AppTest, name: str, data: bytes, mime: str) -> AppTest:
 
 def test_upload_png():
     rng = np.random.default_rng(0)
-    at = _upload(open_page("pages/reconstruct.py"), "noise.png", _png(rng.integers(0, 256, (120, 160))), "image/png")
+    noise = _png(rng.integers(0, 256, (120, 160)))
+    at = _upload(open_page("app_pages/reconstruct.py"), "noise.png", noise, "image/png")
     assert_clean(at)
     assert "noise.png: n = " in captions(at) and "d = 19,200" in captions(at)
     assert metric(at, "ε per phone") != ""
@@ -90,7 +105,7 @@ def test_upload_png():
 
 def test_upload_histogram_csv():
     data = "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20_000, 9_000, 400, 3]))
-    at = _upload(open_page("pages/reconstruct.py"), "hist.csv", data.encode(), "text/csv")
+    at = _upload(open_page("app_pages/reconstruct.py"), "hist.csv", data.encode(), "text/csv")
     assert_clean(at)
     assert "d = 5 values" in captions(at)
 
@@ -105,13 +120,13 @@ def test_upload_histogram_csv():
     ],
 )
 def test_bad_upload_shows_an_error_not_an_exception(name, data, message):
-    at = _upload(open_page("pages/reconstruct.py"), name, data, "application/octet-stream")
+    at = _upload(open_page("app_pages/reconstruct.py"), name, data, "application/octet-stream")
     assert not at.exception
     assert len(at.error) == 1 and message in at.error[0].value
 
 
 def test_invalid_parameters_show_an_error():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     at.text_input(key="delta").set_value("2").run()
     assert not at.exception and "delta must lie strictly between 0 and 1" in at.error[0].value
     at.text_input(key="delta").set_value("5e-8").run()
@@ -122,7 +137,7 @@ def test_invalid_parameters_show_an_error():
 
 
 def test_tradeoffs_draws_three_charts():
-    at = open_page("pages/tradeoffs.py")
+    at = open_page("app_pages/tradeoffs.py")
     assert_clean(at)
     charts = at.get("plotly_chart")
     assert len(charts) == 3
@@ -132,12 +147,12 @@ def test_report_table_exports_hold_the_displayed_numbers():
     """The page's captions equal the CSV, Markdown and LaTeX exports of the same cells
     (recomputed here with the page's defaults: every run is determined by its seed).
     The browser test downloads the page's CSV itself and compares it too."""
-    from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.run import paper_methods, sweep
-    from ldpcore.experiment.spec import ProtocolSpec
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.protocol.run import paper_methods, sweep
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
     from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
 
-    at = open_page("pages/report_table.py")
+    at = open_page("app_pages/report_table.py")
     assert_clean(at)
     captions = [m.value for m in at.markdown if m.value.startswith(("eps_inf=", "sigma=", "not defined"))]
     assert len(captions) == 5 * 5  # 5 eps_c rows x (central, attribute, tau 4/16/256), as Table IV
@@ -159,7 +174,7 @@ def test_report_table_exports_hold_the_displayed_numbers():
 
 
 def test_reconstruct_shows_what_the_tight_accountant_buys():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     tight = next(e for e in at.expander if e.label == "What the tight accountant buys")
     assert not tight.proto.expanded and not tight.markdown  # computed only while open (a second run, two solves)
     at.session_state["tight_box"] = True  # as a click on the expander does
@@ -173,7 +188,7 @@ def test_reconstruct_shows_what_the_tight_accountant_buys():
 
 
 def test_accountant_page_table_follows_the_inputs():
-    at = open_page("pages/accountant.py")
+    at = open_page("app_pages/accountant.py")
     table = at.dataframe[0].value
     row = table[table["bound"] == "cheu19"].iloc[0]
     assert round(float(row["eps0"]), 2) == 8.55  # Table IV: Horse, eps_c = 1
@@ -188,9 +203,9 @@ def test_accountant_page_table_follows_the_inputs():
 
 
 def test_accountant_page_bad_delta_and_invalid_bounds():
-    at = open_page("pages/accountant.py", acc_delta="2")
+    at = open_page("app_pages/accountant.py", acc_delta="2")
     assert not at.exception and "delta must be a number strictly between 0 and 1" in at.error[0].value
-    at = open_page("pages/accountant.py", acc_n="500", acc_delta="1e-6")
+    at = open_page("app_pages/accountant.py", acc_n="500", acc_delta="1e-6")
     assert_clean(at)
     notes = at.dataframe[0].value.set_index("bound")["note"]
     assert "too few respondents" in notes["efmrtt19"]  # n >= 1000 needed
@@ -199,7 +214,7 @@ def test_accountant_page_bad_delta_and_invalid_bounds():
 def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
     from ldpcore.oracles import ENCODINGS
 
-    at = open_page("pages/reconstruct.py", max_side="64", k="64", m="4096")  # small sketches: fast, same checks
+    at = open_page("app_pages/reconstruct.py", max_side="64", k="64", m="4096")  # small sketches: fast, same checks
     for name in ENCODINGS:
         at.selectbox(key="encoding").set_value(name).run()
         assert_clean(at)
@@ -213,13 +228,13 @@ def test_every_encoding_is_selectable_on_reconstruct_and_report_table():
         assert bool(certified) != ENCODINGS[name].certified
         # only the count sketch's (default) median readout has an approximate analytic RMSE, and says so
         assert ("analytic approximation" in captions(at)) == (name == "count-sketch")
-    table = open_page("pages/report_table.py", encoding="grr")
+    table = open_page("app_pages/report_table.py", encoding="grr")
     assert_clean(table)
     assert any(m.value == f"**{ENCODINGS['grr'].title}**" for m in table.markdown)
 
 
 def test_encoding_parameters_change_the_run_and_live_in_the_url():
-    at = open_page("pages/reconstruct.py", max_side="64", encoding="cms", k="16", m="1024")
+    at = open_page("app_pages/reconstruct.py", max_side="64", encoding="cms", k="16", m="1024")
     assert_clean(at)
     assert at.number_input(key="k").value == 16 and at.selectbox(key="m").value == 1024
     bits = metric(at, "messages per phone")
@@ -228,24 +243,24 @@ def test_encoding_parameters_change_the_run_and_live_in_the_url():
     assert_clean(at)
     assert metric(at, "RMSE") != rmse
     assert bits == "1.00" and not at.warning  # one eps_l-LDP report: certified by fmt21-numeric
-    fragments = open_page("pages/reconstruct.py", max_side="64", encoding="sketch-fragments", k="16", m="1024")
+    fragments = open_page("app_pages/reconstruct.py", max_side="64", encoding="sketch-fragments", k="16", m="1024")
     assert_clean(fragments)
     assert "NOT certified" in fragments.warning[0].value and "a generic bound certifies" in fragments.warning[0].value
-    mixed = open_page("pages/reconstruct.py", max_side="64", encoding="murs", base="grr")
+    mixed = open_page("app_pages/reconstruct.py", max_side="64", encoding="murs", base="grr")
     assert not mixed.exception and "too few respondents and fakes" in mixed.error[0].value  # GRR on 3,520 values
     assert "g" not in [w.key for w in mixed.sidebar.number_input]  # MURS on GRR has no hash range
-    solh = open_page("pages/reconstruct.py", max_side="64", encoding="solh", eps_c="0.5")
+    solh = open_page("app_pages/reconstruct.py", max_side="64", encoding="solh", eps_c="0.5")
     assert_clean(solh)
     assert any("hash range g = " in c.value for c in solh.caption)
-    murs = open_page("pages/reconstruct.py", encoding="murs", r="3", n_r="20000", eps_c="1.0")
+    murs = open_page("app_pages/reconstruct.py", encoding="murs", r="3", n_r="20000", eps_c="1.0")
     assert_clean(murs)
     assert any("60,000 fake reports" in c.value for c in murs.caption)
-    huge = open_page("pages/reconstruct.py", max_side="64", encoding="cms", k="4096", m="1048576")
+    huge = open_page("app_pages/reconstruct.py", max_side="64", encoding="cms", k="4096", m="1048576")
     assert not huge.exception and "cells exceeds" in huge.error[0].value
 
 
 def test_report_table_compares_encodings():
-    at = open_page("pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr", "olh"])
+    at = open_page("app_pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr", "olh"])
     assert_clean(at)
     titles = [m.value for m in at.markdown]
     assert "**Attribute fragments**" in titles and "**Optimized local hashing**" in titles
@@ -253,12 +268,12 @@ def test_report_table_compares_encodings():
 
 
 def test_multimessage_page_follows_its_controls():
-    at = open_page("pages/multimessage.py")
+    at = open_page("app_pages/multimessage.py")
     first = at.table[0].value
     at.number_input(key="mm_eps").set_value(0.25).run()
     assert_clean(at)
     assert not first["RMSE (respondents per value)"].equals(at.table[0].value["RMSE (respondents per value)"])
     at.number_input(key="mp_colluding").set_value(3).run()  # all 3 shufflers collude
     assert not at.exception and "colluding shufflers must lie in [0, 2]" in at.error[0].value
-    bad = open_page("pages/multimessage.py", mm_delta="7")
+    bad = open_page("app_pages/multimessage.py", mm_delta="7")
     assert not bad.exception and "delta must be a number strictly between 0 and 1" in bad.error[0].value

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from conftest import assert_clean, assert_one_error, captions, metric, open_page
 
-ADVERSARY = "pages/adversary.py"
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
+ADVERSARY = "app_pages/adversary.py"
 FAST = {"adv_trials": "10000"}  # the page's default is 10^6 trials per hypothesis; the tests need no more
 
 
@@ -104,7 +106,7 @@ def _report(at) -> str:
 
 
 def test_upload_raw_records_choose_the_column_and_n_is_the_number_of_rows():
-    at = open_page("pages/reconstruct.py", max_side="32")
+    at = open_page("app_pages/reconstruct.py", max_side="32")
     at.selectbox(key="dataset").set_value("records").run()
     assert not at.exception and "Upload a CSV, TSV or Parquet file" in at.info[0].value
     at = _choose(at, "events.csv", _records_csv())
@@ -136,7 +138,7 @@ def test_upload_a_parquet_file_of_records():
             f"COPY (SELECT 'c' || (i % 7) AS cat FROM range(4000) r(i)) TO '{path}' (FORMAT parquet)"
         )
         data = path.read_bytes()
-    at = _choose(open_page("pages/reconstruct.py"), "log.parquet", data)
+    at = _choose(open_page("app_pages/reconstruct.py"), "log.parquet", data)
     assert_clean(at)
     assert "log.parquet: n = 4,000 respondents over d = 7 values" in at.caption[0].value
 
@@ -145,7 +147,7 @@ def test_upload_points_gives_a_map_like_image():
     rng = np.random.default_rng(2)
     lat, lon = 40.75 + 0.03 * rng.standard_normal(5000), -73.95 + 0.04 * rng.standard_normal(5000)
     data = ("Latitude,Longitude\n" + "".join(f"{a:.5f},{b:.5f}\n" for a, b in zip(lat, lon))).encode()
-    at = _choose(open_page("pages/reconstruct.py"), "pts.csv", data, "points")
+    at = _choose(open_page("app_pages/reconstruct.py"), "pts.csv", data, "points")
     at.number_input(key="pts_grid").set_value(64).run()
     assert_clean(at)
     assert at.selectbox(key="pts_lat").value == "Latitude" and at.selectbox(key="pts_lon").value == "Longitude"
@@ -168,15 +170,15 @@ def test_upload_points_gives_a_map_like_image():
     ],
 )
 def test_bad_record_files_show_one_error(name, data, choice, message):
-    at = _choose(open_page("pages/reconstruct.py"), name, data, choice)
+    at = _choose(open_page("app_pages/reconstruct.py"), name, data, choice)
     assert_one_error(at, message)
 
 
 def test_the_bundled_samples_open_with_their_report():
-    at = open_page("pages/reconstruct.py", dataset="app-events")
+    at = open_page("app_pages/reconstruct.py", dataset="app-events")
     assert_clean(at)
     assert "app_events.csv: n = 5,998 respondents over d = 30 values" in at.caption[0].value
     assert "| users | 5,998 |" in _report(at) and "(categorical; first)" in _report(at)
-    points = open_page("pages/reconstruct.py", dataset="city-points")
+    points = open_page("app_pages/reconstruct.py", dataset="city-points")
     assert_clean(points)
     assert "city_points.csv: n = 100,000 respondents" in captions(points)

@@ -4,6 +4,8 @@ controls shown only where they act, an upload carried across pages and named on 
 import pytest
 from conftest import assert_clean, captions, metric, open_page
 
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
 CSV = ("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate([50_000, 20_000, 9_000, 400, 3]))).encode()
 
 
@@ -14,7 +16,7 @@ def _shown_eps_c(at) -> list[str]:
 
 
 def test_typing_eps_c_gives_exactly_that_value_everywhere():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     at.session_state["tight_box"] = True  # open "What the tight accountant buys"
     at.number_input(key="eps_c").set_value(0.3).run()
     assert_clean(at)
@@ -26,7 +28,7 @@ def test_typing_eps_c_gives_exactly_that_value_everywhere():
 
 
 def test_the_log_slider_moves_the_typed_value():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     at.select_slider(key="eps_c_log").set_value(0.25).run()
     assert_clean(at)
     assert at.number_input(key="eps_c").value == 0.25
@@ -35,7 +37,7 @@ def test_the_log_slider_moves_the_typed_value():
 
 @pytest.mark.parametrize("value", ["0.3", "0.4", "1.5"])
 def test_a_url_eps_c_in_range_is_reproduced_exactly(value):
-    at = open_page("pages/reconstruct.py", eps_c=value)
+    at = open_page("app_pages/reconstruct.py", eps_c=value)
     assert_clean(at)
     assert not at.warning
     assert at.number_input(key="eps_c").value == float(value)
@@ -44,7 +46,7 @@ def test_a_url_eps_c_in_range_is_reproduced_exactly(value):
 
 @pytest.mark.parametrize("value", ["abc", "-1", "11", "nan"])
 def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
-    at = open_page("pages/reconstruct.py", eps_c=value)
+    at = open_page("app_pages/reconstruct.py", eps_c=value)
     assert not at.exception and not at.error
     assert len(at.warning) == 1
     assert f"eps_c='{value}'" in at.warning[0].value and "default eps_c = 1" in at.warning[0].value
@@ -55,21 +57,21 @@ def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
 
 
 def test_multimessage_eps_c_is_typed_and_checked_too():
-    at = open_page("pages/multimessage.py", mm_eps="0.3")
+    at = open_page("app_pages/multimessage.py", mm_eps="0.3")
     assert_clean(at)
     assert at.number_input(key="mm_eps").value == 0.3 and not at.warning
-    bad = open_page("pages/multimessage.py", mm_eps="abc")
+    bad = open_page("app_pages/multimessage.py", mm_eps="abc")
     assert len(bad.warning) == 1 and "mm_eps='abc'" in bad.warning[0].value
 
 
 def test_report_table_shows_no_sidebar_eps_c_fragments_or_tau():
-    at = open_page("pages/report_table.py", max_side="32", table_eps="1.0")
+    at = open_page("app_pages/report_table.py", max_side="32", table_eps="1.0")
     assert_clean(at)
     keys = {w.key for w in at.sidebar.number_input} | {w.key for w in at.sidebar.select_slider}
     keys |= {w.key for w in at.sidebar.toggle}
     assert not keys & {"eps_c", "eps_c_log", "fragments", "tau"}
     assert at.sidebar.radio(key="rule")  # the eps_f rule still sets the tau columns' fragments
-    tradeoffs = open_page("pages/tradeoffs.py", max_side="32", sweep_points="2")
+    tradeoffs = open_page("app_pages/tradeoffs.py", max_side="32", sweep_points="2")
     assert_clean(tradeoffs)
     assert {w.key for w in tradeoffs.sidebar.toggle}.isdisjoint({"fragments"})
     assert tradeoffs.number_input(key="eps_c")  # it marks the chosen eps_c on the charts
@@ -82,29 +84,30 @@ def _upload(at, name: str, data: bytes, mime: str):
 
 
 def test_image_only_controls_are_absent_for_csv_inputs():
-    at = _upload(open_page("pages/reconstruct.py"), "hist.csv", CSV, "text/csv")
+    at = _upload(open_page("app_pages/reconstruct.py"), "hist.csv", CSV, "text/csv")
     assert_clean(at)
     keys = {w.key for w in at.sidebar.number_input}
     assert "scale" not in keys and "max_side" not in keys
-    assert "max_side" not in {w.key for w in open_page("pages/reconstruct.py", dataset="heavy-hitters").number_input}
-    assert "max_side" in {w.key for w in open_page("pages/reconstruct.py").sidebar.number_input}  # Horse
+    histogram = open_page("app_pages/reconstruct.py", dataset="heavy-hitters")
+    assert "max_side" not in {w.key for w in histogram.number_input}
+    assert "max_side" in {w.key for w in open_page("app_pages/reconstruct.py").sidebar.number_input}  # Horse
 
 
 def test_an_upload_is_used_and_named_on_tradeoffs_and_report_table():
-    at = _upload(open_page("pages/reconstruct.py"), "hist.csv", CSV, "text/csv")
+    at = _upload(open_page("app_pages/reconstruct.py"), "hist.csv", CSV, "text/csv")
     assert_clean(at)
     assert "Data: your upload **hist.csv**" in captions(at)
-    for page in ("pages/tradeoffs.py", "pages/report_table.py"):
+    for page in ("app_pages/tradeoffs.py", "app_pages/report_table.py"):
         at.switch_page(page).run()
         assert_clean(at)
         assert at.selectbox(key="dataset").value == "upload"
         assert "Data: your upload **hist.csv**" in captions(at)
         assert "stands in for the paper's Horse" not in captions(at)
-    at.switch_page("pages/reconstruct.py").run()
+    at.switch_page("app_pages/reconstruct.py").run()
     assert "d = 5 values" in captions(at)
 
 
 def test_a_url_asking_for_an_upload_in_a_new_session_says_to_choose_it_again():
-    at = open_page("pages/reconstruct.py", dataset="upload")
+    at = open_page("app_pages/reconstruct.py", dataset="upload")
     assert not at.exception and not at.error
     assert "choose the file again" in at.info[0].value

@@ -4,7 +4,9 @@ eps control, shows bad input with st.error, and the Numeric page takes a table C
 import pytest
 from conftest import assert_clean, assert_one_error, captions, metric, open_page
 
-PAGES = ["pages/numeric.py", "pages/longitudinal.py", "pages/sgd.py", "pages/crowds.py"]
+pytestmark = pytest.mark.app  # every test here renders pages with AppTest
+
+PAGES = ["app_pages/numeric.py", "app_pages/longitudinal.py", "app_pages/sgd.py", "app_pages/crowds.py"]
 TABLE_CSV = b"age,income,region\n" + b"".join(
     f"{20 + i % 60},{900 + 7 * i},{'nsew'[i % 4]}\n".encode() for i in range(2000)
 )
@@ -20,10 +22,15 @@ def test_page_renders_by_default(page):
 @pytest.mark.parametrize(
     "page, control, value, shown",
     [
-        ("pages/numeric.py", "num_eps", 2.0, ["MSE of the means", "eps_c (shuffled)"]),
-        ("pages/longitudinal.py", "lng_eps", 2.0, ["client LDP (exact)", "eps_c (batches shuffled)", "RMSE of F_hat"]),
-        ("pages/sgd.py", "sgd_eps_c", 2.0, ["eps_l per report", "eps_c per epoch"]),
-        ("pages/crowds.py", "crowd_eps_cr", 2.0, ["Theorem V.2 bound"]),
+        ("app_pages/numeric.py", "num_eps", 2.0, ["MSE of the means", "eps_c (shuffled)"]),
+        (
+            "app_pages/longitudinal.py",
+            "lng_eps",
+            2.0,
+            ["client LDP (exact)", "eps_c (batches shuffled)", "RMSE of F_hat"],
+        ),
+        ("app_pages/sgd.py", "sgd_eps_c", 2.0, ["eps_l per report", "eps_c per epoch"]),
+        ("app_pages/crowds.py", "crowd_eps_cr", 2.0, ["Theorem V.2 bound"]),
     ],
 )
 def test_the_eps_control_changes_the_numbers(page, control, value, shown):
@@ -35,7 +42,7 @@ def test_the_eps_control_changes_the_numbers(page, control, value, shown):
 
 
 def test_numeric_estimates_table_is_built_when_opened():
-    at = open_page("pages/numeric.py")
+    at = open_page("app_pages/numeric.py")
     assert [e.label for e in at.expander] == ["Every estimate (means in the data's units)"] and not at.dataframe
     at.session_state["num_rows"] = True  # as a click on the expander does
     at.run()
@@ -44,7 +51,7 @@ def test_numeric_estimates_table_is_built_when_opened():
 
 
 def test_numeric_upload_csv():
-    at = open_page("pages/numeric.py")
+    at = open_page("app_pages/numeric.py")
     at.selectbox(key="num_data").set_value("upload").run()
     assert not at.error and "Upload a table CSV" in at.info[0].value
     at.file_uploader[0].set_value(("people.csv", TABLE_CSV, "text/csv"))
@@ -66,30 +73,30 @@ def test_numeric_upload_csv():
     ],
 )
 def test_numeric_bad_upload_shows_an_error(data, message):
-    at = open_page("pages/numeric.py")
+    at = open_page("app_pages/numeric.py")
     at.selectbox(key="num_data").set_value("upload").run()
     at.file_uploader[0].set_value(("bad.csv", data, "text/csv"))
     assert_one_error(at.run(), message)
 
 
 def test_numeric_too_large_a_simulation_shows_an_error():
-    at = open_page("pages/numeric.py", num_n="1000000", num_d="16")  # refused before any data are drawn
+    at = open_page("app_pages/numeric.py", num_n="1000000", num_d="16")  # refused before any data are drawn
     assert_one_error(at, "n x attributes = 16,000,000 exceeds the 5,000,000 values simulated at once")
 
 
 def test_numeric_url_reproduces_the_view_and_notes_duchi_ties():
     query = dict(num_data="gauss-2/3", num_n="20000", num_d="4", num_mech="duchi-md", num_eps="2", num_seed="3")
-    at = open_page("pages/numeric.py", **query)
+    at = open_page("app_pages/numeric.py", **query)
     assert_clean(at)
     assert "gauss-2/3: n = 20,000 respondents, d = 4 attributes" in captions(at)
     assert "duchi-md: the 4 numeric attributes together at eps d_num/d = 2; seed 3" in captions(at)
     assert any("ln(1 + e^eps)-LDP" in i.value for i in at.info)
-    again = open_page("pages/numeric.py", **query)
+    again = open_page("app_pages/numeric.py", **query)
     assert metric(again, "MSE of the means") == metric(at, "MSE of the means")
 
 
 def test_longitudinal_modes_and_bad_horizon():
-    at = open_page("pages/longitudinal.py")
+    at = open_page("app_pages/longitudinal.py")
     assert metric(at, "client LDP (exact)") == "1" and metric(at, "messages / respondent") == "18.14"  # 127/7
     at.radio(key="lng_mode").set_value("paper").run()
     assert_clean(at)
@@ -99,7 +106,7 @@ def test_longitudinal_modes_and_bad_horizon():
 
 
 def test_sgd_targets_eps_l_warns_on_small_samples_and_refuses_bad_batches():
-    at = open_page("pages/sgd.py", sgd_target="eps_l", sgd_eps_l="4")
+    at = open_page("app_pages/sgd.py", sgd_target="eps_l", sgd_eps_l="4")
     assert_clean(at)
     assert metric(at, "eps_l per report") == "4" and not at.warning
     at.select_slider(key="sgd_eps_l").set_value(0.05).run()
@@ -110,7 +117,7 @@ def test_sgd_targets_eps_l_warns_on_small_samples_and_refuses_bad_batches():
 
 
 def test_crowds_split_never_pays_and_bad_sizes():
-    at = open_page("pages/crowds.py")
+    at = open_page("app_pages/crowds.py")
     assert float(metric(at, "best ratio over all splits")) > 1
     at.text_input(key="crowd_sizes").set_value("1200, x").run()
     assert_one_error(at, "'x' is not")
@@ -122,11 +129,11 @@ def test_the_systems_pages_show_the_explanations_kept_in_ldpcore():
     from ldpcore.systems.numeric import analysis, mechanisms
 
     shown = {
-        "pages/numeric.py": [analysis.EXPLANATION, mechanisms.THEORY_NOTE],
-        "pages/longitudinal.py": [longitudinal.EXPLANATION],
-        "pages/sgd.py": [sgd.EXPLANATION, sgd.MECHANISM_HELP["sphere"]],
-        "pages/crowds.py": [crowds.EXPLANATION, crowds.NATURAL_IDS_HELP],
-        "pages/multimessage.py": [multiparty.MULTI_MESSAGE_HELP, multiparty.THREAT_HELP],
+        "app_pages/numeric.py": [analysis.EXPLANATION, mechanisms.THEORY_NOTE],
+        "app_pages/longitudinal.py": [longitudinal.EXPLANATION],
+        "app_pages/sgd.py": [sgd.EXPLANATION, sgd.MECHANISM_HELP["sphere"]],
+        "app_pages/crowds.py": [crowds.EXPLANATION, crowds.NATURAL_IDS_HELP],
+        "app_pages/multimessage.py": [multiparty.MULTI_MESSAGE_HELP, multiparty.THREAT_HELP],
     }
     for page, texts in shown.items():
         text = captions(open_page(page))

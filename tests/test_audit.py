@@ -11,12 +11,15 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
-from ldpcore.data.loaders import load_csv, load_image
+from ldpcore.data.histogram_csv import load_csv
+from ldpcore.data.images import load_image
 from ldpcore.errors import InputError
 from ldpcore.experiment import audit
-from ldpcore.experiment.spec import ProtocolSpec, default_delta, plan
+from ldpcore.experiment.audit import attacks, laws, risk, statistics
+from ldpcore.experiment.protocol.spec import ProtocolSpec, default_delta, plan
 from ldpcore.export import to_json
 from ldpcore.oracles import get_encoding
+from ldpcore.oracles.base import observer_law, respondent_oracle
 
 
 def local_plan(encoding="onehot", eps_l=1.0, n=1000, d=8, delta=1e-6, **kw):
@@ -44,9 +47,9 @@ def test_identical_hypotheses_give_a_positive_bound_in_at_most_the_stated_share_
         rng = np.random.default_rng(seed)
         s0, s1 = rng.random(4000), rng.random(4000)
         positive += audit.empirical_epsilon(s0, s1, 1e-6, confidence=0.9).eps_lower > 0
-        _, fp, fn = audit._Tally.from_scores(s0, s1).sweep()
+        _, fp, fn = statistics.Tally.from_scores(s0, s1).sweep()
         limits = [audit.clopper_pearson_upper(k, 4000, 0.05) for k in (fp, fn)]
-        naive += audit._eps_of_rates(*limits, 1e-6).max() > 0
+        naive += statistics.eps_of_rates(*limits, 1e-6).max() > 0
     assert positive <= 4 < 8 < naive
 
 
@@ -90,9 +93,9 @@ def test_report_laws_match_the_randomizer_and_its_exact_likelihood(encoding, kw,
     """Reports drawn with the oracle's per-respondent randomizer, scored with its report_log_prob, have
     the categorical law the attack samples from (values and frequencies)."""
     p = local_plan(encoding, 1.5, n=2000, d=6, **kw)
-    attack = audit._local_attack(p, observer)
+    attack = attacks.local_attack(p, observer)
     llr, law0, law1 = attack.draw(np.random.default_rng(0), 1).values, *attack.exact
-    oracle = audit._base(p.oracle())
+    oracle = respondent_oracle(p.oracle())
     rng = np.random.default_rng(1)
     one_fragment = observer == "shuffler" and p.spec.tau is not None
     for value, law in ((0, law1), (1, law0)):  # one-hot: value 1 leaves bin 0 with the absent report's law
@@ -123,13 +126,13 @@ def test_one_hot_analyst_count_has_the_aggregate_samplers_law():
     """Bin v's count under both hypotheses, drawn by the attack, against OneHot.sample_aggregate with the
     target at v (present) or at another value (absent: bin v then gets the all-zeros report's bit)."""
     p = local_plan("onehot", 2.0, n=60, d=3)
-    attack = audit._analyst_attack(p)
+    attack = attacks.analyst_attack(p)
     c = attack.worst_c
     s0, s1 = attack.draw(np.random.default_rng(0), 40_000)
     oracle, rng = p.oracle(), np.random.default_rng(1)
     for ours, counts, law in ((s1, [c + 1, 59 - c, 0], attack.exact[1]), (s0, [c, 59 - c, 1], attack.exact[0])):
         theirs = np.array([oracle.sample_aggregate(np.array(counts), rng)[0] for _ in range(10_000)])
-        k0 = audit._others_pmf(c, 59, 1 - p.p_b, p.p_b)[0]
+        k0 = laws.others_law(c, 59, 1 - p.p_b, p.p_b)[0]
         for sample in (ours, theirs):
             seen = np.bincount(sample - k0, minlength=law.size)[: law.size]
             assert (
@@ -143,7 +146,7 @@ def test_grr_analyst_scores_have_the_aggregate_samplers_law(d):
     """The GRR analyst's log-likelihood ratio, on histograms from GRR.sample_aggregate (others at w, or at v'
     when d = 2), has the law of the attack's own draws (two-sample chi-square on shared bins)."""
     p = local_plan("grr", 2.0, n=40, d=d)
-    attack = audit._analyst_attack(p)
+    attack = attacks.analyst_attack(p)
     s0, s1 = attack.draw(np.random.default_rng(0), 20_000)
     oracle, rng = p.oracle(), np.random.default_rng(1)
     w = 1 if d == 2 else 2
@@ -152,21 +155,21 @@ def test_grr_analyst_scores_have_the_aggregate_samplers_law(d):
         counts[w] += 39
         counts[target] += 1
         hists = np.array([oracle.sample_aggregate(counts, rng) for _ in range(10_000)])
-        theirs = hists[:, 0] if d == 2 else audit._grr_llr(hists[:, [0, 1, 2]], 40, oracle.eps)
+        theirs = hists[:, 0] if d == 2 else laws.response_llr(hists[:, [0, 1, 2]], 40, oracle.eps)
         _same_law(ours, theirs)
 
 
 @pytest.mark.parametrize("encoding", ["oue", "sue"])
 def test_unary_analyst_scores_have_the_aggregate_samplers_law(encoding):
     p = local_plan(encoding, 2.0, n=40, d=4)
-    attack = audit._analyst_attack(p)
+    attack = attacks.analyst_attack(p)
     s0, s1 = attack.draw(np.random.default_rng(0), 20_000)
     oracle, rng = p.oracle(), np.random.default_rng(1)
     for ours, target in ((s1, 0), (s0, 1)):
         counts = np.array([0, 0, 39, 0])
         counts[target] += 1
         agg = np.array([oracle.sample_aggregate(counts, rng) for _ in range(10_000)])
-        theirs = audit._log_ratio_bit(agg[:, 0], 39, oracle.q, oracle.p, oracle.q) - audit._log_ratio_bit(
+        theirs = laws.log_ratio_bit(agg[:, 0], 39, oracle.q, oracle.p, oracle.q) - laws.log_ratio_bit(
             agg[:, 1], 39, oracle.q, oracle.p, oracle.q
         )
         _same_law(ours, theirs)
@@ -200,7 +203,7 @@ def test_grr_likelihood_ratio_is_the_exact_one():
 
     for hist in ([1, 0, 4], [2, 1, 2], [0, 3, 2], [1, 1, 3]):
         exact = math.log(prob(np.array(hist), 0) / prob(np.array(hist), 1))
-        assert audit._grr_llr(np.array([hist]), 5, oracle.eps)[0] == pytest.approx(exact, rel=1e-12)
+        assert laws.response_llr(np.array([hist]), 5, oracle.eps)[0] == pytest.approx(exact, rel=1e-12)
 
 
 def test_the_analysts_pair_is_the_tight_accountants_worst_case():
@@ -315,7 +318,8 @@ def _brute_risk(p, counts, observer):
     w = counts / counts.sum()
     d = counts.size
     if observer != "analyst":
-        ref, present = audit._bit_laws(p, observer)
+        law = observer_law(p.oracle(), observer)
+        ref, present = law.ref, law.present
         total = 0.0
         for obs in itertools.product(range(ref.size), repeat=d):
             base = math.prod(ref[o] for o in obs)
@@ -323,7 +327,7 @@ def _brute_risk(p, counts, observer):
         return total
     others = counts.copy()
     others[np.argmax(counts)] -= 1
-    tables = [audit._count_table(p, int(c)) for c in others]
+    tables = [laws.count_table(observer_law(p.oracle(), "analyst"), p.n - 1, int(c)) for c in others]
     total = 0.0
     for obs in itertools.product(*[range(t[0], t[0] + t[1].size) for t in tables]):
         ref = [t[1][o - t[0]] for t, o in zip(tables, obs)]
@@ -391,7 +395,7 @@ def test_expected_max_of_independent_variables_against_enumeration():
         max(a[0][i] for a, i in zip(atoms, pick)) * math.prod(a[1][i] for a, i in zip(atoms, pick))
         for pick in itertools.product(*[range(a[0].size) for a in atoms])
     )
-    assert audit._expected_max(groups) == pytest.approx(exact, rel=1e-12)
+    assert risk.expected_max(groups) == pytest.approx(exact, rel=1e-12)
 
 
 # --- the demonstration ------------------------------------------------------------------------------------
@@ -437,7 +441,7 @@ def test_demonstration_posterior_is_the_exact_likelihoods(encoding):
     p = local_plan(encoding, 2.0, n=14, d=5)
     demo = audit.demonstrate(p, counts, np.random.default_rng(2), value=2)
     server = demo.views[0]
-    oracle = audit._base(p.oracle())
+    oracle = respondent_oracle(p.oracle())
     log = np.log(counts / counts.sum()) + np.array([oracle.report_log_prob(v, demo.report) for v in range(5)])
     assert np.allclose(server.posterior, np.exp(log - log.max()) / np.exp(log - log.max()).sum())
 
@@ -449,7 +453,7 @@ def test_demonstration_analyst_posterior_against_the_aggregate_likelihood():
     demo = audit.demonstrate(p, counts, np.random.default_rng(8))
     analyst = demo.views[2]
     others = np.array([5, 3, 2])
-    tables = [audit._count_table(p, int(c)) for c in others]
+    tables = [laws.count_table(observer_law(p.oracle(), "analyst"), p.n - 1, int(c)) for c in others]
     n_obs = np.asarray(analyst.observation)
     like = [math.prod((t[2] if j == v else t[1])[n_obs[j] - t[0]] for j, t in enumerate(tables)) for v in range(3)]
     post = counts / counts.sum() * np.array(like)
@@ -460,26 +464,26 @@ def test_demonstration_analyst_posterior_against_the_aggregate_likelihood():
 
 
 def test_run_audit_prints_every_observer_as_json_and_reproduces():
-    report = audit.run_audit(n=50_000, d=32, eps_c=1.0, delta=1e-6, accountant="tight", trials=20_000, seed=3)
+    spec = ProtocolSpec(eps_c=1.0, delta=1e-6, accountant="tight")
+    report = audit.run_audit(spec, audit.uniform(50_000, 32), trials=20_000, seed=3)
     record = json.loads(to_json(report.as_dict()))
     assert [o["observer"] for o in record["observers"]] == list(audit.OBSERVERS)
     for o in record["observers"]:
         assert {"eps_lower", "confidence", "trials", "eps_upper", "best"} <= set(o)
         assert o["eps_upper"]["eps"] >= o["eps_lower"] and o["trials"] == 20_000
     assert record["observers"][2]["eps_upper"]["accountant"] == "tight-binary-rr"
-    alone = audit.run_audit(
-        n=50_000, d=32, eps_c=1.0, delta=1e-6, accountant="tight", trials=20_000, seed=3, observer="analyst"
-    )
+    alone = audit.run_audit(spec, audit.uniform(50_000, 32), trials=20_000, seed=3, observer="analyst")
     assert alone.observers[0].eps_lower == report.observers[2].eps_lower
     assert "uniform" in record["risk"]["prior_from"] and len(record["risk"]["risks"]) == 3
 
 
 def test_run_audit_on_a_bundled_dataset_skips_observers_without_an_attack():
-    report = audit.run_audit(data="horse", eps_c=1.0, delta=5e-8, encoding="olh", trials=1_000)
+    olh = ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="olh")
+    report = audit.run_audit(olh, "horse", trials=1_000)
     assert [o.observer for o in report.observers] == ["server", "shuffler"]
     assert report.skipped and "analyst" in report.skipped[0] and report.plan.n == 1_914_606
-    with pytest.raises(InputError, match="analyst's audit supports"):
-        audit.run_audit(data="horse", eps_c=1.0, delta=5e-8, encoding="olh", observer="analyst", trials=1_000)
+    with pytest.raises(InputError, match="analyst's audit supports no olh reports: no exact law"):
+        audit.run_audit(olh, "horse", observer="analyst", trials=1_000)
 
 
 @pytest.mark.parametrize(
@@ -489,15 +493,18 @@ def test_run_audit_on_a_bundled_dataset_skips_observers_without_an_attack():
         (dict(trials=10**8), "trials"),
         (dict(confidence=1.0), "confidence"),
         (dict(observer="mallory"), "observer"),
-        (dict(n=None), "n and d"),
+        (dict(n=1), "n \\(respondents\\)"),
         (dict(seed=-1), "seed"),
-        (dict(encoding="cms"), "supports"),
+        (dict(encoding="cms"), "supports the encodings that state what an observer sees, not cms: server: the cms"),
     ],
 )
 def test_invalid_input_is_one_sentence_naming_the_field(kw, message):
     args = {**dict(n=1000, d=8, eps_l=2.0, delta=1e-6, trials=1000), **kw}
+    spec = ProtocolSpec(
+        eps_c=None, eps_l=args.pop("eps_l"), delta=args.pop("delta"), encoding=args.pop("encoding", "onehot")
+    )
     with pytest.raises(InputError, match=message):
-        audit.run_audit(**args)
+        audit.run_audit(spec, audit.uniform(args.pop("n"), args.pop("d")), **args)
 
 
 def test_empirical_epsilon_needs_two_trials_per_hypothesis():
@@ -507,10 +514,9 @@ def test_empirical_epsilon_needs_two_trials_per_hypothesis():
 
 def test_run_audit_reports_its_progress_after_each_observer_and_the_risk():
     calls = []
-    report = audit.run_audit(n=10_000, d=8, eps_l=2.0, delta=1e-6, trials=1000, progress=lambda *a: calls.append(a))
+    spec, data = ProtocolSpec(eps_c=None, eps_l=2.0, delta=1e-6), audit.uniform(10_000, 8)
+    report = audit.run_audit(spec, data, trials=1000, progress=lambda *a: calls.append(a))
     assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)] and len(report.observers) == 3
     calls.clear()
-    audit.run_audit(
-        n=10_000, d=8, eps_l=2.0, delta=1e-6, trials=1000, observer="server", progress=lambda *a: calls.append(a)
-    )
+    audit.run_audit(spec, data, trials=1000, observer="server", progress=lambda *a: calls.append(a))
     assert calls == [(1, 2), (2, 2)]

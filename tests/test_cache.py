@@ -1,4 +1,4 @@
-"""ui/cache.py: the dashboard's shared caches keep within their byte budget, hand out one read-only copy,
+"""ui/kit/cache.py: the dashboard's shared caches keep within their byte budget, hand out one read-only copy,
 compute a result once for callers that ask together, and read their budgets from the environment."""
 
 import threading
@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from ui.cache import BUDGETS_MB, Cache, budget_bytes, cached, nbytes
+from ui.kit.cache import BUDGETS_MB, Cache, budget_bytes, cached, nbytes
 
 MB = 2**20
 

@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from ldpcore.experiment.spec import Plan, ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.base import FrequencyOracle
+from ldpcore.oracles.extras import FakeReports, UncertifiedRange
 from ldpcore.oracles.multimessage import BaryRR
 from ldpcore.privacy import bounds
 from ldpcore.privacy.accountant import compare
@@ -129,12 +130,14 @@ def test_the_comparison_rows_carry_guarantees():
 
 
 def test_serialising_a_plan_computes_nothing(monkeypatch):
-    """The MURS adversaries and the fragmented sketch's numbers are fields: as_dict works with every
-    bound and oracle constructor broken."""
+    """The MURS adversaries and the fragmented sketch's numbers are typed extras computed by plan(): as_dict
+    works with every bound and oracle constructor broken."""
     murs = plan(ProtocolSpec(eps_c=0.5, delta=5e-8, encoding="murs"), 1_914_589, 1000)
     sketch = plan(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="sketch-fragments", params=small("cms")), 10**6, 100)
-    assert isinstance(murs, Plan) and murs.fake_reports == 30_000 and not murs.eps_vs_server_and_respondents.valid
-    assert sketch.eps_c_range == (sketch.eps_c, sketch.eps_l_inf) and sketch.eps_c_whole_report.valid
+    assert isinstance(murs, Plan) and isinstance(murs.extras, FakeReports) and murs.extras.fake_reports == 30_000
+    assert not murs.extras.eps_vs_server_and_respondents.valid
+    assert isinstance(sketch.extras, UncertifiedRange) and sketch.extras.eps_c_whole_report.valid
+    assert sketch.extras.eps_c_range == (sketch.eps_c, sketch.eps_l_inf)
 
     def broken(*a, **k):
         raise AssertionError("as_dict computed something")

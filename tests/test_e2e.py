@@ -170,18 +170,18 @@ def test_choosing_a_sketch_and_its_size_in_the_sidebar(app_url, page):
 
 
 def test_a_fresh_servers_first_deep_link_gets_the_apps_navigation(page):
-    """The first script of a new server runs in Streamlit's legacy pages/ mode; page_config() reruns it
-    through app.py, so a shared URL opens with the app's navigation and its own settings."""
+    """A shared URL as the first request a new server gets opens with the app's navigation (app.py's, from the
+    registry: no legacy pages mode, whose navigation lists file names) and the URL's own settings."""
     with streamlit_app() as url:
         page.goto(f"{url}/tradeoffs?encoding=olh&max_side=64")
         wait_idle(page)
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.get_by_text("Trade-offs", exact=True).wait_for(timeout=60_000)
-        assert nav.get_by_text("report_table", exact=True).count() == 0  # not the pages/ file names
+        assert nav.get_by_text("report_table", exact=True).count() == 0  # not the legacy mode's file names
         assert all(nav.get_by_text(section, exact=True).count() == 1 for section in by_section())  # its sections
         page.get_by_text("Optimized local hashing").first.wait_for(timeout=60_000)
         page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=60_000)
         wait_idle(page)
-        assert "encoding=olh" in page.url and "max_side=64" in page.url
+        assert "encoding=olh" in page.url and "max_side=64" in page.url and page.title() == "ESA explorer"
         assert page.locator(".st-key-max_side input").input_value() == "64"
         page.screenshot(path=str(OUTPUT / "fresh-server-deep-link.png"), full_page=True)

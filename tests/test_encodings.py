@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldpcore.data.loaders import load_dataset
+from ldpcore.data.datasets import load_dataset
 from ldpcore.errors import InputError
-from ldpcore.experiment.run import paper_methods, run
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.run import paper_methods, run
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
 
@@ -234,7 +234,7 @@ def test_cli_oracles_and_run_encoding():
 def test_the_count_sketch_median_analytic_rmse_is_labelled_an_approximation(small_horse):
     """Wherever analytic_rmse_raw is reported (the run record, evaluate's cells, analytic curves) the
     median readout carries its note; exact variances carry none."""
-    from ldpcore.experiment.run import Method, analytic, evaluate
+    from ldpcore.experiment.protocol.run import Method, analytic, evaluate
     from ldpcore.oracles.sketches import MEDIAN_NOTE
 
     median = ProtocolSpec(eps_c=1.0, delta=1e-6, encoding="count-sketch", params=small("count-sketch"))
@@ -278,7 +278,7 @@ def test_murs_bound_round_trip_and_monotone(k, fakes):
 
 @pytest.mark.parametrize("size", [1, 5, 3 * 2**15 + 7])  # the last spans blocks of error_metrics' passes
 def test_error_metrics_match_their_definitions(size):
-    from ldpcore.experiment.metrics import error_metrics
+    from ldpcore.experiment.protocol.metrics import error_metrics
 
     rng = np.random.default_rng(3)
     truth = rng.integers(1, 50, size)

@@ -6,7 +6,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ldpcore.data.loaders import synthetic_heavy_hitters
+from ldpcore.data.datasets import synthetic_heavy_hitters
 from ldpcore.oracles.sketches import PRIVACY_NOTE
 from ldpcore.systems.heavy_hitters import compare, recall_at
 

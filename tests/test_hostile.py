@@ -17,9 +17,10 @@ import pytest
 from conftest import assert_one_error, captions, cli_measured, huge_png, open_page
 from PIL import Image
 
-from ldpcore.data.loaders import MAX_CSV_ROWS, load_csv, load_path
+from ldpcore.data.histogram_csv import MAX_CSV_ROWS, load_csv
+from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GB = 2**30
@@ -250,12 +251,13 @@ def test_output_into_a_closed_pipe_is_one_line():
 
 
 def _upload(name: str, data: bytes):
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     at.selectbox(key="dataset").set_value("upload").run()
     at.file_uploader[0].set_value((name, data, "application/octet-stream"))
     return at.run()
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "name,data,message",
     [
@@ -275,6 +277,7 @@ def test_hostile_uploads_show_one_error_naming_the_file(name, data, message):
     assert_one_error(at, message)
 
 
+@pytest.mark.app
 def test_an_upload_in_the_limits_shows_its_exact_n():
     at = _upload("exact.csv", b"a,9007199254740\nb,3\n")  # n = 9,007,199,254,743 > 2^53 / 1000, read exactly
     assert not at.exception and not at.error

@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 import pytest
 
+from ldpcore.data.histogram_csv import load_csv
 from ldpcore.data.ingest import (
     IngestReport,
     load_sample,
@@ -23,11 +24,10 @@ from ldpcore.data.ingest import (
     read_table,
     write_counts,
 )
-from ldpcore.data.loaders import load_csv
 from ldpcore.data.numeric_table import load_table_csv
 from ldpcore.errors import InputError
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.export import render
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "your_data.md"

@@ -9,17 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from ldpcore.data.loaders import (
-    DATASETS,
-    load_csv,
-    load_dataset,
-    load_image,
-    load_path,
-    load_upload,
-    synthetic_heavy_hitters,
-)
+from ldpcore.data.datasets import DATASETS, load_dataset, synthetic_heavy_hitters
+from ldpcore.data.histogram_csv import load_csv
+from ldpcore.data.images import load_image
+from ldpcore.data.loaders import load_path, load_upload
 from ldpcore.errors import InputError
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import png_bytes
 
 
@@ -191,9 +186,9 @@ def test_fast_csv_reader_matches_the_csv_module(lines, newline):
 
 
 def test_csv_blocks_join_across_their_boundaries(monkeypatch):
-    import ldpcore.data.loaders as data
+    import ldpcore.data.sources as sources
 
-    monkeypatch.setattr(data, "BLOCK_BYTES", 7)  # lines cut across many blocks
+    monkeypatch.setattr(sources, "BLOCK_BYTES", 7)  # lines cut across many blocks
     h = load_csv(b"value,count\n" + b"".join(b"name%d,%d\n" % (i, i * 37) for i in range(500)), name="h.csv")
     assert list(h.counts) == [i * 37 for i in range(500)] and h.labels[499] == "name499"
     with pytest.raises(InputError, match="line 294: value 'name0' already appeared on line 2"):

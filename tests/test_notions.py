@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.privacy.notions import notions_differ, on_notion, replacement_eps
 
@@ -37,10 +37,10 @@ def test_onehot_report_under_replacement_is_two_eps_l():
 
 
 def test_the_planner_converts_by_the_same_function():
-    """The planner's replacement rows (ldpcore.experiment.planner) equal ldpcore.privacy.notions' conversion of
+    """The planner's replacement rows (ldpcore.experiment.planning) equal ldpcore.privacy.notions' conversion of
     their native numbers: eps_c and the local eps of one-hot doubled, GRR's unchanged."""
-    from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.planner import plan_table
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.planning import plan_table
 
     hist = load_dataset("horse", max_side=64)
     table = plan_table(hist.counts, 1.0, 5e-8, encodings=["onehot", "grr"])

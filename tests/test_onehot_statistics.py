@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpcore.data.loaders import load_dataset
-from ldpcore.experiment.run import respondents, run
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.data.datasets import load_dataset
+from ldpcore.experiment.protocol.run import respondents, run
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles.onehot import OneHot, eps_of_flip, flip_probability
 
 

@@ -12,8 +12,8 @@ import pytest
 from scipy import stats
 
 from ldpcore.errors import InputError
-from ldpcore.experiment.run import respondents, run
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.run import respondents, run
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.hashing import OLH
@@ -189,7 +189,7 @@ def test_per_respondent_references_are_refused_above_their_memory_limit(oracle, 
 
 def test_the_per_respondent_run_is_refused_before_laying_out_the_respondents():
     """n = 1e12 respondents would need 8 TB just for their values: refused from reference_cells first."""
-    from ldpcore.data.loaders import Histogram
+    from ldpcore.data.histogram import Histogram
 
     hist = Histogram(counts=np.array([10**12, 5, 0]), name="onebig")
     with pytest.raises(InputError, match=f"the limit is {REFERENCE_CELLS:,}"):

@@ -12,7 +12,7 @@ from scipy.linalg import hadamard
 from scipy.optimize import brentq
 
 from ldpcore.errors import InputError
-from ldpcore.experiment.run import respondents
+from ldpcore.experiment.protocol.run import respondents
 from ldpcore.oracles.direct import GRR, blanket_a, shuffled_grr_eps
 from ldpcore.oracles.fake_reports import MURS, murs_eps_server, murs_local_eps
 from ldpcore.oracles.hadamard import Hadamard, fwht

@@ -19,13 +19,11 @@ from ldpcore.oracles.sketches import (
     FragmentedSketch,
     HadamardCountMeanSketch,
     HashFamily,
-    _fwht_rows,
-    _iid_binomial,
-    _iid_poisson,
-    _uniform_multinomial,
     median_factor,
     split_budget_rmse,
 )
+from ldpcore.oracles.sketches.hadamard_cms import fwht_rows
+from ldpcore.oracles.sketches.sampling import iid_binomial, iid_poisson, uniform_multinomial
 
 COUNTS = np.array([40, 0, 7, 120, 3, 0, 25, 60], dtype=np.int64)
 CLASSES = [CountMeanSketch, FragmentedSketch, HadamardCountMeanSketch, CountSketch]
@@ -179,7 +177,7 @@ def test_the_sampler_uses_the_multinomial_path_for_large_counts_exactly():
 
 @pytest.mark.parametrize("n,p", [(1870, 0.0137), (25, 0.3), (200_000, 1.5e-3), (50, 1e-4)])
 def test_iid_binomial_sampler_has_the_binomial_law(n, p):
-    draws = _iid_binomial(n, p, 200_000, np.random.default_rng(9))
+    draws = iid_binomial(n, p, 200_000, np.random.default_rng(9))
     support = np.arange(draws.min(), draws.max() + 1)
     pmf = stats.binom.pmf(support, n, p)
     keep = pmf * draws.size >= 5
@@ -313,7 +311,7 @@ def test_validation_messages():
 
 @pytest.mark.parametrize("eps", [2.94, 8.55])  # Table VII's first and last rows
 def test_table_vii_on_the_bundled_horse_with_apples_sketch_size(eps):
-    from ldpcore.data.loaders import load_dataset
+    from ldpcore.data.datasets import load_dataset
 
     horse = load_dataset("horse")
     rmse = split_budget_rmse(horse.counts, eps, np.random.default_rng(7), reports=(1, 2, 5), k=1024, m=65536)
@@ -324,7 +322,7 @@ def test_uniform_multinomial_has_the_multinomial_law_exactly():
     """Every composition of 24 balls in 3 cells against the multinomial pmf; the Poisson start lands
     below the total (balls added) and above it (balls removed) both, and both paths are exact."""
     rng, total, cells, reps = np.random.default_rng(13), 24, 3, 30_000
-    draws = np.array([_uniform_multinomial(total, cells, rng) for _ in range(reps)])
+    draws = np.array([uniform_multinomial(total, cells, rng) for _ in range(reps)])
     assert (draws.sum(axis=1) == total).all()
     keys, observed = np.unique(draws, axis=0, return_counts=True)
     expected = stats.multinomial.pmf(keys, total, np.full(cells, 1 / cells)) * reps
@@ -333,13 +331,13 @@ def test_uniform_multinomial_has_the_multinomial_law_exactly():
     f_exp = np.append(expected[keep], reps - expected[keep].sum())
     assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
     # both corrections happen at this size: the Poisson sum falls on either side of the total
-    sums = [_iid_poisson((total - math.sqrt(total)) / cells, cells, rng).sum() for _ in range(2000)]
+    sums = [iid_poisson((total - math.sqrt(total)) / cells, cells, rng).sum() for _ in range(2000)]
     assert min(sums) < total < max(sums)
 
 
 @pytest.mark.parametrize("lam", [0.7, 30.0, 16_384.0])
 def test_iid_poisson_sampler_has_the_poisson_law(lam):
-    draws = _iid_poisson(lam, 200_000, np.random.default_rng(9))
+    draws = iid_poisson(lam, 200_000, np.random.default_rng(9))
     support = np.arange(draws.min(), draws.max() + 1)
     pmf = stats.poisson.pmf(support, lam)
     keep = pmf * draws.size >= 5
@@ -430,7 +428,7 @@ def test_the_few_values_readout_equals_the_whole_row_transform(cls, kw):
     sketch = cls.from_eps(3.0, counts.size, k=37, m=256, seed=5, **kw)
     reports = sketch.sample_aggregate(counts, np.random.default_rng(1))
     scale, n = 1 / (1 - 2 * sketch.flip), int(counts.sum())
-    whole = sketch._read(_fwht_rows(reports.cells.copy()), n, scale)
+    whole = sketch._read(fwht_rows(reports.cells.copy()), n, scale)
     assert sketch._read_values(sketch._hadamard_at(reports.cells), n, scale) == pytest.approx(
         whole, rel=1e-12, abs=1e-6
     )

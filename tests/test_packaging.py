@@ -34,7 +34,7 @@ def test_the_wheel_ships_the_bundled_datasets(wheel):
     names = set(wheel.namelist())
     for dataset in ("horse.png", "child.png", "map.png", "app_events.csv", "city_points.csv"):
         assert f"ldpcore/data/bundled/{dataset}" in names
-    assert not any(name.startswith(("tests/", "pages/", "ui/")) for name in names)
+    assert not any(name.startswith(("tests/", "app_pages/", "ui/")) for name in names)
 
 
 def test_the_wheel_declares_the_console_script_version_and_python(wheel):

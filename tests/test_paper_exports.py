@@ -14,10 +14,10 @@ import pytest
 from e2e_support import chromium_path
 
 import ldpcore
-from ldpcore.experiment.run import analytic, paper_methods, sweep
+from ldpcore.experiment.protocol.run import analytic, paper_methods, sweep
 from ldpcore.export import TableInfo, latex_text, table_latex, table_zip, thumbnail
-from ui.chart_export import ExportStyle, data_csv, for_print, image_bytes
-from ui.figures import tradeoff_figures
+from ui.kit.chart_export import ExportStyle, data_csv, for_print, image_bytes
+from ui.tradeoffs import tradeoff_figures
 
 SPEC = ldpcore.ProtocolSpec(eps_c=1.0, delta=5e-8)
 
@@ -120,16 +120,16 @@ def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe()
     both from the same cached run (the JSON's mean standard error is the CSV's)."""
     import json
 
-    from ldpcore.data.loaders import load_dataset
-    from ldpcore.experiment.run import Method
-    from ldpcore.experiment.spec import ProtocolSpec
-    from ui import runs
-    from ui.inputs import Input
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.protocol.run import Method
+    from ldpcore.experiment.protocol.spec import ProtocolSpec
+    from ui import reconstruct
+    from ui.kit.inputs import Input
 
     inp = Input(load_dataset("child"), "child-exports-test", 5e-8)
     method = Method("ESA", ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="grr"))
-    rows = list(csv.DictReader(io.StringIO(runs.estimate_csv(inp, method, 1.0, 3))))
-    record = json.loads(runs.record_json(inp, method, 1.0, 3, {"input": "child"}))
+    rows = list(csv.DictReader(io.StringIO(reconstruct.estimate_csv(inp, method, 1.0, 3))))
+    record = json.loads(reconstruct.record_json(inp, method, 1.0, 3, {"input": "child"}))
     std = np.array([float(r["std_error"]) for r in rows])
     assert len(rows) == inp.hist.d and record["input"] == "child"
     assert record["uncertainty"]["mean_std_error"] == pytest.approx(std.mean(), rel=1e-5)

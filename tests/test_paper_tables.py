@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.privacy.bounds import get_bound
 from ldpcore.privacy.central import PAPER_SIGMA_HORSE, analytic_gaussian_sigma
 
@@ -92,7 +92,7 @@ def test_gaussian_baseline_is_the_analytic_calibration(eps_c):
 
 
 def test_default_delta_for_uploads_matches_the_papers_choice():
-    from ldpcore.experiment.spec import default_delta
+    from ldpcore.experiment.protocol.spec import default_delta
 
     assert default_delta(HORSE["n"]) == 5e-8  # Table II: Horse
     assert default_delta(50_409_435) == 1e-9 and default_delta(500) == 2e-4

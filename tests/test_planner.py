@@ -1,4 +1,4 @@
-"""The planner (ldpcore.experiment.planner): rows from plan() and the oracles, the one-notion conversion,
+"""The planner (ldpcore.experiment.planning): rows from plan() and the oracles, the one-notion conversion,
 the exact likelihood-ratio audit of the replacement-LDP column, the acceptance numbers of issue 13
 (predicted RMSE against simulation, the recommendation, both inverses' target and minimality, the
 confidence-interval coverage) and the command line."""
@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ldpcore.data.loaders import Histogram, load_csv, load_dataset
+from ldpcore.data.datasets import load_dataset
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.histogram_csv import load_csv
 from ldpcore.errors import InputError
-from ldpcore.experiment.metrics import analytic_rmse
-from ldpcore.experiment.planner import (
+from ldpcore.experiment.planning import (
     Constraints,
     Shape,
     Target,
@@ -28,8 +29,9 @@ from ldpcore.experiment.planner import (
     solve_eps_c,
     solve_n,
 )
-from ldpcore.experiment.run import run, run_central
-from ldpcore.experiment.spec import plan
+from ldpcore.experiment.protocol.metrics import analytic_rmse
+from ldpcore.experiment.protocol.run import run, run_central
+from ldpcore.experiment.protocol.spec import plan
 from ldpcore.export import estimate_csv, std_errors
 from ldpcore.oracles import ENCODINGS
 
@@ -418,7 +420,7 @@ def test_cli_plan_solves_for_eps_c_and_n():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--dataset", "horse"], "give --eps-c"),
+        (["--dataset", "horse"], "give eps_c"),
         (["--n", "1000"], "--n and --d go together"),
         (["--dataset", "horse", "--n", "5", "--d", "3", "--eps-c", "1"], "exactly one of"),
         (["--dataset", "horse", "--eps-c", "1", "--solve", "eps_c"], "needs a target"),

@@ -1,4 +1,4 @@
-"""The planner's histograms by distinct counts (ldpcore.experiment.planner Groups): the scaled counts of a shape at
+"""The planner's histograms by distinct counts (ldpcore.experiment.planning Groups): the scaled counts of a shape at
 a new n made on the groups equal scaled_counts exactly, and the sketches' grouped variances equal their variances
 read at one bin per distinct count, so the inverses never touch d-length arrays; the inverses' one-dimensional
 search lands on the meeting side, within SOLVE_RTOL of the crossing."""
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.experiment.planner import SOLVE_RTOL, _groups, _scaled_groups, _search, scaled_counts
+from ldpcore.experiment.planning.search import SOLVE_RTOL, search
+from ldpcore.experiment.planning.shapes import groups_of, scaled_counts, scaled_groups
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 
 
@@ -32,11 +33,11 @@ def test_scaled_groups_equal_the_groups_of_scaled_counts_exactly():
     for rng, counts in _histograms(0, 60):
         total = int(counts.sum())
         weights = counts / total
-        start = _groups(counts)
+        start = groups_of(counts)
         share, wsum = start.values / total, float(weights.sum())
         for n in {total, max(1, total // 2), 2 * total, 3 * total + 1, int(rng.integers(1, 10 * total + 2)), 7, 10**9}:
-            full = _groups(scaled_counts(weights, n))
-            grouped = _scaled_groups(share, start.bins, wsum, n)
+            full = groups_of(scaled_counts(weights, n))
+            grouped = scaled_groups(share, start.bins, wsum, n)
             assert grouped.n == full.n == n and grouped.d == full.d == counts.size
             assert np.array_equal(grouped.values, full.values), (n, total)
             assert np.array_equal(grouped.bins, full.bins), (n, total)
@@ -105,7 +106,7 @@ def test_search_returns_a_meeting_point_within_the_tolerance_of_the_crossing(fn)
                 calls.append(x)
                 return fn(x)
 
-            found = _search(value, 10.0, 1e9, target, guess, slope)
+            found = search(value, 10.0, 1e9, target, guess, slope)
             if not fn(1e9) <= target:
                 assert found is None
                 continue

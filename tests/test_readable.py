@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from conftest import assert_clean, open_page
 
-from ldpcore.data.loaders import load_dataset
-from ldpcore.experiment.run import analytic, paper_methods
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.data.datasets import load_dataset
+from ldpcore.experiment.protocol.run import analytic, paper_methods
+from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.privacy.notions import on_notion
-from ui.format import exact, short
+from ui.kit.format import exact, short
 
 
 def _metrics(at) -> dict:
@@ -35,10 +35,11 @@ def test_numbers_fit_and_keep_their_exact_value(x, shown, full):
     assert short(x) == shown and exact(x) == full
 
 
+@pytest.mark.app
 def test_reconstruct_horse_tau_256_reads():
     """Horse at tau = 256 and eps_c = 0.5: 3,366,030 messages per phone shown as 3.37 M (exact in the tooltip),
     the three parties' epsilons, units on the errors, and a warning that this many messages is impractical."""
-    at = open_page("pages/reconstruct.py", eps_c="0.5", fragments="true", tau="256")
+    at = open_page("app_pages/reconstruct.py", eps_c="0.5", fragments="true", tau="256")
     assert_clean(at)
     m = _metrics(at)
     assert m["messages per phone"][0] == "3.37 M" and "Exact: 3,366,030.29" in m["messages per phone"][1]
@@ -53,33 +54,37 @@ def test_reconstruct_horse_tau_256_reads():
     assert not tight.proto.expanded  # collapsed: the images stay above the fold
 
 
+@pytest.mark.app
 def test_reconstruct_collapses_eps_l_1_into_eps_l_inf_without_fragments():
-    at = open_page("pages/reconstruct.py")
+    at = open_page("app_pages/reconstruct.py")
     assert_clean(at)
     m = _metrics(at)
     assert "ε per captured shuffler" not in m and m["ε per phone"][0] == "8.55"
     assert next(x for x in at.metric if x.label == "ε per phone").proto.delta == "= per captured shuffler"
 
 
+@pytest.mark.app
 def test_delta_at_least_one_over_n_is_warned():
-    at = open_page("pages/reconstruct.py", delta="0.5")
+    at = open_page("app_pages/reconstruct.py", delta="0.5")
     assert not at.exception
     assert any("protects nobody" in w.value for w in at.warning)
 
 
+@pytest.mark.app
 def test_histogram_units_and_view():
-    at = open_page("pages/reconstruct.py", dataset="heavy-hitters")
+    at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters")
     assert_clean(at)
     assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "respondents per bin"
     assert len(at.get("plotly_chart")) == 1
 
 
+@pytest.mark.app
 def test_tradeoffs_onehot_with_grr_on_one_notion():
     """Trade-offs comparing one-hot (removal) with GRR (replacement): the switch is on by default and every
     plotted epsilon equals ldpcore's conversion; with the switch off the native values are drawn."""
     import json
 
-    at = open_page("pages/tradeoffs.py", max_side="64", sweep_compare=["grr"], sweep_taus=[], sweep_central="false")
+    at = open_page("app_pages/tradeoffs.py", max_side="64", sweep_compare=["grr"], sweep_taus=[], sweep_central="false")
     assert_clean(at)
     assert at.toggle(key="sweep_replacement").value is True
     hist = load_dataset("horse", max_side=64)
@@ -104,14 +109,16 @@ def test_tradeoffs_onehot_with_grr_on_one_notion():
     assert onehot["y"][0] == pytest.approx(analytic(methods[0], 0.05, hist)["eps_l_inf"])
 
 
+@pytest.mark.app
 def test_tradeoffs_same_notion_leaves_the_switch_off():
-    at = open_page("pages/tradeoffs.py", max_side="64")
+    at = open_page("app_pages/tradeoffs.py", max_side="64")
     assert_clean(at)
     assert at.toggle(key="sweep_replacement").value is False
 
 
+@pytest.mark.app
 def test_accountant_missing_values_show_their_reason():
-    at = open_page("pages/accountant.py", acc_n="500", acc_delta="1e-6")
+    at = open_page("app_pages/accountant.py", acc_n="500", acc_delta="1e-6")
     assert_clean(at)
     table = at.dataframe[0].value.set_index("bound")
     assert list(at.dataframe[0].value.columns[:4]) == ["bound", "eps0", "eps_c", "note"]  # the reason on screen
@@ -120,8 +127,9 @@ def test_accountant_missing_values_show_their_reason():
     assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
 
 
+@pytest.mark.app
 def test_multimessage_missing_values_show_their_reason():
-    at = open_page("pages/multimessage.py", mm_d="4096", mm_table_n="1000")
+    at = open_page("app_pages/multimessage.py", mm_d="4096", mm_table_n="1000")
     assert_clean(at)
     first = at.table[0].value
     assert not any(str(v) in ("None", "nan") for v in first.to_numpy().ravel())
@@ -134,44 +142,47 @@ def test_multimessage_missing_values_show_their_reason():
     assert any("learns the report" in str(v) for v in threat.to_numpy().ravel())
 
 
+@pytest.mark.app
 def test_longitudinal_names_periods_t_and_clips_the_band():
-    at = open_page("pages/longitudinal.py", lng_n="1000")
+    at = open_page("app_pages/longitudinal.py", lng_n="1000")
     assert_clean(at)
     assert "T = 64 periods" in " ".join(c.value for c in at.caption)
     assert at.get("plotly_chart")
-    from ui.figures_systems import running_counts_figure
+    from ui.longitudinal import running_counts_figure
 
     band = running_counts_figure(np.array([5.0, 1.0]), np.array([4.0, 0.5]), np.array([3.0, 3.0])).data[0]
     assert min(band.y) == 0 and max(band.y) == 10.0
 
 
+@pytest.mark.app
 def test_reconstruct_compare_as_replacement():
     """GRR (replacement) against the central baseline (removal): the switch is on by default and the central
     caption restates its eps_c; one-hot (removal) with the switch on shows 2 eps_l with the native beside it."""
-    grr = open_page("pages/reconstruct.py", encoding="grr", max_side="64")
+    grr = open_page("app_pages/reconstruct.py", encoding="grr", max_side="64")
     assert_clean(grr)
     assert grr.toggle(key="replacement").value is True
     assert any("(ε_c = 2.00 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
-    onehot = open_page("pages/reconstruct.py", replacement="true")
+    onehot = open_page("app_pages/reconstruct.py", replacement="true")
     assert_clean(onehot)
     phone = next(x for x in onehot.metric if x.label == "ε per phone")
     assert phone.value == short(on_notion(8.547, "removal").eps) == "17.1"
     assert phone.proto.delta == "removal 8.55, ×2" and "natively removal: 8.5" in phone.proto.help
-    plain = open_page("pages/reconstruct.py")
+    plain = open_page("app_pages/reconstruct.py")
     assert plain.toggle(key="replacement").value is False
 
 
+@pytest.mark.app
 def test_report_table_compare_as_replacement():
     """One-hot (removal) beside GRR (replacement): on by default; one-hot's cells show 2 eps_l with the native
     numbers beneath, in the page and in the CSV export alike."""
     import csv
     import io
 
-    from ldpcore.experiment.compare import cells_on_notion
-    from ldpcore.experiment.run import sweep
+    from ldpcore.experiment.protocol.compare import cells_on_notion
+    from ldpcore.experiment.protocol.run import sweep
     from ldpcore.export import cell_caption, table_csv
 
-    at = open_page("pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])
+    at = open_page("app_pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])
     assert_clean(at)
     assert at.toggle(key="table_replacement").value is True
     hist = load_dataset("horse", max_side=64)
@@ -191,8 +202,9 @@ def test_report_table_compare_as_replacement():
     assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")
 
 
+@pytest.mark.app
 def test_tradeoffs_values_table_says_why_a_method_is_missing():
-    at = open_page("pages/tradeoffs.py", max_side="64", eps_c="0.1")
+    at = open_page("app_pages/tradeoffs.py", max_side="64", eps_c="0.1")
     assert_clean(at)
     table = at.dataframe[0].value
     assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())

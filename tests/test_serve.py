@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,8 +41,9 @@ def test_streamlit_serves_app_py_as_an_asgi_app():
     assert found.is_asgi_app and found.import_string == "app:app"
 
 
+@pytest.mark.app
 def test_the_lifespan_imports_what_the_pages_import():
-    pages = ["pages/reconstruct.py", "pages/accountant.py", "pages/multimessage.py", "pages/numeric.py"]
+    pages = ["app_pages/reconstruct.py", "app_pages/accountant.py", "app_pages/multimessage.py", "app_pages/numeric.py"]
     script = CHECK.format(root=str(ROOT), tests=str(ROOT / "tests"), pages=pages, heavy=HEAVY)
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]

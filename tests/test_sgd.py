@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-import ldpcore.systems.sgd as sgd_module
+import ldpcore.systems.sgd.training as sgd_training
 from ldpcore.errors import InputError
 from ldpcore.privacy.composition import advanced_composition, basic_composition
 from ldpcore.systems.sgd import (
@@ -34,13 +34,7 @@ from ldpcore.systems.sgd import (
     sgd_accounting,
     sgd_eps_l_for,
     smallest_batch,
-    sphere_decode,
-    sphere_direction,
-    sphere_encode,
-    sphere_estimate,
-    sphere_randomize,
-    sphere_scale,
-    sphere_variance,
+    sphere,
     train,
     train_nonprivate,
 )
@@ -89,10 +83,10 @@ def test_multiclass_dataset():
 
 def test_sphere_scale_is_duchi_constant_and_paper_misses_factor_p():
     # p = 1: E|v_1| = 1, so scale = L coth(eps/2); p = 3: E|v_1| = 1/2, scale = 2 L coth(eps/2).
-    assert sphere_scale(1, 1.0, 2.0) == pytest.approx(2.0 / math.tanh(0.5), rel=1e-12)
-    assert sphere_scale(3, 2.0) == pytest.approx(2.0 / math.tanh(1.0), rel=1e-12)
+    assert sphere.sphere_scale(1, 1.0, 2.0) == pytest.approx(2.0 / math.tanh(0.5), rel=1e-12)
+    assert sphere.sphere_scale(3, 2.0) == pytest.approx(2.0 / math.tanh(1.0), rel=1e-12)
     for p in (2, 7, 50, 1000):
-        assert sphere_scale(p, 1.5, printed=True) * p == pytest.approx(sphere_scale(p, 1.5), rel=1e-12)
+        assert sphere.sphere_scale(p, 1.5, printed=True) * p == pytest.approx(sphere.sphere_scale(p, 1.5), rel=1e-12)
 
 
 @pytest.mark.parametrize("eps,p,L", [(1.0, 6, 1.0), (0.3, 3, 2.0), (4.0, 1, 1.0)])
@@ -100,36 +94,36 @@ def test_sphere_gradient_unbiased(eps, p, L):
     rng = np.random.default_rng(11)
     g = np.repeat(_gradients(rng, 40, p, 2.5 * L), 4000, axis=0)  # norms up to 2.5 L: clipping is active
     truth = clip_l2(g, L).mean(axis=0)
-    se = np.sqrt(sphere_variance(g, eps, L).sum(axis=0)) / len(g)
+    se = np.sqrt(sphere.sphere_variance(g, eps, L).sum(axis=0)) / len(g)
     est = private_mean_gradient(g, "sphere", eps, np.random.default_rng(12), clip=L)
     assert np.all(np.abs(est - truth) < Z * se), (est, truth, se)
-    reports = sphere_randomize(g, eps, L, np.random.default_rng(13))
+    reports = sphere.sphere_randomize(g, eps, L, np.random.default_rng(13))
     assert np.allclose(np.linalg.norm(reports, axis=1), 1.0)
-    assert np.all(np.abs(sphere_estimate(reports, eps, L) - truth) < Z * se)
+    assert np.all(np.abs(sphere.sphere_estimate(reports, eps, L) - truth) < Z * se)
     # the constant as printed in seeds/000 Algorithm 5 estimates truth/p, not truth
-    assert np.all(np.abs(sphere_estimate(reports, eps, L, printed=True) - truth / p) < Z * se / p)
+    assert np.all(np.abs(sphere.sphere_estimate(reports, eps, L, printed=True) - truth / p) < Z * se / p)
 
 
 def test_sphere_report_variance_matches_analytic():
     rng = np.random.default_rng(3)
     x = np.tile([0.6, -0.3, 0.0, 0.2], (200_000, 1))
-    scaled = sphere_scale(4, 1.0) * sphere_randomize(x, 1.0, 1.0, rng)
-    var = sphere_variance(x[:1], 1.0)[0]
+    scaled = sphere.sphere_scale(4, 1.0) * sphere.sphere_randomize(x, 1.0, 1.0, rng)
+    var = sphere.sphere_variance(x[:1], 1.0)[0]
     assert np.allclose(scaled.var(axis=0), var, rtol=0.02)
 
 
 def test_sphere_prg_encoding_129_bits():
     rng = np.random.default_rng(21)
     x = np.tile([0.5, -0.2, 0.4], (4000, 1))  # norm 0.67 < L = 1
-    bits, seeds = sphere_encode(x, 2.0, 1.0, rng)
+    bits, seeds = sphere.sphere_encode(x, 2.0, 1.0, rng)
     assert REPORT_BITS_SPHERE == 129 and bits.dtype == np.uint8 and set(np.unique(bits)) <= {0, 1}
     assert all(0 <= s < 2**128 for s in seeds) and len(set(seeds)) == len(seeds)
-    z = sphere_decode(bits, seeds, 3)
-    assert np.allclose(z[5], (1 if bits[5] else -1) * sphere_direction(seeds[5], 3))
-    se = np.sqrt(sphere_variance(x, 2.0).sum(axis=0)) / len(x)
-    assert np.all(np.abs(sphere_estimate(z, 2.0) - x[0]) < Z * se)
+    z = sphere.sphere_decode(bits, seeds, 3)
+    assert np.allclose(z[5], (1 if bits[5] else -1) * sphere.sphere_direction(seeds[5], 3))
+    se = np.sqrt(sphere.sphere_variance(x, 2.0).sum(axis=0)) / len(x)
+    assert np.all(np.abs(sphere.sphere_estimate(z, 2.0) - x[0]) < Z * se)
     with pytest.raises(InputError, match="sign bits"):
-        sphere_decode([0, 2], seeds[:2], 3)
+        sphere.sphere_decode([0, 2], seeds[:2], 3)
 
 
 # --- seeds/002 Sec. V: elementwise clipping and Algorithm 4 / baselines ------------------
@@ -235,7 +229,7 @@ def test_calibrate_targets_eps_c_at_the_smallest_batch():
 
 
 def test_sample_size_warning():
-    assert min_batch_size(10, 1.0, "sphere") == math.ceil(sphere_scale(10, 1.0) ** 2)
+    assert min_batch_size(10, 1.0, "sphere") == math.ceil(sphere.sphere_scale(10, 1.0) ** 2)
     assert min_batch_size(10, 1.0, "laplace") == 800  # 8 p^2/eps^2 per coordinate, signal sqrt(p)
     assert "too few" in sample_size_warning(4000, 10, 0.01, "sphere")
     assert "batch_size >=" in sample_size_warning(20_000, 10, 1.0, "sphere", batch_size=50)
@@ -273,7 +267,7 @@ def test_long_runs_evaluate_a_thinned_test_curve_with_every_epoch_end(easy, monk
     assert r.iterations == 400 and MAX_CURVE_POINTS < 401
     assert np.array_equal(r.curve_x, np.arange(0, 401, 2)) and len(r.test_accuracy) == len(r.test_loss) == 201
     # the same values as the full curve of the same run at those points
-    monkeypatch.setattr(sgd_module, "MAX_CURVE_POINTS", 1000)
+    monkeypatch.setattr(sgd_training, "MAX_CURVE_POINTS", 1000)
     full = train(easy, cfg, np.random.default_rng(0))
     assert full.curve_iterations is None and len(full.test_accuracy) == 401
     # the same training path (theta bit for bit: the same operations in the same order); the test curves are

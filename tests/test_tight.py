@@ -12,7 +12,7 @@ from scipy.special import expit
 from scipy.stats import binom
 
 from ldpcore.cli import main
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.privacy import binomial, tight
 from ldpcore.privacy.bounds import get_bound
 

@@ -14,8 +14,8 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from ldpcore.data.loaders import read_text
 from ldpcore.data.scaling import to_unit, unit_values
+from ldpcore.data.sources import read_text
 from ldpcore.errors import InputError, check_whole, require
 
 MAX_ROWS = 10_000_000
@@ -73,17 +73,7 @@ class NumericTable:
             num.shape[1] + cat.shape[1] <= MAX_COLUMNS,
             f"a table has at most {MAX_COLUMNS} columns (got {num.shape[1] + cat.shape[1]}).",
         )
-        require(np.issubdtype(cat.dtype, np.integer), "categorical columns must hold integer codes.")
-        require(bool((cat >= 0).all()), "categorical codes must be >= 0.")
-        sizes = tuple(int(m) for m in (cat.max(axis=0) + 1 if domains is None else domains))
-        require(len(sizes) == cat.shape[1], f"need one domain size per categorical column ({cat.shape[1]}).")
-        require(
-            all(1 <= m <= MAX_CATEGORIES for m in sizes),
-            f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {sizes}).",
-        )
-        require(
-            bool((cat < np.array(sizes, dtype=np.int64)).all()), "categorical codes must be below their domain size."
-        )
+        sizes = _domain_sizes(cat, domains)
         given = {
             "ranges": ranges,
             "numeric_names": numeric_names,
@@ -134,6 +124,33 @@ class NumericTable:
     def frequencies(self) -> tuple[np.ndarray, ...]:
         """The true frequency of every category, per categorical column."""
         return tuple(np.bincount(c, minlength=m) / self.n for c, m in zip(self.categorical.T, self.domains))
+
+
+def _domain_sizes(cat: np.ndarray, domains) -> tuple[int, ...]:
+    """The domain size of each categorical column of the (n, d_cat) codes cat: domains as given, else
+    each column's max + 1; checked against the codes."""
+    require(np.issubdtype(cat.dtype, np.integer), "categorical columns must hold integer codes.")
+    require(bool((cat >= 0).all()), "categorical codes must be >= 0.")
+    sizes = tuple(int(m) for m in (cat.max(axis=0) + 1 if domains is None else domains))
+    require(len(sizes) == cat.shape[1], f"need one domain size per categorical column ({cat.shape[1]}).")
+    require(
+        all(1 <= m <= MAX_CATEGORIES for m in sizes),
+        f"domain sizes must lie in [1, {MAX_CATEGORIES}] (got {sizes}).",
+    )
+    require(bool((cat < np.array(sizes, dtype=np.int64)).all()), "categorical codes must be below their domain size.")
+    return sizes
+
+
+def clipped_note(column: str, count: int, lo: float, hi: float) -> str:
+    """The note for a numeric column's values clipped into its range (a table loader's)."""
+    return f"{column}: {count:,} value(s) outside [{lo:g}, {hi:g}] were clipped."
+
+
+def inferred_ranges_note(columns) -> str:
+    """The note for numeric columns whose range was taken from the data rather than declared."""
+    return (
+        f"the range of {', '.join(columns)} was taken from the data (min, max); a deployment fixes ranges in advance."
+    )
 
 
 # --- synthetic data (Sec. VI-A) ---------------------------------------------------------
@@ -288,6 +305,56 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     a deployment fixes ranges in advance. Blank lines and lines starting with '#' are skipped.
     """
     rows, name = _rows(source, name)
+    categorical, ranges = tuple(categorical), dict(ranges or {})
+    header, body = _checked(rows, name, categorical, ranges)
+    lines = [line for line, _ in body]
+    numeric, codes, bounds, labels, notes, inferred = {}, {}, [], [], [], []
+    for column, cells in zip(header, zip(*(row for _, row in body))):
+        if column in categorical:
+            levels, codes[column] = _categories(cells, lines, column, name)
+            labels.append(levels)
+            continue
+        x = _numbers(cells, lines, column, name)
+        lo, hi = _column_range(x, column, name, ranges)
+        if column not in ranges:
+            inferred.append(column)
+        if clipped := int(((x < lo) | (x > hi)).sum()):
+            notes.append(clipped_note(column, clipped, lo, hi))
+        numeric[column] = to_unit(x, lo, hi)
+        bounds.append((lo, hi))
+    if inferred:
+        notes.append(inferred_ranges_note(inferred))
+    return table_of(numeric, bounds, codes, labels, name, tuple(notes))
+
+
+def table_of(
+    numeric: dict[str, np.ndarray],
+    bounds: list[tuple[float, float]],
+    codes: dict[str, np.ndarray],
+    labels: list[tuple[str, ...]],
+    name: str,
+    notes: tuple[str, ...],
+) -> NumericTable:
+    """A table from its columns by name: numeric ones already in [-1, 1] with their (lo, hi) bounds,
+    categorical ones as codes with their labels (a table loader's result)."""
+    return NumericTable(
+        numeric=np.column_stack(list(numeric.values())) if numeric else None,
+        categorical=np.column_stack(list(codes.values())) if codes else None,
+        domains=tuple(len(lab) for lab in labels),
+        ranges=tuple(bounds),
+        numeric_names=tuple(numeric),
+        categorical_names=tuple(codes),
+        labels=tuple(labels),
+        name=name,
+        notes=notes,
+    )
+
+
+def _checked(
+    rows: list[tuple[int, list[str]]], name: str, categorical: tuple[str, ...], ranges: dict
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """(the header, the body rows) of a table CSV's rows, checked: named columns, each once, within
+    MAX_COLUMNS; 1 to MAX_ROWS rows as wide as the header; categorical and ranges naming its columns."""
     (hline, header), body = rows[0], rows[1:]
     width = len(header)
     require(width <= MAX_COLUMNS, f"{name} has {width} columns; the limit is {MAX_COLUMNS}.")
@@ -302,63 +369,40 @@ def load_table_csv(source, categorical=(), ranges: dict | None = None, name: str
     require(len(body) <= MAX_ROWS, f"{name} has {len(body):,} rows; the limit is {MAX_ROWS:,}.")
     for line, row in body:
         require(len(row) == width, f"{name}, line {line}: expected {width} columns as in the header, found {len(row)}.")
-    categorical, ranges = tuple(categorical), dict(ranges or {})
     for col in categorical:
         require(col in header, f"{name} has no column {col!r}; its columns are {', '.join(header)}.")
     for col in ranges:
         require(
             col in header and col not in categorical, f"ranges names {col!r}, which is not a numeric column of {name}."
         )
+    return header, body
 
-    lines = [line for line, _ in body]
-    numeric, num_names, bounds, notes, inferred = [], [], [], [], []
-    codes, cat_names, labels = [], [], []
-    for column, cells in zip(header, zip(*(row for _, row in body))):
-        if column in categorical:
-            empty = next((line for line, cell in zip(lines, cells) if cell == ""), None)
-            require(empty is None, _empty(name, empty, column))
-            levels, col_codes = np.unique(np.array(cells), return_inverse=True)
-            require(
-                len(levels) <= MAX_CATEGORIES,
-                f"{name}: column {column!r} has {len(levels):,} categories; the limit is {MAX_CATEGORIES:,}.",
-            )
-            codes.append(col_codes)
-            cat_names.append(column)
-            labels.append(tuple(str(v) for v in levels))
-            continue
-        x = _numbers(cells, lines, column, name)
-        if column in ranges:
-            lo, hi = (float(v) for v in ranges[column])
-            require(
-                math.isfinite(lo) and math.isfinite(hi) and lo < hi,
-                f"the range of column {column!r} needs finite lo < hi (got {lo:g}, {hi:g}).",
-            )
-        else:
-            lo, hi = float(x.min()), float(x.max())
-            require(
-                lo < hi,
-                f"{name}: column {column!r} holds the single value {lo:g}, so lo == hi; "
-                f"give it a range with ranges={{{column!r}: (lo, hi)}} or drop it.",
-            )
-            inferred.append(column)
-        if clipped := int(((x < lo) | (x > hi)).sum()):
-            notes.append(f"{column}: {clipped:,} value(s) outside [{lo:g}, {hi:g}] were clipped.")
-        numeric.append(to_unit(x, lo, hi))
-        num_names.append(column)
-        bounds.append((lo, hi))
-    if inferred:
-        notes.append(
-            f"the range of {', '.join(inferred)} was taken from the data (min, max); "
-            "a deployment fixes ranges in advance."
-        )
-    return NumericTable(
-        numeric=np.column_stack(numeric) if numeric else None,
-        categorical=np.column_stack(codes) if codes else None,
-        domains=tuple(len(lab) for lab in labels),
-        ranges=tuple(bounds),
-        numeric_names=tuple(num_names),
-        categorical_names=tuple(cat_names),
-        labels=tuple(labels),
-        name=name,
-        notes=tuple(notes),
+
+def _categories(cells, lines, column: str, name: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """(the sorted labels, each cell's code) of a categorical column; no cell may be empty."""
+    empty = next((line for line, cell in zip(lines, cells) if cell == ""), None)
+    require(empty is None, _empty(name, empty, column))
+    levels, codes = np.unique(np.array(cells), return_inverse=True)
+    require(
+        len(levels) <= MAX_CATEGORIES,
+        f"{name}: column {column!r} has {len(levels):,} categories; the limit is {MAX_CATEGORIES:,}.",
     )
+    return tuple(str(v) for v in levels), codes
+
+
+def _column_range(x: np.ndarray, column: str, name: str, ranges: dict) -> tuple[float, float]:
+    """A numeric column's (lo, hi): its range in ranges, checked, else the data's min and max."""
+    if column in ranges:
+        lo, hi = (float(v) for v in ranges[column])
+        require(
+            math.isfinite(lo) and math.isfinite(hi) and lo < hi,
+            f"the range of column {column!r} needs finite lo < hi (got {lo:g}, {hi:g}).",
+        )
+        return lo, hi
+    lo, hi = float(x.min()), float(x.max())
+    require(
+        lo < hi,
+        f"{name}: column {column!r} holds the single value {lo:g}, so lo == hi; "
+        f"give it a range with ranges={{{column!r}: (lo, hi)}} or drop it.",
+    )
+    return lo, hi

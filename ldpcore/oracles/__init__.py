@@ -18,19 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ldpcore.errors import InputError, require
+from ldpcore.errors import InputError, check_eps, require
 from ldpcore.oracles.base import CalibratedOracle, FrequencyOracle
 from ldpcore.oracles.direct import GRR
+from ldpcore.oracles.extras import FakeReports, HashRange, PlanExtras, UncertifiedRange
 from ldpcore.oracles.fake_reports import MURS, murs_bound
 from ldpcore.oracles.hadamard import Hadamard
 from ldpcore.oracles.hashing import OLH, SOLH
-from ldpcore.oracles.onehot import OneHot
+from ldpcore.oracles.laws import Unsupported
+from ldpcore.oracles.limits import too_large
+from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch, CountSketch, FragmentedSketch, HadamardCountMeanSketch
 from ldpcore.oracles.unary import OUE, SUE
 from ldpcore.privacy.bounds import ALIASES, BOUNDS, Bound, BoundName, Randomizer, accountants_for, get_bound
 from ldpcore.privacy.guarantee import Guarantee, Neighbouring
 
-# A plan is an ldpcore.experiment.spec.Plan (a layer above: typed Any here)
+# A plan is an ldpcore.experiment.protocol.spec.Plan (a layer above: typed Any here)
 Plan = Any
 
 
@@ -131,11 +134,17 @@ class Encoding:
     own_bound: the encoding brings its own bound (MURS: bound(accountant, params) builds it for its
     fakes), the only accountant offered. certified=False: no bound is known for the reports; the plan
     then uses the one-hot calibration (the ESA paper's choice for its fragmented sketch) and eps_c is
-    only the paper's lower end (privacy_note). details(plan) computes the encoding-specific Plan fields
-    (hash_range, the MURS adversaries, the sketch's eps_c range; d may be None); validate(values)
-    checks the parameters together; hidden(values) names the parameters that do not apply to these
-    values (a form need not ask for them); eps_limit(d, params) is the largest local eps the oracle
-    takes (ldpcore.oracles.limits; d=None: the limit at the smallest domain, d = 2, where it depends on d).
+    only the paper's lower end (privacy_note). extras(plan) computes the family's own plan numbers, a
+    typed ldpcore.oracles.extras object or None (hash range, the MURS adversaries, the sketch's eps_c
+    range; d may be None); validate(values) checks the parameters together; hidden(values) names the
+    parameters that do not apply to these values (a form need not ask for them); eps_limit(d, params) is
+    the largest local eps the oracle takes (ldpcore.oracles.limits; d=None: the limit at the smallest
+    domain, d = 2, where it depends on d).
+
+    Two capabilities for protocols without a shuffler: at_eps(eps_l, d, params), the oracle of one
+    report per respondent at local eps_l (Unsupported, with the reason, where the encoding's parameters
+    come from its shuffle bound: oracle_at); stand_in(params), the (encoding name, parameters) that
+    runs in its place without a shuffler (None: the encoding itself; without_shuffler).
     """
 
     name: str
@@ -150,10 +159,14 @@ class Encoding:
     privacy_note: str = ""
     own_bound: BoundName | None = None
     bound_fn: Callable[[str, dict], Bound] = lambda accountant, params: get_bound(accountant)
-    details: Callable[[Plan], dict[str, Any]] = lambda plan: {}
+    extras: Callable[[Plan], PlanExtras | None] = lambda plan: None
     validate: Callable[[dict], None] = lambda values: None
     hidden: Callable[[dict], set] = lambda values: set()
     eps_limit: Callable[[int | None, dict], float] = lambda d, params: math.inf
+    at_eps: Callable[[float, int, dict], FrequencyOracle] | Unsupported = Unsupported(
+        "the encoding states no oracle at a given local eps"
+    )
+    stand_in: Callable[[dict], tuple[str, dict]] | None = None
 
     @property
     def accountants(self) -> tuple[str, ...]:
@@ -164,6 +177,29 @@ class Encoding:
     def bound(self, accountant: str, params: dict) -> Bound:
         """The Bound of an accountant for these parameters (an encoding's own bound is built for them)."""
         return self.bound_fn(accountant, params)
+
+    @property
+    def fixed_by_eps(self) -> bool:
+        """Whether the oracle is fixed by its local eps and parameters alone (at_eps is supported), whatever
+        the accountant and n."""
+        return not isinstance(self.at_eps, Unsupported)
+
+    def oracle_at(self, eps_l: float, d: int, params: dict) -> FrequencyOracle:
+        """The oracle of one report per respondent at local eps_l on d values (params checked); InputError
+        where the encoding has none (the reason) or eps_l exceeds eps_limit."""
+        if isinstance(self.at_eps, Unsupported):
+            raise InputError(f"{self.title}: {self.at_eps.reason}.")
+        limit = self.eps_limit(d, params)
+        require(eps_l <= limit, too_large(f"{self.title} on d={d:,} values", eps_l, limit, "eps_l"))
+        return self.at_eps(check_eps(eps_l, "eps_l"), d, params)
+
+    def without_shuffler(self, params: dict) -> tuple[Encoding, dict]:
+        """The encoding (and its checked parameters) that runs in this one's place without a shuffler."""
+        if self.stand_in is None:
+            return self, self.check_params(params)
+        name, given = self.stand_in(params)
+        other = get_encoding(name)
+        return other, other.check_params(given)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -190,12 +226,17 @@ def single(cls: type[CalibratedOracle], **kw) -> Encoding:
     randomizer family; eps_limit is cls.largest_eps() unless given. Adding an encoding is one
     module with such a class and one line ``single(MyOracle)`` in ENCODINGS."""
     kw.setdefault("eps_limit", lambda d, params: cls.largest_eps())  # type: ignore[attr-defined]
+
+    def at_eps(eps: float, d: int, params: dict) -> FrequencyOracle:
+        return cls.from_eps(eps, d, **params)
+
     return Encoding(
         cls.name,
         cls.title,
-        lambda plan, d: cls.from_eps(plan.eps_b, d, **plan.spec.param_dict),
+        lambda plan, d: at_eps(plan.eps_b, d, plan.spec.param_dict),
         cls.randomizer,
         neighbouring=cls.neighbouring,
+        at_eps=at_eps,
         **kw,
     )
 
@@ -218,6 +259,7 @@ def _check_murs(values: dict) -> None:
 
 
 SKETCH = (SKETCH_ROWS, SKETCH_WIDTH)
+NO_BOUND_RANGE = "its hash range (and fakes) come from its shuffle bound, so it has no oracle at a local eps alone"
 
 
 def _murs_limit(d, params) -> float:
@@ -226,12 +268,12 @@ def _murs_limit(d, params) -> float:
     return GRR.largest_eps(d or 2) if params["base"] == "grr" else OLH.largest_eps(params["g"])
 
 
-def _whole_report(plan: Plan) -> dict[str, Any]:
+def _whole_report(plan: Plan) -> UncertifiedRange:
     """The fragmented sketch at the one-hot calibration: the ESA paper's range for eps_c (Erlingsson et
     al. 2020, Table III), and what a generic bound certifies for a respondent's whole report,
     2 eps_b-LDP under replacement."""
     generic = get_bound(BoundName.FMT21_NUMERIC).forward(2 * plan.eps_b, plan.n, plan.spec.delta)
-    return {"eps_c_range": (plan.eps_c, plan.eps_l_inf), "eps_c_whole_report": generic.guarantee}
+    return UncertifiedRange((plan.eps_c, plan.eps_l_inf), generic.guarantee)
 
 
 def _bound_range(plan: Plan) -> int:
@@ -239,35 +281,29 @@ def _bound_range(plan: Plan) -> int:
     return plan.amplification.extra["hash_range"]
 
 
-def _olh_range(plan: Plan) -> dict[str, Any]:
-    return {} if plan.d is None else {"hash_range": plan.oracle().g}
+def _olh_range(plan: Plan) -> HashRange | None:
+    return None if plan.d is None else HashRange(plan.oracle().g)
 
 
-def _murs_details(plan: Plan) -> dict[str, Any]:
+def _murs_extras(plan: Plan) -> PlanExtras | None:
     """eps against the server + all other respondents (eps_2) and the server + all shufflers (eps_l)
-    (T. Wang et al. 2019, Theorem 4)."""
-    out: dict[str, Any] = {} if plan.spec.param_dict["base"] == "grr" else {"hash_range": _bound_range(plan)}
-    if plan.d is not None:
-        privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
-        users = (
-            Guarantee(privacy.eps_users, BoundName.MURS, privacy.neighbouring, privacy.delta)
-            if math.isfinite(privacy.eps_users)
-            else Guarantee.invalid(
-                BoundName.MURS,
-                privacy.neighbouring,
-                privacy.delta,
-                f"{privacy.hidden_fakes:,} fake reports are too few for the blanket bound against the server "
-                "and all other respondents.",
-            )
+    (T. Wang et al. 2019, Theorem 4); without d only the hash range (on SOLH)."""
+    hash_range = None if plan.spec.param_dict["base"] == "grr" else _bound_range(plan)
+    if plan.d is None:
+        return None if hash_range is None else HashRange(hash_range)
+    privacy = plan.oracle().epsilons(plan.n, plan.spec.delta)
+    users = (
+        Guarantee(privacy.eps_users, BoundName.MURS, privacy.neighbouring, privacy.delta)
+        if math.isfinite(privacy.eps_users)
+        else Guarantee.invalid(
+            BoundName.MURS,
+            privacy.neighbouring,
+            privacy.delta,
+            f"{privacy.hidden_fakes:,} fake reports are too few for the blanket bound against the server "
+            "and all other respondents.",
         )
-        out.update(
-            {
-                "eps_vs_server_and_respondents": users,
-                "eps_vs_server_and_shufflers": privacy.eps_shufflers,
-                "fake_reports": privacy.hidden_fakes,
-            }
-        )
-    return out
+    )
+    return FakeReports(hash_range, privacy.hidden_fakes, users, privacy.eps_shufflers)
 
 
 def _murs(plan: Plan, d: int) -> MURS:
@@ -295,6 +331,7 @@ ENCODINGS: dict[str, Encoding] = {
             neighbouring=OneHot.neighbouring,
             fragments=True,
             eps_limit=lambda d, params: OneHot.largest_eps(),
+            at_eps=lambda eps, d, params: OneHot(d=d, p_b=flip_probability(eps)),
         ),
         single(GRR, channel_k=lambda d, params: d, eps_limit=lambda d, params: GRR.largest_eps(d or 2)),
         single(OUE),
@@ -303,7 +340,7 @@ ENCODINGS: dict[str, Encoding] = {
             OLH,
             params=(HASH_RANGE,),
             validate=_check_range,
-            details=_olh_range,
+            extras=_olh_range,
             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
         ),
         Encoding(
@@ -314,8 +351,10 @@ ENCODINGS: dict[str, Encoding] = {
             lambda d, params: params["g"] or None,
             params=(HASH_RANGE,),
             validate=_check_range,
-            details=lambda plan: {"hash_range": _bound_range(plan)},
+            extras=lambda plan: HashRange(_bound_range(plan)),
             eps_limit=lambda d, params: OLH.largest_eps(params["g"]),
+            at_eps=Unsupported(NO_BOUND_RANGE),
+            stand_in=lambda params: (OLH.name, {}),
             privacy_note="SOLH (T. Wang et al. 2019, Theorem 3): the k-RR privacy blanket on the hash range d'; with "
             "g = 0 the bound picks d' with eps_l (close to the variance-optimal (A+2)/3).",
         ),
@@ -334,8 +373,10 @@ ENCODINGS: dict[str, Encoding] = {
             "fakes hide a report (eps_2); if every shuffler colludes, eps_l is what is left.",
             own_bound=BoundName.MURS,
             bound_fn=lambda accountant, params: murs_bound(params["r"] * params["n_r"]),
-            details=_murs_details,
+            extras=_murs_extras,
             eps_limit=_murs_limit,
+            at_eps=Unsupported(NO_BOUND_RANGE),
+            stand_in=lambda params: (GRR.name if params["base"] == GRR.name else OLH.name, {}),
         ),
         single(
             FragmentedSketch,
@@ -344,7 +385,7 @@ ENCODINGS: dict[str, Encoding] = {
             validate=_check_cells,
             certified=False,
             privacy_note=FragmentedSketch.privacy_note,
-            details=_whole_report,
+            extras=_whole_report,
         ),
         # one eps_b-LDP report (replacement) per respondent, so the generic bounds certify eps_c: at the Horse's
         # n and eps_c = 1 fmt21-numeric allows eps_l = 9.76, more than the ESA paper's one-hot 8.55 for its sketches
@@ -354,6 +395,8 @@ ENCODINGS: dict[str, Encoding] = {
     )
 }
 
+
+DEFAULT_ENCODING = OneHot.name  # the ESA paper's
 
 # every name an accountant may be given by: the registered bounds, their aliases and the encodings' own (murs)
 ACCOUNTANT_NAMES = tuple(

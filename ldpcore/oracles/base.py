@@ -13,14 +13,31 @@ analytic variance (exact unless ``variance_note`` says what it is short of),
 ``expected_messages()`` and ``bits_per_message`` are the communication, and
 ``reference_cells(n)`` the memory the per-respondent reference needs (refused above
 ldpcore.oracles.limits.REFERENCE_CELLS).
+
+Optional capabilities, each read through a function here that gives the default (or says
+"unsupported, because ...") for an oracle without it, in the spirit of dp_accounting's
+``supports(event)``: the layers above ask these functions, never an oracle's class.
+
+- ``observer_law(oracle, observer)``: what the server, a captured shuffler or the analyst sees of one
+  respondent (ldpcore.oracles.laws), for the audits; default: unsupported.
+- ``grouped_variance(oracle, n, values, bins)``: each distinct count's variance from the histogram's
+  distinct counts and how many bins hold each, for the planner; default: ``variance(n, values)``, right
+  for every oracle whose per-bin variance depends on the bin's own count only (a sketch's depends on the
+  other counts through collisions, and it states its own).
+- ``respondent_oracle(oracle)``: the oracle whose ``randomize`` is one respondent's report alone;
+  default: the oracle (MURS: its base oracle, the fake reports are the shufflers').
+- ``report_likelihood(oracle)``: ``report_log_prob(value, reports)``, the exact log-probability of a
+  report, or Unsupported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from ldpcore.oracles.laws import Law, Observer, Unsupported
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -65,3 +82,54 @@ class CalibratedOracle(FrequencyOracle, Protocol):
 
     @classmethod
     def from_eps(cls, eps: float, d: int) -> FrequencyOracle: ...
+
+
+@runtime_checkable
+class _Observed(Protocol):
+    def observer_law(self, observer: Observer) -> Law | Unsupported: ...
+
+
+@runtime_checkable
+class _Grouped(Protocol):
+    def grouped_variance(self, n: int, values: np.ndarray, bins: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class _Wrapped(Protocol):
+    @property
+    def respondent(self) -> FrequencyOracle: ...
+
+
+@runtime_checkable
+class _Likelihood(Protocol):
+    def report_log_prob(self, value: Any, reports: Any) -> np.ndarray: ...
+
+
+def observer_law(oracle: FrequencyOracle, observer: Observer | str) -> Law | Unsupported:
+    """What `observer` sees of one respondent under this oracle (ldpcore.oracles.laws), or why it is not stated."""
+    observer = Observer(observer)
+    if isinstance(oracle, _Observed):
+        return oracle.observer_law(observer)
+    return Unsupported(f"the {oracle.name} encoding states no law of what the {observer} sees")
+
+
+def grouped_variance(oracle: FrequencyOracle, n: int, values: np.ndarray, bins: np.ndarray) -> np.ndarray:
+    """Each distinct count's per-bin variance (values: the distinct counts, bins: how many bins hold each),
+    at a cost independent of d: the oracle's own grouped_variance, else variance(n, values)."""
+    var: float | np.ndarray = (
+        oracle.grouped_variance(n, values, bins) if isinstance(oracle, _Grouped) else oracle.variance(n, values)
+    )
+    return np.broadcast_to(np.asarray(var, dtype=np.float64), np.shape(values))
+
+
+def respondent_oracle(oracle: FrequencyOracle) -> FrequencyOracle:
+    """The oracle whose randomize is one respondent's report alone (default: the oracle itself)."""
+    return oracle.respondent if isinstance(oracle, _Wrapped) else oracle
+
+
+def report_likelihood(oracle: FrequencyOracle) -> Callable[[Any, Any], np.ndarray] | Unsupported:
+    """report_log_prob(value, reports) of the respondent's oracle, or why there is none."""
+    own = respondent_oracle(oracle)
+    if isinstance(own, _Likelihood):
+        return own.report_log_prob
+    return Unsupported(f"the {oracle.name} encoding states no likelihood of a report")

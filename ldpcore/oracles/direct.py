@@ -29,6 +29,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
+from ldpcore.oracles.laws import ResponseLaws
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy import bounds as amplification
 from ldpcore.privacy.bounds import Randomizer, blanket_limit
@@ -67,6 +68,7 @@ class SupportAnalyzer:
     Var(c_hat_v) = [c_v p(1-p) + (n-c_v) q(1-q)]/(p-q)^2."""
 
     variance_note: ClassVar[str] = ""  # the variance is exact
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE  # one report: a value replaced
 
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
@@ -130,7 +132,6 @@ class GRR(SupportAnalyzer):
 
     name: ClassVar[str] = "grr"
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.K_RR
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
 
@@ -206,6 +207,10 @@ class GRR(SupportAnalyzer):
     def report_log_prob(self, value: int, reports: np.ndarray) -> np.ndarray:
         """Exact log P[GRR(value) = report]."""
         return np.where(np.asarray(reports) == value, math.log(self.p), math.log(self.q))
+
+    def observer_law(self, observer) -> ResponseLaws:
+        """k-RR for every observer: one report (server, shuffler), the histogram of n reports (analyst)."""
+        return ResponseLaws(self.p, self.q, self.d, self.eps)
 
     # --- communication (the analyzer: SupportAnalyzer) --------------------------------
     @property

@@ -25,6 +25,7 @@ import numpy as np
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
+from ldpcore.oracles.laws import Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_reference
 from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import EPS0_MIN, Bound, BoundName, Randomizer, solh_hash_range
@@ -170,6 +171,19 @@ class MURS:
             int(colluding),
             hidden,
         )
+
+    # --- what each observer sees (ldpcore.oracles.laws) ---------------------------------
+    @property
+    def respondent(self) -> GRR | OLH:
+        """A respondent's report is its base oracle's; the fake reports are the shufflers'."""
+        return self.oracle
+
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """The server and a captured shuffler see one respondent's report of the base oracle; the analyst's
+        aggregate mixes in the fake reports, whose law is not stated here."""
+        if observer == Observer.ANALYST:
+            return Unsupported("no exact law of the shuffled histogram with the shufflers' fake reports is computed")
+        return self.oracle.observer_law(observer)
 
     # --- what the analyzer sees -------------------------------------------------------
     def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -30,9 +30,9 @@ from scipy.special import expit
 
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
+from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
-from ldpcore.privacy.guarantee import Neighbouring
 
 
 def fwht(x: np.ndarray) -> np.ndarray:
@@ -59,7 +59,6 @@ class Hadamard(SupportAnalyzer):
 
     name: ClassVar[str] = "hadamard"
     title: ClassVar[str] = "Hadamard response"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
@@ -145,6 +144,13 @@ class Hadamard(SupportAnalyzer):
         return (n + fwht(aggregate)[1 : self.d + 1]) / 2
 
     # --- communication ----------------------------------------------------------------
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """One report j: [j in C_v] is Bern(p) for the value held; for another value v', |C_v & C_v'| = K/4
+        makes [j in C_v'] an independent Bern(1/2). The analyst: unsupported."""
+        if observer == Observer.ANALYST:
+            return unsupported_analyst(self.name)
+        return PairLaws(bernoulli(0.5), bernoulli(self.p))
+
     @property
     def bits_per_message(self) -> int:
         """log2 K."""

@@ -43,9 +43,9 @@ import numpy as np
 
 from ldpcore.errors import InputError, check_eps, require
 from ldpcore.oracles.direct import GRR, SupportAnalyzer, blanket_a, check_domain
+from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
 from ldpcore.oracles.limits import check_realised, check_reference
 from ldpcore.privacy.bounds import BoundName, Randomizer, get_bound
-from ldpcore.privacy.guarantee import Neighbouring
 
 MERSENNE_31 = 2**31 - 1  # default prime of the real-hash mode; a x + b stays below 2^62
 AUTO_RANGE_EPS_MAX = 21  # the automatic hash range round(e^eps) + 1 stays below 2^31 up to this eps
@@ -67,7 +67,6 @@ class OLH(SupportAnalyzer):
 
     name: ClassVar[str] = "olh"
     title: ClassVar[str] = "Optimized local hashing"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
@@ -176,6 +175,13 @@ class OLH(SupportAnalyzer):
         return np.where(hit, math.log(self.p), math.log(self.q_bucket)) - family
 
     # --- communication (the analyzer: SupportAnalyzer with q, T. Wang et al. 2019 Eq. (3) for q = 1/g) ---
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """One report (seed, y): [h(v) = y] is Bern(p) for the value held; for another value v' an ideal hash
+        makes [h(v') = y] an independent Bern(1/g). The analyst: unsupported."""
+        if observer == Observer.ANALYST:
+            return unsupported_analyst(self.name)
+        return PairLaws(bernoulli(1 / self.g), bernoulli(self.p))
+
     @property
     def bits_per_message(self) -> int:
         """Hash seed (a, b) mod prime (MERSENNE_31 for the ideal hash it stands for) + ceil(log2 g)."""

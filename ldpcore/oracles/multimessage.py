@@ -23,12 +23,13 @@ from scipy.special import gammaln
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.limits import check_reference
-from ldpcore.oracles.sketches import HashFamily, binomial_window, check_counts, check_values
+from ldpcore.oracles.sketches.hash_family import HashFamily
+from ldpcore.oracles.sketches.sampling import binomial_window, check_counts, check_values
 from ldpcore.privacy import binomial, solver
 from ldpcore.privacy.bounds import Randomizer, accountants_for
 from ldpcore.privacy.guarantee import Neighbouring
 
-_TAIL = 1e-18  # binomial_window's tail: probability left outside each summation window
+_TAIL = 1e-18  # probability left outside each side of a summation window (binomial_window's tail: 2 _TAIL)
 CURVE_DISCRETIZATION = 1e-3  # a chart's count_min_q_min: 40x cheaper, q ~1-2% above the default 1e-4's
 
 
@@ -245,7 +246,7 @@ def _cell_pld(n: int, q: float, discretization: float, reverse: bool):
     from dp_accounting.pld import pld_pmf  # slow import
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    z = binomial_window(n, q, _TAIL)
+    z = binomial_window(n, q, 2 * _TAIL)
     k, shift = np.arange(z[0], z[-1] + 2), int(not reverse)  # upper = N + shift
     with np.errstate(divide="ignore"):
         upper, lower = binomial.logpmf(k - shift, n, q), binomial.logpmf(k - 1 + shift, n, q)

@@ -26,7 +26,9 @@ import numpy as np
 from scipy.special import expit
 
 from ldpcore.errors import InputError, check_whole, require
+from ldpcore.oracles.laws import BinLaws, CountLaws, Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.privacy import binomial
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -168,6 +170,32 @@ class OneHot:
         """Memory of the per-respondent reference: n one-hot rows of d bits, tau fragments each."""
         return n * self.d * (self.tau or 1)
 
+    # --- what each observer sees (ldpcore.oracles.laws) ---------------------------------
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """Every bin's bit is its own channel. Without report fragments the server sees every bin's bit and a
+        captured shuffler one bin's (its attribute fragment); with them, the server sees the tau fragments of
+        every bit and a shuffler one fragment; the analyst sees the per-bin counts of the backstop bits,
+        re-randomized per fragment."""
+        p_b = self.p_b
+        if observer == Observer.ANALYST:
+            return CountLaws(1 - p_b, p_b, p_b, 1 - p_b, None if self.tau is None else (self.tau, self.fragment_flip))
+        server = observer == Observer.SERVER
+        if self.tau is None:
+            sees = (
+                "the target's whole report (every bin's bit)"
+                if server
+                else "one attribute fragment of the target: bin v's bit (the shuffler of bin v)"
+            )
+            return BinLaws(np.array([1 - p_b, p_b]), np.array([p_b, 1 - p_b]), sees, one_bin=not server)
+        t = self.tau if server else 1
+        sees = (
+            f"all {self.tau} report fragments of the target"
+            if server
+            else "one report fragment of the target (the shuffler it was sent to)"
+        )
+        ref, present = (fragment_counts(p_b, self.fragment_flip, t, held) for held in (False, True))
+        return BinLaws(ref, present, sees, fragments=self.tau)
+
     # --- communication ----------------------------------------------------------------
     def expected_messages(self) -> float:
         """Expected set bits sent per respondent, one message each (paper "#bits")."""
@@ -183,6 +211,15 @@ class OneHot:
     def bits_per_message(self) -> int:
         """A message names its bin (its shuffler): ceil(log2 d) bits."""
         return max(1, math.ceil(math.log2(self.d)))
+
+
+def fragment_counts(p_b: float, p_f: float, t: int, present: bool) -> np.ndarray:
+    """Law of the 1s among t fragments of one bin's bit: backstop bit Bern(1 - p_b) if the value is there
+    (present) else Bern(p_b), each fragment re-randomized with flip probability p_f."""
+    j = np.arange(t + 1)
+    one, zero = binomial.pmf(j, t, 1 - p_f), binomial.pmf(j, t, p_f)
+    keep = 1 - p_b if present else p_b
+    return keep * one + (1 - keep) * zero
 
 
 def split_runs_estimate(counts: np.ndarray, eps: float, runs: int, rng: np.random.Generator) -> np.ndarray:

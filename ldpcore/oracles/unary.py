@@ -22,9 +22,9 @@ from scipy.special import expit
 
 from ldpcore.errors import check_eps, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
+from ldpcore.oracles.laws import SINGLE_REPORT, BinLaws, CountLaws, Law, Observer, Unsupported, bernoulli
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.privacy.bounds import Randomizer
-from ldpcore.privacy.guarantee import Neighbouring
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,6 @@ class UnaryEncoding(SupportAnalyzer):
 
     name: ClassVar[str] = "ue"
     title: ClassVar[str] = "Unary encoding"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE
     randomizer: ClassVar[Randomizer] = Randomizer.ANY_LDP
 
     def __post_init__(self):
@@ -87,6 +86,13 @@ class UnaryEncoding(SupportAnalyzer):
         return np.where(reports, one, zero).sum(axis=-1)
 
     # --- communication (the analyzer: SupportAnalyzer) --------------------------------
+    def observer_law(self, observer: Observer) -> Law | Unsupported:
+        """Independent bits: bit u is Bern(p) for the value held and Bern(q) for every other, in the one report
+        (server, shuffler) and in the counts of the shuffled aggregate (analyst)."""
+        if observer == Observer.ANALYST:
+            return CountLaws(self.p, self.q, self.q, self.p)
+        return BinLaws(bernoulli(self.q), bernoulli(self.p), SINGLE_REPORT[observer])
+
     @property
     def bits_per_message(self) -> int:
         return self.d

@@ -1,9 +1,12 @@
 """Binomial pmf, log-pmf, cdf and sf for the accountants' inner loops: the functions scipy.stats.binom
 evaluates (Boost's, and its own log-pmf formula) at integer k, without importing scipy.stats (about a
 second) and without its per-call argument handling (about a millisecond a call); outside the support
-0..n, the limits (pmf 0, log-pmf -inf, cdf 0 or 1, sf 1 or 0)."""
+0..n, the limits (pmf 0, log-pmf -inf, cdf 0 or 1, sf 1 or 0). ``tail_window`` is the one window of
+whole numbers that the audits and the sketches keep of a binomial law."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy.special import _ufuncs as scu
@@ -36,3 +39,17 @@ def cdf(k, n, p) -> np.ndarray:
 def sf(k, n, p) -> np.ndarray:
     k, n, inside = _args(k, n)
     return np.where(k < 0, 1.0, np.where(k >= n, 0.0, scu._binom_sf(inside, n, p)))
+
+
+def tail_window(n: int, p: float, tail: float) -> tuple[int, int]:
+    """The whole numbers [lo, hi] within 0..n outside of which X ~ Bin(n, p) lies with probability at most
+    `tail` (0 < tail < 1): mean -+ t with each side bounded by Bernstein's inequality for a sum of n
+    independent variables in [0, 1], P(X - np >= t) <= exp(-t^2 / (2 (n p (1 - p) + t/3))) and the same for
+    np - X (Bernstein 1924; Boucheron, Lugosi, Massart, Concentration Inequalities, 2013, Theorem 2.10),
+    set to tail/2 each: t = L/3 + sqrt(L^2/9 + 2 L n p (1 - p)), L = ln(2/tail). Scipy's isf fails so far
+    out; the window is a few standard deviations wider than the exact quantiles, and its width does not
+    depend on n beyond the variance."""
+    mean, var = n * p, n * p * (1 - p)
+    log_tail = math.log(2 / tail)
+    t = log_tail / 3 + math.sqrt(log_tail**2 / 9 + 2 * log_tail * var)
+    return max(math.floor(mean - t), 0), min(math.ceil(mean + t), n)

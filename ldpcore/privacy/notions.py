@@ -8,7 +8,7 @@ changes two bins, two independent channels, so basic composition gives (2 eps, 2
 privacy over remove-then-add, (2 eps, (1 + e^eps) delta). The same factor holds for the local epsilon of the
 one-hot report: replacing a value flips two bits, each eps-LDP under removal, so the report is 2 eps-LDP
 under replacement (group privacy of size 2). Encodings that are natively replacement-DP (GRR, the unary and
-hashing encodings, sketches) are left as they are. The planner (ldpcore.experiment.planner) converts its
+hashing encodings, sketches) are left as they are. The planner (ldpcore.experiment.planning) converts its
 rows the same way.
 """
 

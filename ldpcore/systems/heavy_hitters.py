@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldpcore.errors import require
-from ldpcore.experiment.metrics import error_metrics
-from ldpcore.experiment.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.metrics import error_metrics
+from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles.sketches import PRIVACY_NOTE, FragmentedSketch
 from ldpcore.privacy.bounds import BoundName
 

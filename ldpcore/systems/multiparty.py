@@ -11,7 +11,7 @@ from typing import NoReturn
 import numpy as np
 
 from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
-from ldpcore.experiment.metrics import analytic_rmse
+from ldpcore.experiment.protocol.metrics import analytic_rmse
 from ldpcore.oracles.fake_reports import MURS, blanket_certified, murs_eps_users
 from ldpcore.oracles.hashing import solh_parameters
 from ldpcore.oracles.multimessage import (
@@ -144,58 +144,60 @@ def threat_table(
     blanket = get_bound(BoundName.BLANKET_KRR).forward(eps_l, n, delta, d)
     shuffle_only = blanket.guarantee.or_inf
     murs = MURS.from_eps(eps_l, d, shufflers, fakes_per_shuffler).epsilons(n, delta, colluding)
-    rows: list[dict] = [
-        {
-            "protocol": "shuffle only (GRR)",
-            "vs server": shuffle_only,
-            "vs server + other respondents": eps_l,
-            "vs server + shufflers": eps_l,
-            "note": "" if blanket.valid else blanket.reason,
-        },
-        {
-            "protocol": "HE aggregation (aux server adds central noise)",
-            "vs server": shuffle_only,
-            "vs server + other respondents": shuffle_only,
-            "vs server + shufflers": math.inf,
-            "note": "central noise calibrated to the shuffle-only eps; the aux server decrypts if it colludes",
-        },
-        {
-            "protocol": f"MURS ({shufflers} shufflers x {int(fakes_per_shuffler):,} fakes)",
-            "vs server": murs.eps_server,
-            "vs server + other respondents": murs.eps_users,
-            "vs server + shufflers": eps_l,
-            "note": f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden",
-        },
+    rows = [
+        _row("shuffle only (GRR)", shuffle_only, eps_l, eps_l, "" if blanket.valid else blanket.reason),
+        _row(
+            "HE aggregation (aux server adds central noise)",
+            shuffle_only,
+            shuffle_only,
+            math.inf,
+            "central noise calibrated to the shuffle-only eps; the aux server decrypts if it colludes",
+        ),
+        _row(
+            f"MURS ({shufflers} shufflers x {int(fakes_per_shuffler):,} fakes)",
+            murs.eps_server,
+            murs.eps_users,
+            eps_l,
+            f"{colluding} colluding shuffler(s): {murs.hidden_fakes:,} fakes stay hidden",
+        ),
     ]
-    peos = "PEOS (SOLH, oblivious shuffle, joint fakes)"
+    why = f"no shuffle-only guarantee to calibrate SOLH to ({blanket.reason})"
+    return rows + [_peos_row(n, d, delta, shuffle_only, int(fakes_per_shuffler), why)]
+
+
+def _row(protocol: str, vs_server: float, vs_users: float, vs_shufflers: float, note: str) -> dict:
+    """One row of threat_table: the eps a respondent keeps against each adversary."""
+    return {
+        "protocol": protocol,
+        "vs server": vs_server,
+        "vs server + other respondents": vs_users,
+        "vs server + shufflers": vs_shufflers,
+        "note": note,
+    }
+
+
+def _peos_row(n: int, d: int, delta: float, shuffle_only: float, fakes: int, why: str) -> dict:
+    """threat_table's PEOS row: SOLH calibrated to the shuffle-only eps, or (with why) why PEOS does not
+    apply here."""
     d_prime: int | None = None
     eps_solh = math.nan
-    why = f"no shuffle-only guarantee to calibrate SOLH to ({blanket.reason})"
     try:
         if math.isfinite(shuffle_only):
             d_prime, eps_solh = solh_parameters(shuffle_only, n, delta)
     except InputError as exc:
         d_prime, why = None, str(exc)
     if d_prime is None:  # the row stays, with why PEOS does not apply here
-        rows.append(
-            {
-                "protocol": peos,
-                "vs server": math.nan,
-                "vs server + other respondents": math.nan,
-                "vs server + shufflers": math.nan,
-                "note": f"does not apply at n = {n:,}, d = {d:,}: {why}",
-            }
+        return _row(
+            "PEOS (SOLH, oblivious shuffle, joint fakes)",
+            math.nan,
+            math.nan,
+            math.nan,
+            f"does not apply at n = {n:,}, d = {d:,}: {why}",
         )
-    else:
-        rows.append(
-            {
-                "protocol": f"PEOS (SOLH, d' = {d_prime}, oblivious shuffle, joint fakes)",
-                "vs server": shuffle_only,
-                "vs server + other respondents": blanket_certified(
-                    murs_eps_users(delta, d_prime, int(fakes_per_shuffler)), delta
-                ),
-                "vs server + shufflers": shuffle_only,
-                "note": f"SOLH at eps_l = {eps_solh:.3g}; unchanged while one shuffler is honest",
-            }
-        )
-    return rows
+    return _row(
+        f"PEOS (SOLH, d' = {d_prime}, oblivious shuffle, joint fakes)",
+        shuffle_only,
+        blanket_certified(murs_eps_users(delta, d_prime, fakes), delta),
+        shuffle_only,
+        f"SOLH at eps_l = {eps_solh:.3g}; unchanged while one shuffler is honest",
+    )

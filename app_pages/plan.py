@@ -1,0 +1,208 @@
+"""Plan: every encoding with every accountant side by side on the chosen data, analytically; forward at an
+eps_c, or solving for the smallest eps_c or number of respondents that meets a target error."""
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.experiment import planning as planner
+from ldpcore.export import fmt, to_json
+from ldpcore.oracles import ENCODINGS
+from ui import plan
+from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
+from ui.kit.feedback import input_errors
+from ui.kit.format import short
+from ui.kit.inputs import data_sidebar
+from ui.plan import SHAPE, shape_sidebar
+
+
+def _fit(x: float | None, pattern: str = "{:,.2f}", below: float = 1e4) -> str:
+    """A metric's value that fits its column at 1280 px: pattern below `below`, else 3 digits and a suffix."""
+    return short(x) if x is None or abs(x) >= below else pattern.format(x)
+
+
+SOLVES = {"error": "error at eps_c", "eps_c": "smallest eps_c for a target", "n": "smallest n for a target"}
+KINDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "expected l_inf"}
+
+st.title("Plan")
+st.caption(
+    "Every encoding with every accountant that holds for it, on your data, from the analytic variance of each "
+    "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
+    "messages of how many bits it sends, and the error to expect. Follow a row's link to simulate it."
+)
+with st.sidebar:
+    source = st.radio(
+        "Plan for",
+        ["data", SHAPE],
+        captions=["a dataset or an upload", "n, d and a shape, without data"],
+        key="plan_source",
+        bind="query-params",
+        horizontal=True,
+    )
+inp = shape_sidebar() if source == SHAPE else data_sidebar()
+hist = inp.hist
+with st.sidebar:
+    st.header("Plan")
+    # options are short names: a bound widget writes the displayed option into the URL
+    solve = st.radio(
+        "Solve for",
+        list(SOLVES),
+        captions=list(SOLVES.values()),
+        key="plan_solve",
+        bind="query-params",
+        horizontal=True,
+    )
+    eps_c = None if solve == "eps_c" else eps_c_slider()
+    target = None
+    if solve != "error":
+        kind = st.selectbox(
+            "Target error",
+            list(KINDS),
+            key="target_kind",
+            bind="query-params",
+            help="; ".join(f"{k}: {v}" for k, v in KINDS.items()),
+        )
+        value = st.number_input(
+            "Target value",
+            min_value=1e-6,
+            max_value=1e12,
+            value=20.0 if kind != "relative_rmse" else 0.5,
+            key="target",
+            bind="query-params",
+            format="%g",
+        )
+        target = (kind, float(value))
+    delta_text = central_delta_input(inp.delta)
+    notion = st.radio(
+        "eps_c neighbouring notion",
+        ["replacement", "native"],
+        key="plan_notion",
+        bind="query-params",
+        horizontal=True,
+        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's removal "
+        "accounting is converted, each row says how); native: each encoding's own notion.",
+    )
+    encodings = st.multiselect("Encodings (empty: all)", list(ENCODINGS), key="plan_encodings", bind="query-params")
+    max_messages = st.number_input(
+        "At most messages per respondent (0: no limit)",
+        min_value=0.0,
+        value=0.0,
+        key="max_messages",
+        bind="query-params",
+    )
+    max_bits = st.number_input(
+        "At most bits per respondent (0: no limit)", min_value=0.0, value=0.0, key="max_bits", bind="query-params"
+    )
+
+with input_errors():
+    delta = delta_or_default(delta_text, inp.delta)
+    table = plan.table(inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None)
+
+notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
+st.caption(
+    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
+    + "."
+)
+dataset, _, side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
+max_side = int(side) if side.isdigit() else 0
+linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
+records = plan.rows(table, dataset, max_side, links=linked)
+rec = table.recommended
+if rec is None:
+    st.warning(f"No recommendation: {table.reason}")
+else:
+    st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
+    if linked:
+        st.markdown(
+            f"[Simulate it on Reconstruct]({plan.link(rec, dataset, max_side)}) · "
+            f"[sweep it on Trade-offs]({plan.link(rec, dataset, max_side, 'tradeoffs')}) "
+            "(every row's links are in the table)."
+        )
+    cols = st.columns(6)
+    cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
+    replacement = table.notion == "replacement"
+    cols[1].metric(  # the notion is in the caption above and the native value under the number: at 1280 px a
+        # label "eps_l (replacement)" or a delta "replacement; native 9.63" is cut off
+        "eps_l",
+        _fit(rec.eps_l_replacement if replacement else rec.eps_l),
+        delta=f"native {_fit(rec.eps_l)}" if replacement else rec.local_neighbouring,
+        help=f"Local epsilon of a respondent's reports; native notion: {rec.local_neighbouring}, {fmt(rec.eps_l)}.",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[2].metric(
+        "messages", _fit(rec.messages), help=f"Expected messages per respondent, {rec.bits_per_message} bits each."
+    )
+    cols[3].metric(
+        "bits / respondent", _fit(rec.bits_per_respondent, "{:,.0f}", 1e6), help=f"{rec.bits_per_respondent:,.0f}"
+    )
+    cols[4].metric(
+        "RMSE",
+        _fit(rec.rmse, below=1e3),
+        delta=f"95% CI ±{_fit(rec.ci95)}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "
+        "bin of that variance." + (f" {rec.rmse_note}" if rec.rmse_note else ""),
+    )
+    cols[5].metric(
+        "without shuffler",
+        _fit(rec.rmse_local_only, below=1e3),  # 2,738.77 is cut off at 1280 px, 2.74 k is not
+        help="The same encoding as plain local DP at eps_l = eps_c: what the shuffler buys. "
+        f"Predicted RMSE {fmt(rec.rmse_local_only)}.",
+    )
+    if table.central_rmse is not None:
+        st.caption(f"Central Gaussian baseline at the same (eps_c, delta), no LDP: RMSE {fmt(table.central_rmse)}.")
+    if solve == "n":
+        st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
+
+
+st.dataframe(
+    records,
+    hide_index=True,
+    width="stretch",
+    key="plan_table",
+    column_config={
+        "simulate": st.column_config.LinkColumn(
+            "simulate", display_text="Reconstruct", help="Open this row on Reconstruct"
+        ),
+        "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
+        "certified": st.column_config.CheckboxColumn("certified"),
+        "top-k recall": st.column_config.NumberColumn(
+            "top-k recall",
+            help=f"{plan.topk_words(table)}: {planner.TOPK_NOTE}.",
+        ),
+        "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
+    },
+)
+st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
+st.download_button(
+    "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
+)
+st.plotly_chart(plan.pareto_figure(table), width="stretch")
+
+curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
+if curves.open:  # drawn only while open: each point solves the accountants afresh
+    kind = target[0] if target else "rmse"
+    top = [r for r in table.rows if r.ranked][:4]
+    eps_cs = tuple(float(f"{x:.3g}") for x in np.geomspace(0.05, 10, 14))
+    lines = {f"{r.encoding} / {r.accountant}": plan.curve(inp, r, eps_cs, kind) for r in top}
+    current = eps_c if eps_c is not None else (rec.eps_c if rec else None)
+    curves.plotly_chart(
+        plan.curves_figure(lines, eps_cs, kind, target[1] if target else None, current), width="stretch"
+    )
+st.caption(
+    "Predicted RMSE is exact for the unbiased estimators (the count sketch's median readout: an approximation); "
+    f"l_inf is the {planner.LINF_NOTE}. Top-k recall ({plan.topk_words(table)}) is the "
+    f"{planner.TOPK_NOTE}. "
+    + (
+        "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
+        "by a link."
+        if linked
+        else "No row links to Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
+        "shape without data has none that a link could carry. Choose a dataset or upload a histogram CSV to "
+        "simulate a row."
+    )
+)

@@ -1,0 +1,98 @@
+"""Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
+
+from functools import partial
+
+import streamlit as st
+
+from ldpcore.experiment.protocol.compare import cells_on_notion, neighbourings
+from ldpcore.experiment.protocol.run import paper_methods
+from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
+from ldpcore.privacy.notions import notions_differ
+from ui import report_table
+from ui.kit import runs
+from ui.kit.controls import EPS_C_GRID, PAPER_EPS
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
+
+THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
+
+st.title("Report table")
+st.caption(
+    "Rows are ε_c, columns are methods; each cell shows the reconstruction with eps_inf (ε per phone), eps_1 "
+    "(ε per captured shuffler; removal LDP for one-hot, replacement for most others) and the RMSE beneath, "
+    "as in Table IV of Erlingsson et al. (2020)."
+)
+inp = data_sidebar()
+spec, seed, _ = protocol_sidebar(inp.delta, show_eps_c=False, show_tau=False)  # rows and columns choose them
+
+c1, c2, c3 = st.columns([3, 2, 1])
+eps_rows = c1.multiselect(
+    "Rows: eps_c",
+    EPS_C_GRID,
+    default=list(PAPER_EPS),
+    key="table_eps",
+    bind="query-params",
+    format_func=lambda e: f"{e:g}",
+)
+taus = taus_control(c2, spec, "table_taus")
+central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
+compare = compare_control(st, spec, "table_compare")
+if not eps_rows:
+    st.error("Choose at least one eps_c row.")
+    st.stop()
+
+methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+cells = runs.grid(inp, methods, sorted(eps_rows), seed, "Filling the table", png_width=THUMB)
+natives = neighbourings(cells)
+notion = (
+    "replacement"
+    if st.toggle(
+        "Compare as replacement LDP",
+        value=notions_differ(natives),
+        key="table_replacement",
+        bind="query-params",
+        help="Removal-LDP cells (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+        "(change one respondent's value): (2 ε, 2 δ), with the native numbers beneath. On by default when the "
+        f"columns differ in notion. Native notions here: {', '.join(natives)}.",
+    )
+    else "native"
+)
+cells = cells_on_notion(cells, notion)  # the page and every export show the same numbers
+rows = table_rows(cells)
+
+header = st.columns([1] + [3] * len(methods))
+header[0].markdown("**eps_c**")
+for col, m in zip(header[1:], methods):
+    col.markdown(f"**{m.label}**")
+for i in range(0, len(cells), len(methods)):
+    line = st.columns([1] + [3] * len(methods))
+    line[0].markdown(f"**{rows[i]['eps_c']}**")
+    for col, m, c, r in zip(line[1:], methods, cells[i : i + len(methods)], rows[i : i + len(methods)]):
+        png = None if c.error else runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB)
+        if png is not None:
+            col.image(png, width="stretch", output_format="PNG")
+        col.markdown("  \n".join(cell_caption(r)))
+
+st.subheader("Export")
+info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant_name)
+st.caption(f"Title of the exports: {info.title()}.")
+e1, e2, e3, e4, e5 = st.columns(5)
+e1.download_button(
+    "Table (PNG)",
+    partial(report_table.table_png, inp, methods, sorted(eps_rows), seed, info, notion),
+    "report_table.png",
+    "image/png",
+    on_click="ignore",
+)  # made on a click, from the cached runs (not held meanwhile)
+e2.download_button("CSV", table_csv(cells), "report_table.csv", "text/csv", on_click="ignore")
+e3.download_button("Markdown", table_markdown(cells), "report_table.md", "text/markdown", on_click="ignore")
+e4.download_button("LaTeX", table_latex(cells, info), "report_table.tex", "application/x-tex", on_click="ignore")
+e5.download_button(
+    "LaTeX + images (ZIP)",
+    partial(report_table.table_zip, inp, methods, sorted(eps_rows), seed, info, notion),
+    "report_table.zip",
+    "application/zip",
+    on_click="ignore",
+    help="report_table.tex (a table environment with caption and label, cells via \\includegraphics), "
+    "main.tex (compiles it with pdflatex), cells/*.png and report_table.csv.",
+)

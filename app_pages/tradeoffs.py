@@ -1,0 +1,89 @@
+"""Trade-offs: sweep eps_c (and tau) and draw error, local epsilons and messages against it."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ldpcore.experiment.protocol.run import paper_methods
+from ldpcore.privacy.notions import notions_differ
+from ui.kit import runs
+from ui.kit.chart_export import export_menu
+from ui.kit.controls import EPS_C_GRID
+from ui.kit.inputs import data_sidebar
+from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
+from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
+
+st.title("Trade-offs")
+st.caption(
+    "Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
+    "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
+    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+    "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
+    "does not certify that eps_c."
+)
+inp = data_sidebar()
+spec, seed, eps_c = protocol_sidebar(inp.delta, show_tau=False)  # the tau columns choose tau
+
+c1, c2, c3 = st.columns([2, 1, 2])
+lo, hi = c1.select_slider(
+    "Sweep eps_c from / to",
+    options=EPS_C_GRID,
+    value=(0.05, 2.0),
+    key="sweep_range",
+    bind="query-params",
+    format_func=lambda e: f"{e:g}",
+)
+points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points", bind="query-params")
+taus = taus_control(c3, spec, "sweep_taus")
+c4, c5 = st.columns([3, 2])
+compare = compare_control(c4, spec, "sweep_compare")
+central = c5.checkbox(
+    "Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central", bind="query-params"
+)
+
+methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+natives = sorted({neighbouring_of(m) for m in methods})
+one_notion = st.toggle(
+    "Compare as replacement LDP",
+    value=notions_differ(natives),
+    key="sweep_replacement",
+    bind="query-params",
+    help="Removal-LDP numbers (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+    "(change one respondent's value): the two changed bins composed, (2 ε, 2 δ). On by default when the compared "
+    f"methods differ in notion. Native notions here: {', '.join(natives)}.",
+)
+notion = "replacement" if one_notion else "native"
+eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
+# the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
+eps_fine = np.geomspace(lo, hi, max(12, math.ceil(24 * math.log10(hi / lo)) + 1)) if hi > lo else np.array([lo])
+curves = {m.label: curve(inp, m, eps_fine) for m in methods}
+# the analytic lines first (fast), the measured points as they are simulated; then the charts with both
+bar_slot = st.empty()
+slots = [st.empty() for _ in range(3)]
+for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, eps_c, notion)):
+    slot.plotly_chart(fig, width="stretch")
+with bar_slot.container():
+    measured = runs.grid(inp, methods, eps_measured, seed, "Measuring the points")
+
+undefined = sorted({f"{c.method} at eps_c = {c.eps_c:.3g}: {c.error}" for c in measured if c.error})
+if undefined:
+    with bar_slot.container(), st.expander(f"{len(undefined)} settings are undefined and left out"):
+        st.write("\n".join(f"- {u}" for u in undefined))
+
+for slot, name, fig in zip(
+    slots,
+    ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
+    tradeoff_figures(methods, measured, curves, eps_c, notion),
+):
+    with slot.container():
+        st.plotly_chart(fig, width="stretch", key=name)
+        export_menu(fig, name)
+
+st.subheader(f"The plotted values at ε_c = {eps_c:g}")
+at = {m.label: curve(inp, m, [eps_c])[0] for m in methods}
+st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
+st.caption(
+    "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
+    + ("; removal numbers restated under replacement, (2 ε, 2 δ), native value in brackets." if one_notion else ".")
+)

@@ -1,0 +1,88 @@
+"""The planner: every encoding with every accountant that holds for it, side by side, analytically,
+in both directions (docs/plan.md).
+
+For a histogram (or n, d and a shape without data) and a central (eps_c, delta), ``plan_table``
+returns one typed ``PlanRow`` per (encoding, accountant): the certified eps_c in one neighbouring
+notion (replacement by default; removal accountants converted and the conversion named), the local
+eps in the encoding's own notion and under replacement, messages and bits, the predicted raw RMSE
+per bin (the oracle's analytic variance), the 95% confidence half-width, the predicted expected
+l_inf error (Gaussian approximation), the same encoding without a shuffler at eps_l = eps_c, and
+whether the row is certified and within the constraints, with the reason when not. The
+recommendation is the certified row within the constraints with the least predicted error.
+
+``solve_eps_c`` (a target error -> the smallest certified eps_c per row) and ``solve_n`` (a target
+error at a fixed eps_c -> the smallest number of respondents with the same shape) are monotone
+one-dimensional searches that land on the conservative side: the returned value meets the target.
+
+Every number comes from ``plan()`` and the oracles' own variance: nothing here re-derives a bound
+or a variance. The cost is independent of n (the analytic variances are evaluated once per distinct count,
+Groups; the bounds are O(1) in d), and the inverses never build a d-length array.
+
+shapes       a shape over d values, scaled counts, a histogram by its distinct counts (Groups)
+error_model  the predicted errors from the oracles' variances; plug-in standard errors
+table        PlanRow, PlanTable, plan_table: every row at one eps_c
+search       the monotone search both inverses use
+inverses     solve_eps_c, solve_n, error_curve
+query        PlanQuery and answer(query): the one question the command line and the page ask
+"""
+
+from __future__ import annotations
+
+from ldpcore.experiment.planning.error_model import (
+    LINF_NOTE,
+    NO_TOPK,
+    TOPK_NOTE,
+    Z95,
+    central_rmse,
+    confidence_intervals,
+    standard_errors,
+)
+from ldpcore.experiment.planning.inverses import EPS_C_MAX, EPS_C_MIN, N_MAX, error_curve, solve_eps_c, solve_n
+from ldpcore.experiment.planning.query import QUESTIONS, PlanQuery, answer
+from ldpcore.experiment.planning.search import SOLVE_RTOL
+from ldpcore.experiment.planning.shapes import Groups, Shape, scaled_counts
+from ldpcore.experiment.planning.table import (
+    NOTIONS,
+    TARGET_WORDS,
+    TARGETS,
+    Constraints,
+    PlanRow,
+    PlanTable,
+    Target,
+    evaluate_row,
+    plan_shape,
+    plan_table,
+)
+
+__all__ = [
+    "EPS_C_MAX",
+    "EPS_C_MIN",
+    "LINF_NOTE",
+    "NOTIONS",
+    "NO_TOPK",
+    "N_MAX",
+    "QUESTIONS",
+    "SOLVE_RTOL",
+    "TARGETS",
+    "TARGET_WORDS",
+    "TOPK_NOTE",
+    "Z95",
+    "Constraints",
+    "Groups",
+    "PlanQuery",
+    "PlanRow",
+    "PlanTable",
+    "Shape",
+    "Target",
+    "answer",
+    "central_rmse",
+    "confidence_intervals",
+    "error_curve",
+    "evaluate_row",
+    "plan_shape",
+    "plan_table",
+    "scaled_counts",
+    "solve_eps_c",
+    "solve_n",
+    "standard_errors",
+]

@@ -1,0 +1,472 @@
+"""The planner's table: every encoding with every accountant that holds for it, at one eps_c, side by side
+(docs/plan.md). One typed PlanRow per (encoding, accountant): the certified eps_c in one neighbouring notion
+(replacement by default; removal accountants converted and the conversion named), the local eps in the
+encoding's own notion and under replacement, messages and bits, the predicted errors (error_model), the same
+encoding without a shuffler at eps_l = eps_c, and whether the row is certified and within the constraints,
+with the reason when not. The recommendation is the certified row within the constraints with the least
+predicted error. Every number comes from plan() and the oracles' own variance."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, Unpack
+
+import numpy as np
+
+from ldpcore.errors import MAX_D, InputError, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.experiment.planning.error_model import (
+    LINF_NOTE,
+    NO_TOPK,
+    TOPK_NOTE,
+    Z95,
+    central_rmse,
+    heavy_k,
+    rmse_of,
+    spread,
+    topk_recall,
+    variances,
+)
+from ldpcore.experiment.planning.shapes import Groups, Shape, groups_of, scaled_counts
+from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
+from ldpcore.oracles import ENCODINGS, Encoding, get_encoding
+from ldpcore.privacy.bounds import shared_inverses
+from ldpcore.privacy.notions import on_notion, replacement_eps
+
+NOTIONS = ("replacement", "native")
+TARGETS = ("rmse", "relative_rmse", "linf")
+TARGET_WORDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "l_inf"}
+
+
+def shared(fn):
+    """Run fn with the bounds' inverses shared between the encodings that use the same bound."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with shared_inverses():
+            return fn(*args, **kwargs)
+
+    return call
+
+
+@dataclass(frozen=True)
+class Target:
+    """An error to reach: kind 'rmse' (raw RMSE per bin), 'relative_rmse' (RMSE / mean count) or 'linf'."""
+
+    kind: str
+    value: float
+
+    def __post_init__(self):
+        require(self.kind in TARGETS, f"the target must be one of {', '.join(TARGETS)} (got {self.kind!r}).")
+        require(
+            isinstance(self.value, int | float) and math.isfinite(self.value) and self.value > 0,
+            f"the target {TARGET_WORDS[self.kind]} must be a number > 0 (got {self.value}).",
+        )
+
+    def __str__(self) -> str:
+        return f"{TARGET_WORDS[self.kind]} <= {self.value:g}"
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """At most max_messages messages and max_bits bits per respondent (None: no limit)."""
+
+    max_messages: float | None = None
+    max_bits: float | None = None
+
+    def __post_init__(self):
+        for name in ("max_messages", "max_bits"):
+            value = getattr(self, name)
+            require(
+                value is None or (math.isfinite(value) and value > 0),
+                f"{name.replace('_', ' ')} must be a number > 0 (got {value}).",
+            )
+
+    def broken(self, messages: float, bits: float) -> str:
+        """Why (messages, bits) breaks the constraints, "" if it does not."""
+        out = []
+        if self.max_messages is not None and messages > self.max_messages:
+            out.append(f"{messages:,.3g} messages per respondent > {self.max_messages:g}")
+        if self.max_bits is not None and bits > self.max_bits:
+            out.append(f"{bits:,.4g} bits per respondent > {self.max_bits:g}")
+        return "; ".join(out)
+
+
+NO_CONSTRAINTS = Constraints()
+
+
+class RowOptions(TypedDict, total=False):
+    """Which rows a planner table holds and how they are judged, the keywords of plan_table, solve_eps_c and
+    solve_n: notion of eps_c ('replacement', the default, or 'native'), encodings (None: all), their params
+    ({encoding: {parameter: value}}), constraints, and the table's name."""
+
+    notion: str
+    encodings: Sequence[str] | None
+    constraints: Constraints
+    params: Mapping[str, Mapping[str, Any]] | None
+    name: str
+
+
+def row_options(options: RowOptions) -> tuple[str, Sequence[str] | None, Constraints, Mapping | None, str]:
+    """(notion, encodings, constraints, params, name) with their defaults."""
+    return (
+        options.get("notion", "replacement"),
+        options.get("encodings"),
+        options.get("constraints", NO_CONSTRAINTS),
+        options.get("params"),
+        options.get("name", ""),
+    )
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One (encoding, accountant) at n respondents.
+
+    eps_c: the central eps certified in the table's notion (None where the accountant is not valid);
+    eps_c_native, delta_native, neighbouring: what the accountant itself certifies and in which notion;
+    conversion: how eps_c was obtained from it. eps_l: local eps in the encoding's own notion
+    (local_neighbouring), eps_l_replacement: under replacement for every encoding, eps_l_1: one attribute
+    fragment (None where the encoding sends no fragments). rmse: predicted raw RMSE per bin (exact for
+    unbiased estimators; rmse_note says what it is short of exact), ci95: the half-width of the 95%
+    normal confidence interval of a bin of typical variance, linf: predicted expected l_inf error of the
+    raw estimate, topk_recall: the predicted share of the true top topk bins among the estimated top topk
+    (None without heavy hitters; topk_note says how, or why there is none), rmse_local_only: the same
+    encoding without a shuffler at eps_l = eps_c (in the table's notion). certified: eps_c is certified and
+    no error; within_constraints; reason: why the row is not ranked ("" if it is). plan: the underlying
+    ldpcore Plan (None on error).
+    """
+
+    encoding: str
+    title: str
+    accountant: str
+    accountant_title: str
+    n: int
+    d: int
+    delta: float
+    notion: str
+    certified: bool
+    eps_c: float | None = None
+    eps_c_native: float | None = None
+    delta_native: float | None = None
+    neighbouring: str = ""
+    conversion: str = ""
+    eps_l: float | None = None
+    eps_l_replacement: float | None = None
+    eps_l_1: float | None = None
+    local_neighbouring: str = ""
+    messages: float | None = None
+    bits_per_message: int | None = None
+    bits_per_respondent: float | None = None
+    rmse: float | None = None
+    rmse_note: str = ""
+    ci95: float | None = None
+    linf: float | None = None
+    topk: int | None = None
+    topk_recall: float | None = None
+    topk_note: str = ""
+    rmse_local_only: float | None = None
+    local_only_note: str = ""
+    within_constraints: bool = True
+    reason: str = ""
+    error: str = ""
+    notes: tuple[str, ...] = ()
+    params: tuple = ()
+    plan: Plan | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def ranked(self) -> bool:
+        """Eligible for the recommendation: certified, valid and within the constraints."""
+        return self.certified and not self.error and self.within_constraints
+
+    @property
+    def relative_rmse(self) -> float | None:
+        return None if self.rmse is None else self.rmse * self.d / self.n
+
+    def metric(self, kind: str) -> float:
+        """The predicted error of a target kind (inf where the row has no number)."""
+        value = {"rmse": self.rmse, "relative_rmse": self.relative_rmse, "linf": self.linf}[kind]
+        return math.inf if value is None else value
+
+    @property
+    def spec(self) -> ProtocolSpec | None:
+        """The spec that runs this row (the accountant's native eps_c and delta): ldpcore.run(row.spec, hist)."""
+        return None if self.plan is None else self.plan.spec
+
+    def as_dict(self) -> dict:
+        """JSON-ready (the Plan left out; params as a dict)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plan"}
+        out["params"] = dict(self.params)
+        out["notes"] = list(self.notes)
+        out["relative_rmse"] = self.relative_rmse
+        out["ranked"] = self.ranked
+        return out
+
+
+@dataclass(frozen=True)
+class PlanTable:
+    """Every row, the central Gaussian baseline at (eps_c, delta) in the table's notion, the
+    recommendation (None if no row qualifies) and one sentence saying why. solve: None (forward at
+    eps_c), 'eps_c' (each row at its smallest eps_c meeting target) or 'n' (each at its smallest n)."""
+
+    rows: tuple[PlanRow, ...]
+    n: int
+    d: int
+    delta: float
+    notion: str
+    eps_c: float | None
+    central_rmse: float | None
+    central_note: str
+    recommended: PlanRow | None
+    reason: str
+    constraints: Constraints
+    target: Target | None = None
+    solve: str | None = None
+    name: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "input": self.name,
+            "n": self.n,
+            "d": self.d,
+            "delta": self.delta,
+            "notion": self.notion,
+            "eps_c": self.eps_c,
+            "solve": self.solve,
+            "target": None if self.target is None else {"kind": self.target.kind, "value": self.target.value},
+            "constraints": {"max_messages": self.constraints.max_messages, "max_bits": self.constraints.max_bits},
+            "central_rmse": self.central_rmse,
+            "central_note": self.central_note,
+            "recommended": None if self.recommended is None else self.recommended.encoding,
+            "recommended_accountant": None if self.recommended is None else self.recommended.accountant,
+            "reason": self.reason,
+            "linf_note": LINF_NOTE,
+            "rows": [r.as_dict() for r in self.rows],
+        }
+
+
+# --- the pieces of a row ---------------------------------------------------------------------------
+
+
+def native_notion(eps_c: float, delta: float, neighbouring: str, notion: str) -> tuple[float, float, str]:
+    """(eps_c, delta) to ask the accountant for so that the row holds in the table's notion, and the words.
+
+    A removal encoding (one-hot, the fragmented sketch) is accounted per shuffled channel: the accountant
+    bounds one bin's channel when the respondent's bit there is 1 rather than 0. Replacing the respondent's
+    value changes two bins, independent channels, so basic composition gives (2 eps, 2 delta); this is
+    tighter than group privacy over remove-then-add, (2 eps, (1 + e^eps) delta)."""
+    if notion == "native" or neighbouring == "replacement":
+        return eps_c, delta, f"none: the encoding's own notion ({neighbouring})"
+    return eps_c / 2, delta / 2, "replacement: the two changed bins' channels composed, (2 eps, 2 delta)"
+
+
+def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
+    """The plan's certified eps_c in the table's notion (the inverse of native_notion): ldpcore.privacy.notions, the
+    one conversion the dashboard's comparisons use too."""
+    return on_notion(p.eps_c, neighbouring, notion).eps
+
+
+def local_eps(encoding: Encoding, eps_c: float, notion: str) -> float:
+    """The local eps of the no-shuffler row at eps_c: eps_c in the encoding's own notion (a removal
+    encoding's replacement eps_c is two channels at eps_c / 2 each, native_notion)."""
+    return eps_c / 2 if (encoding.neighbouring == "removal" and notion == "replacement") else eps_c
+
+
+def local_only(encoding: str, params: tuple, eps: float, groups: Groups) -> tuple[float | None, str]:
+    """RMSE of the encoding as plain LDP at local eps (no shuffler), or None with the reason. Where the
+    encoding's parameters come from its shuffle bound, the encoding that stands in for it without a shuffler
+    runs instead (ldpcore.oracles.Encoding.without_shuffler: OLH for SOLH, GRR or OLH for MURS)."""
+    e = get_encoding(encoding)
+    stand_in, ps = e.without_shuffler(dict(params))
+    note = "" if stand_in is e else f"{stand_in.name.upper()} without a shuffler stands in for {encoding}"
+    eps = min(eps, stand_in.eps_limit(groups.d, ps))
+    try:
+        oracle = stand_in.oracle_at(eps, groups.d, ps)
+    except InputError as exc:
+        return None, str(exc)
+    return rmse_of(variances(oracle, groups), groups), note
+
+
+def row_numbers(
+    encoding: str, accountant: str, params: tuple, n: int, d: int, eps_c: float, delta: float, notion: str
+) -> tuple[Plan, float, str, float, str]:
+    """(plan, eps_c in the table's notion, the accountant's notion, the native delta, conversion) or InputError."""
+    e = get_encoding(encoding)
+    native_eps, native_delta, conversion = native_notion(eps_c, delta, e.neighbouring, notion)
+    spec = ProtocolSpec(eps_c=native_eps, delta=native_delta, encoding=encoding, accountant=accountant, params=params)
+    p = plan(spec, n, d)
+    return p, _certified_eps_c(p, e.neighbouring, notion), e.neighbouring, native_delta, conversion
+
+
+def evaluate_row(
+    encoding: str,
+    accountant: str,
+    counts: np.ndarray | Groups,
+    eps_c: float,
+    delta: float,
+    notion: str = "replacement",
+    constraints: Constraints = NO_CONSTRAINTS,
+    params: tuple = (),
+    local: tuple[float | None, str] | None = None,
+) -> PlanRow:
+    """One row at n = sum(counts) (counts: the histogram or its Groups); an accountant that is not valid here
+    gives a row with error set. local: the no-shuffler (RMSE, note), computed here when not given. (Over 60
+    lines only for the row's thirty named fields.)"""
+    e = get_encoding(encoding)
+    params = tuple(sorted(e.check_params(dict(params)).items()))
+    groups = counts if isinstance(counts, Groups) else groups_of(counts)
+    n, d = groups.n, groups.d
+    title = e.bound(accountant, dict(params)).title
+    base: dict[str, Any] = dict(encoding=encoding, title=e.title, accountant=accountant, accountant_title=title)
+    base.update(n=n, d=d, delta=delta, notion=notion, params=params)
+    try:
+        p, eps_c_cert, neighbouring, native_delta, conversion = row_numbers(
+            encoding, accountant, params, n, d, eps_c, delta, notion
+        )
+        oracle = p.oracle()
+        var = variances(oracle, groups)
+        rmse, linf = spread(var, groups)
+        k = heavy_k(groups)
+        recall = None if k is None else topk_recall(var, groups, k)
+    except InputError as exc:
+        return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
+    messages, bpm = float(oracle.expected_messages()), int(oracle.bits_per_message)
+    broken = constraints.broken(messages, messages * bpm)
+    reasons = [f"eps_c is not certified for {encoding}: {e.privacy_note}"] if not e.certified else []
+    reasons += [f"outside the constraints: {broken}"] if broken else []
+    local = local if local is not None else local_only(encoding, params, local_eps(e, eps_c, notion), groups)
+    return PlanRow(
+        **base,
+        certified=e.certified,
+        eps_c=eps_c_cert,
+        eps_c_native=p.eps_c,
+        delta_native=native_delta,
+        neighbouring=neighbouring,
+        conversion=conversion,
+        eps_l=p.eps_l_inf,
+        eps_l_replacement=replacement_eps(p.eps_b, e.neighbouring),
+        eps_l_1=p.eps_b if e.channel_k(d, dict(params)) == 2 else None,
+        local_neighbouring=e.neighbouring,
+        messages=messages,
+        bits_per_message=bpm,
+        bits_per_respondent=messages * bpm,
+        rmse=rmse,
+        rmse_note=oracle.variance_note,
+        ci95=Z95 * rmse,
+        linf=linf,
+        topk=k,
+        topk_recall=recall,
+        topk_note=TOPK_NOTE if k is not None else NO_TOPK,
+        rmse_local_only=local[0],
+        local_only_note=local[1],
+        within_constraints=not broken,
+        reason="; ".join(reasons),
+        notes=tuple(x for x in p.notes if x != e.privacy_note),
+        plan=p,
+    )
+
+
+def rows_wanted(encodings, params: Mapping | None) -> list[tuple[str, str, tuple]]:
+    """(encoding, accountant, its checked parameters as sorted pairs) of every row asked for (all encodings
+    when none are named); params: {encoding: {parameter: value}}."""
+    names = list(ENCODINGS) if not encodings else list(dict.fromkeys(encodings))
+    out = []
+    for name in names:
+        e = get_encoding(name)  # an unknown name is refused with the list
+        ps = tuple(sorted(e.check_params((params or {}).get(name, {})).items()))
+        out += [(name, acc, ps) for acc in e.accountants]
+    return out
+
+
+def check_counts(counts, eps_c, delta, notion) -> np.ndarray:
+    counts = np.asarray(counts)
+    require(counts.ndim == 1 and counts.size >= 2, "the planner needs a histogram of at least 2 bins.")
+    require(np.issubdtype(counts.dtype, np.integer) and bool((counts >= 0).all()), "counts must be whole numbers >= 0.")
+    check_whole(counts.size, 2, "the domain size d", MAX_D)
+    check_n(int(counts.sum()))
+    if eps_c is not None:
+        check_eps(eps_c, "eps_c")
+    check_delta(delta)
+    require(notion in NOTIONS, f"the notion must be one of {', '.join(NOTIONS)} (got {notion!r}).")
+    return counts.astype(np.int64, copy=False)
+
+
+def recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
+    ranked = sorted((r for r in rows if r.ranked and math.isfinite(key(r))), key=key)
+    if not ranked:
+        return None, "no certified row meets the constraints" + (
+            " and the target" if words != "predicted RMSE" else ""
+        ) + "."
+    best = ranked[0]
+    other = next((r for r in ranked[1:] if r.encoding != best.encoding), None)
+    why = (
+        f"{best.encoding} with {best.accountant} has the lowest {words} ({key(best):.4g}) among the "
+        f"certified rows within the constraints"
+    )
+    if other is None:
+        return best, why + "; no other encoding qualifies."
+    cost = f"{best.bits_per_respondent:,.0f} bits per respondent against {other.bits_per_respondent:,.0f}"
+    return best, (
+        f"{why}; the runner-up {other.encoding} with {other.accountant} gives {key(other):.4g} "
+        f"({key(other) / key(best):.2f}x), at {cost}."
+    )
+
+
+def local_cache(notion, eps_c, groups: Groups):
+    """local_only per (encoding, parameters) at eps_c, computed once (rows of one encoding share it)."""
+    cache = {}
+
+    def get(encoding, params):
+        if (encoding, params) not in cache:
+            cache[(encoding, params)] = local_only(
+                encoding, params, local_eps(get_encoding(encoding), eps_c, notion), groups
+            )
+        return cache[(encoding, params)]
+
+    return get
+
+
+def table_of(
+    rows: list[PlanRow], counts: np.ndarray, ranked: tuple, query: tuple, eps_c: float | None = None
+) -> PlanTable:
+    """The PlanTable of the rows, sorted and with the recommendation: ranked = (sort key, the recommendation's
+    key, its words, the rows eligible for it); query = (delta, notion, constraints, target, solve, name); the
+    central baseline at eps_c where given."""
+    sort_key, key, words, eligible = ranked
+    delta, notion, constraints, target, solve, name = query
+    rows.sort(key=sort_key)
+    best, reason = recommend(eligible, key, words)
+    central, note = central_rmse(eps_c, delta, notion) if eps_c is not None else (None, "")
+    n, d = int(counts.sum()), int(counts.size)
+    return PlanTable(
+        tuple(rows), n, d, delta, notion, eps_c, central, note, best, reason, constraints, target, solve, name
+    )
+
+
+@shared
+def plan_table(counts, eps_c: float, delta: float, **options: Unpack[RowOptions]) -> PlanTable:
+    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions)."""
+    notion, encodings, constraints, params, name = row_options(options)
+    counts = check_counts(counts, eps_c, delta, notion)
+    groups = groups_of(counts)
+    local = local_cache(notion, eps_c, groups)
+    rows = [
+        evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps))
+        for enc, acc, ps in rows_wanted(encodings, params)
+    ]
+    ranked = (
+        lambda r: (not r.ranked, not r.certified, r.metric("rmse")),
+        lambda r: r.metric("rmse"),
+        "predicted RMSE",
+        rows,
+    )
+    return table_of(rows, counts, ranked, (delta, notion, constraints, None, None, name), eps_c)
+
+
+def plan_shape(n: int, d: int, shape: Shape | str, eps_c: float, delta: float, **kw) -> PlanTable:
+    """plan_table on n respondents spread over d values by a shape (no data needed)."""
+    shape = Shape.parse(shape) if isinstance(shape, str) else shape
+    return plan_table(
+        scaled_counts(shape.weights(d), n), eps_c, delta, name=kw.pop("name", f"{shape} (n={n:,}, d={d:,})"), **kw
+    )

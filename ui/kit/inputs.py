@@ -1,0 +1,148 @@
+"""The sidebar's data section: a bundled dataset or an upload -> a cached Histogram."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ldpcore.data.datasets import DATASETS, load_dataset
+from ldpcore.data.histogram import Histogram
+from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
+from ldpcore.data.loaders import CSV_SUFFIXES, is_csv, load_upload
+from ldpcore.experiment.protocol.spec import default_delta
+from ui.kit.cache import cached
+from ui.kit.feedback import input_errors
+from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
+
+UPLOAD = "upload"
+SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}
+CHOICE = "data_choice"  # session state: the input last chosen, carried to the next page
+IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
+
+
+@dataclass(frozen=True)
+class Input:
+    """The chosen data, a cache key naming it, and the delta the paper used (or a default)."""
+
+    hist: Histogram
+    key: str
+    delta: float
+    report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
+
+
+@cached("data", spinner="Loading the data...")
+def _load_bundled(name: str, max_side: int) -> Histogram:
+    return load_dataset(name, max_side=max_side or None)
+
+
+@cached("data", spinner="Reading the upload...")
+def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: int) -> Histogram:
+    return load_upload(_data, name, scale=scale, max_side=max_side or None)
+
+
+def _keep_choice() -> None:
+    st.session_state[CHOICE] = st.session_state["dataset"]
+
+
+def data_sidebar() -> Input:
+    """Draw the data controls in the sidebar; on bad input show st.error and stop the page.
+
+    An upload is kept in the session (st.session_state, not in the URL) and stays the data set on every page
+    that takes data until another input is chosen; each page names it. A URL asking for an upload in a session
+    that has none (a reload, a shared link) says the file must be chosen again. Image-only controls (the scale
+    and the downsampling) are shown for images only."""
+    choices = list(DATASETS) + [UPLOAD, RECORDS, POINTS] + list(SAMPLES)
+    fresh = CHOICE not in st.session_state  # the session's first page with data (or a reload)
+    if st.session_state.get(CHOICE) == UPLOAD and "upload" in st.session_state and "dataset" not in st.query_params:
+        st.session_state["dataset"] = UPLOAD  # another page: the upload stays the data set
+    with st.sidebar:
+        st.header("Data")
+        # options are short names: a bound widget writes the displayed option into the URL
+        name = st.selectbox(
+            "Input",
+            choices,
+            key="dataset",
+            bind="query-params",
+            on_change=_keep_choice,
+            help="upload: your own image or histogram CSV (kept while this browser tab is open); records: raw "
+            "records (CSV, TSV, Parquet); points: latitude/longitude; app-events, city-points: bundled samples of both",
+        )
+        st.session_state[CHOICE] = name
+        st.caption(
+            DATASETS[name].description
+            if name in DATASETS
+            else DESCRIPTIONS.get(name) or SAMPLES_TEXT.get(name) or "Your own image or histogram CSV."
+        )
+        if name == UPLOAD:
+            _upload_control()
+        max_side, scale = _image_controls(name)
+    if name in (RECORDS, POINTS) or name in SAMPLES:
+        hist, report, key = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report)
+    with input_errors():
+        if name == UPLOAD:
+            return _uploaded(fresh, scale, max_side)
+        hist = _load_bundled(name, max_side)
+        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
+
+
+def _upload_control() -> None:
+    """The image or CSV uploader; a new file is kept in the session (read and hashed once per upload)."""
+    f = st.file_uploader(
+        "Image (PNG, JPEG, ...) or histogram CSV",
+        type=IMAGE_TYPES + list(CSV_SUFFIXES),
+        help="CSV: one count per line, or value,count rows under a header.",
+    )
+    if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
+        data = f.getvalue()  # hashed once per upload, not on every rerun
+        st.session_state["upload"] = (f.file_id, f.name, data, hashlib.sha256(data).hexdigest()[:16])
+
+
+def _image_controls(name: str) -> tuple[int, float]:
+    """The downsampling (0: full size) and, for an uploaded image, the respondents per unit of luminance: shown
+    for images only (else 0 and 1)."""
+    image = (name in DATASETS and DATASETS[name].file is not None) or (
+        name == UPLOAD and "upload" in st.session_state and not is_csv(st.session_state["upload"][1])
+    )
+    max_side, scale = 0, 1.0
+    if image:
+        max_side = st.number_input(
+            "Downsample images to a max side of (px; 0 = full size)",
+            min_value=0,
+            max_value=8192,
+            value=0,
+            step=64,
+            key="max_side",
+            bind="query-params",
+        )
+    if image and name == UPLOAD:
+        scale = st.number_input(
+            "Respondents per unit of luminance (scale)",
+            min_value=0.01,
+            max_value=100.0,
+            value=1.0,
+            step=0.5,
+            key="scale",
+            bind="query-params",
+            help="The paper's Map uses 2.5.",
+        )
+    return int(max_side), float(scale)
+
+
+def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
+    """The session's upload as an Input, named on the page; without one, say how to get one and stop the page
+    (fresh: the session's first page with data, e.g. a shared link asking for an upload)."""
+    if "upload" not in st.session_state:
+        st.info(
+            "This link asks for an uploaded file, which is kept only while its browser tab is open: choose "
+            "the file again in the sidebar (Data: upload)."
+            if fresh
+            else "Upload an image or a histogram CSV in the sidebar to begin."
+        )
+        st.stop()
+    _, fname, data, digest = st.session_state["upload"]
+    st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
+    hist = _load_upload(digest, fname, data, scale, max_side)
+    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))

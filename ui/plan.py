@@ -1,0 +1,299 @@
+"""The Plan page's views: the shape input without data (n respondents spread over d values by a uniform, Zipf or
+geometric shape; ldpcore.experiment.planning.Shape), the cached planner calls, the table's rows and row links,
+and the figures. No privacy logic: every number is an attribute of ldpcore's PlanTable / PlanRow.
+
+A shape's URL value the controls cannot take as given (not a number, not a whole number, not a shape's name)
+shows one st.warning naming the parameter and the value used instead; a number out of range shows one st.error
+naming the field and its range."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from urllib.parse import urlencode
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from ldpcore.data.histogram import Histogram
+from ldpcore.errors import check_n, check_whole
+from ldpcore.experiment import planning as planner
+from ldpcore.experiment.planning import Shape, scaled_counts
+from ldpcore.experiment.protocol.spec import default_delta
+from ui.kit.axes import COLORS
+from ui.kit.cache import cached
+from ui.kit.feedback import input_errors
+from ui.kit.inputs import Input
+
+SHAPE = "shape"  # the Plan page's source option for this input
+KINDS = ("uniform", "zipf", "geometric")
+PARAMETERS = {"zipf": ("Zipf exponent s", "zipf_s", 1.1), "geometric": ("Geometric ratio r", "geometric_r", 0.99)}
+MAX_D = 10_000_000  # bins of a shape (the largest bundled input, Map, has 2.8 million)
+DEFAULTS = {"n": 10_000_000, "d": 5_000}
+UNITS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE", "linf": "expected l_inf error"}
+
+
+@cached("results", spinner="Planning...")
+def _table(
+    input_key: str,
+    _hist: Histogram,
+    solve: str,
+    eps_c: float | None,
+    target: tuple[str, float] | None,
+    delta: float,
+    notion: str,
+    encodings: tuple,
+    max_messages: float | None,
+    max_bits: float | None,
+) -> planner.PlanTable:
+    query = planner.PlanQuery(
+        _hist.counts,
+        _hist.name,
+        delta,
+        eps_c=None if solve == "eps_c" else eps_c,
+        target=None if target is None else planner.Target(*target),
+        solve="table" if solve == "error" else solve,
+        notion=notion,
+        encodings=encodings,
+        constraints=planner.Constraints(max_messages, max_bits),
+    )
+    return planner.answer(query)
+
+
+def table(
+    inp: Input,
+    solve: str,
+    eps_c: float | None,
+    target: tuple[str, float] | None,
+    delta: float,
+    notion: str,
+    encodings: list[str],
+    max_messages: float | None,
+    max_bits: float | None,
+) -> planner.PlanTable:
+    """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
+    meets the target), cached on the input's key and the settings."""
+    return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
+
+
+@cached("results", spinner="Drawing the error curves...")
+def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion):
+    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params)
+
+
+def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
+    return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
+
+
+def _up(x: float) -> str:
+    """x rounded up to 6 significant digits as the URL writes it ({:g}): the link's eps_c certifies at least the
+    row's eps_l."""
+    text = f"{x:g}"
+    if float(text) < x:
+        digits = 5 - math.floor(math.log10(abs(x)))
+        text = f"{math.ceil(x * 10**digits) / 10**digits:g}"
+    return text
+
+
+def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
+    """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
+    accountant at the accountant's own eps_c and delta, so the same eps_l."""
+    spec = row.spec
+    if spec is None or spec.eps_c is None:  # no configuration: the row says why
+        return None
+    query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
+    query["eps_c"] = _up(spec.eps_c)
+    query["delta"] = repr(spec.delta)
+    if max_side:
+        query["max_side"] = str(max_side)
+    for name, value in spec.params:
+        query[name] = str(value)
+    return f"/{page}?{urlencode(query)}"
+
+
+def _num(x, digits: int = 4):
+    return None if x is None else float(f"{x:.{digits}g}")
+
+
+def topk_words(table: planner.PlanTable) -> str:
+    """Which k the table's top-k recall uses, in words."""
+    ks = sorted({r.topk for r in table.rows if r.topk is not None})
+    if not ks:
+        return "none here: " + planner.NO_TOPK.removeprefix("no top-k recall: ")
+    return "k = " + " to ".join(dict.fromkeys(str(k) for k in (ks[0], ks[-1])))
+
+
+def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = True) -> list[dict]:
+    """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
+    "not ranked" where the row is not ranked); links: the simulate and sweep columns."""
+    out = []
+    for rank, r in enumerate(table.rows, 1):
+        record = {
+            "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
+            "encoding": r.encoding,
+            "accountant": r.accountant,
+            "certified": r.certified and not r.error,
+            "eps_c": _num(r.eps_c),
+            "n": r.n,
+            f"eps_l ({table.notion})": _num(r.eps_l_replacement if table.notion == "replacement" else r.eps_l),
+            "eps_l (native)": _num(r.eps_l),
+            "native notion": r.local_neighbouring,
+            "eps_l_1 (one message)": _num(r.eps_l if r.eps_l_1 is None else r.eps_l_1),  # one report: eps_l
+            "messages": _num(r.messages),
+            "bits / message": r.bits_per_message,
+            "bits / respondent": _num(r.bits_per_respondent),
+            "RMSE": _num(r.rmse),
+            "95% CI +-": _num(r.ci95),
+            "relative RMSE": _num(r.relative_rmse),
+            "l_inf": _num(r.linf),
+            "top-k recall": _num(r.topk_recall, 3),
+            "RMSE without shuffler": _num(r.rmse_local_only),
+            "conversion": r.conversion,
+            "why not ranked": r.reason,
+        }
+        if links:
+            record["simulate"] = link(r, dataset, max_side)
+            record["sweep"] = link(r, dataset, max_side, "tradeoffs")
+        out.append(record)
+    return out
+
+
+def csv_text(table: planner.PlanTable) -> str:
+    """Every field of every row (ldpcore's as_dict), one CSV line each."""
+    records = [r.as_dict() for r in table.rows]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(records[0]))
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: v if not isinstance(v, dict | list) else str(v) for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def _pareto_front(rows) -> list[tuple[float, float]]:
+    """(bits per respondent, predicted RMSE) of the ranked rows that no ranked row beats on both, cheapest first."""
+    points = sorted(
+        (r.bits_per_respondent, r.rmse) for r in rows if r.ranked and r.rmse is not None and r.bits_per_respondent
+    )
+    front: list[tuple[float, float]] = []
+    for bits, rmse in points:
+        if not front or rmse < front[-1][1]:
+            front.append((bits, rmse))
+    return front
+
+
+def pareto_figure(table: planner.PlanTable) -> go.Figure:
+    """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
+    both cheaper and more accurate) drawn as a line."""
+    valid = [r for r in table.rows if r.rmse is not None and r.bits_per_respondent]
+    fig = go.Figure()
+    for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
+        mine = [r for r in valid if r.encoding == name]
+        fig.add_trace(
+            go.Scatter(
+                x=[r.bits_per_respondent for r in mine],
+                y=[r.rmse for r in mine],
+                mode="markers",
+                name=name,
+                marker=dict(
+                    color=COLORS[i % len(COLORS)], size=9, symbol=["circle" if r.ranked else "x" for r in mine]
+                ),
+                text=[f"{r.encoding} / {r.accountant}" for r in mine],
+                hovertemplate="%{text}<br>%{x:.4g} bits, RMSE %{y:.4g}<extra></extra>",
+            )
+        )
+    front = _pareto_front(table.rows)
+    fig.add_trace(
+        go.Scatter(
+            x=[bits for bits, _ in front],
+            y=[rmse for _, rmse in front],
+            mode="lines",
+            line=dict(color="black", dash="dot"),
+            name="Pareto front (certified)",
+        )
+    )
+    fig.update_layout(
+        title="Predicted error against communication (x: not ranked)",
+        xaxis_title="bits per respondent",
+        yaxis_title="predicted raw RMSE per bin",
+        height=440,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def curves_figure(curves: dict, eps_cs, kind: str, target: float | None, current: float | None) -> go.Figure:
+    """Predicted error against eps_c for the top rows; the target as a horizontal line when solving."""
+    fig = go.Figure()
+    for i, (label, values) in enumerate(curves.items()):
+        y = [np.nan if v is None else v for v in values]
+        fig.add_trace(go.Scatter(x=list(eps_cs), y=y, mode="lines", name=label, line=dict(color=COLORS[i % 10])))
+    if target is not None:
+        fig.add_hline(y=target, line_dash="dash", line_color="red", name=f"target {target:g}", showlegend=True)
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dot", line_color="gray", name=f"eps_c = {current:g}", showlegend=True)
+    fig.update_layout(
+        title=f"Predicted {UNITS[kind]} against eps_c",
+        xaxis_title="eps_c",
+        yaxis_title=UNITS[kind],
+        height=440,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
+
+
+@cached("data", spinner="Spreading n over the shape...")
+def _histogram(kind: str, parameter: float | None, n: int, d: int) -> Histogram:
+    shape = Shape(kind, parameter)
+    return Histogram(scaled_counts(shape.weights(d), n), f"{shape} (n={n:,}, d={d:,})")
+
+
+def _taken(text: str | None, value) -> bool:
+    """Whether the URL's text (None: not in the URL) is the value the control holds."""
+    try:
+        return text is None or float(text) == float(value)
+    except ValueError:
+        return False
+
+
+def shape_sidebar() -> Input:
+    """Draw the shape controls in the sidebar; the Input of n respondents spread over d values by the shape
+    (whole counts by largest remainders, delta about 1/(10 n)). Bad input: one st.error, and the page stops."""
+    raw = {key: st.query_params.get(key) for key in ("n", "d", SHAPE, *(p[1] for p in PARAMETERS.values()))}
+    bad = []  # (key, what it should be, the value used) where the control did not take the URL's value as given
+    with st.sidebar:
+        st.header("Shape without data")
+        values = {}
+        for key, label in (("n", "Respondents n"), ("d", "Domain size d (values)")):
+            values[key] = st.number_input(label, value=DEFAULTS[key], step=1, key=key, bind="query-params")
+            if not _taken(raw[key], values[key]):
+                bad.append((key, "a whole number", f"{values[key]:,}"))
+        kind = st.selectbox(
+            "Shape",
+            KINDS,
+            index=1,
+            key=SHAPE,
+            bind="query-params",
+            help="uniform: every value equally likely; zipf: the i-th value in proportion to i^-s; geometric: in "
+            "proportion to r^i.",
+        )
+        if raw[SHAPE] not in (None, kind):
+            bad.append((SHAPE, f"one of {', '.join(KINDS)}", kind))
+        parameter = None
+        if kind in PARAMETERS:
+            label, key, default = PARAMETERS[kind]
+            parameter = float(st.number_input(label, value=default, format="%g", key=key, bind="query-params"))
+            if not _taken(raw[key], parameter):
+                bad.append((key, "a number", f"{parameter:g}"))
+        for key, what, used in bad:
+            st.warning(f"The URL's {key}={raw[key]!r} is not {what}: using {key} = {used}.")
+    with input_errors():
+        n = check_n(values["n"])
+        d = check_whole(values["d"], 2, "the domain size d", MAX_D)
+        hist = _histogram(kind, parameter, n, d)
+    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n))

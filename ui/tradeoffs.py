@@ -1,0 +1,178 @@
+"""Trade-offs' views: the analytic curves of every method against eps_c (ldpcore.experiment.protocol.run.analytic,
+cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and messages against eps_c."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+
+from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.run import Method, analytic
+from ldpcore.experiment.protocol.spec import ProtocolSpec
+from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.notions import on_notion
+from ui.kit.axes import layout
+from ui.kit.cache import cached
+from ui.kit.colours import method_color
+from ui.kit.format import exact
+from ui.kit.inputs import Input
+from ui.kit.runs import run_spec
+
+
+@cached("results")
+def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
+    method = Method("", ProtocolSpec(**spec), central)
+    return [analytic(method, e, _hist) for e in eps_grid]
+
+
+def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:
+    """The analytic curves of method at every eps_c of eps_grid (ldpcore.experiment.analytic), cached."""
+    grid = tuple(float(e) for e in eps_grid)
+    return _curve(inp.key, inp.hist, *run_spec(method, grid[0]), grid)
+
+
+def _mark(fig: go.Figure, eps_c: float, label: str = "ε_c") -> None:
+    """The chosen eps_c as a dotted vertical line, named at its top (x in log10: the axis is logarithmic)."""
+    fig.add_vline(x=eps_c, line_dash="dot", line_color="gray")
+    fig.add_annotation(
+        x=math.log10(eps_c), y=1, yref="paper", text=f"{label} = {eps_c:.3g}", showarrow=False, yanchor="bottom"
+    )
+
+
+def neighbouring_of(method) -> str:
+    """The notion a method's numbers are stated in: the encoding's, removal for the central Gaussian."""
+    return "removal" if method.central else ENCODINGS[method.spec.encoding].neighbouring
+
+
+HOVER = "<b>%{fullData.name}</b><br>ε_c = %{x:.4g}<br>"
+
+
+def _error_traces(
+    fig: go.Figure, label: str, line: list[dict], ok: list, xs: list, conv, color: str, suffix: str
+) -> None:
+    """A method's analytic RMSE line (dashed where only an approximation is known: the count sketch's median
+    readout) and its measured raw and clipped RMSE markers, drawn at each cell's certified eps_c."""
+    approximate = any(c["rmse_raw_note"] for c in line)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[c["rmse_raw"] for c in line],
+            mode="lines",
+            line=dict(color=color, dash="dash" if approximate else None),
+            name=label + suffix + (" (analytic line: approximation)" if approximate else ""),
+            legendgroup=label,
+            hovertemplate=HOVER + ("approximate " if approximate else "") + "analytic std: %{y:.4g}<extra></extra>",
+        )
+    )
+    for key, symbol, size, what in (("rmse_raw", "circle-open", 9, "raw"), ("rmse", "circle", 7, "clipped")):
+        fig.add_trace(
+            go.Scatter(
+                x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
+                y=[c.metrics[key] for c in ok],
+                mode="markers",
+                marker=dict(color=color, symbol=symbol, size=size),
+                showlegend=False,
+                name=label,
+                legendgroup=label,
+                hovertemplate=HOVER + f"measured RMSE ({what}): %{{y:.4g}}<extra></extra>",
+            )
+        )
+
+
+def _local_traces(
+    eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, conv, color: str, suffix: str
+) -> None:
+    """A protocol's local epsilons (solid: per phone; dashed: per captured shuffler) and its messages per phone."""
+    for key, dash, what in (("eps_l_inf", None, "ε per phone"), ("eps_l_1", "dash", "ε per captured shuffler")):
+        eps.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[conv(c[key]) for c in line],
+                mode="lines",
+                line=dict(color=color, dash=dash),
+                name=label + suffix,
+                legendgroup=label,
+                showlegend=key == "eps_l_inf",
+                hovertemplate=HOVER + f"{what}: %{{y:.4g}}<extra></extra>",
+            )
+        )
+    msgs.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[c["expected_messages"] for c in line],
+            mode="lines",
+            line=dict(color=color),
+            name=label,
+            hovertemplate=HOVER + "messages per phone: %{y:,.4g}<extra></extra>",
+        )
+    )
+
+
+def tradeoff_figures(methods, measured, curves, current: float, notion: str = "native") -> list[go.Figure]:
+    """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers. notion
+    "replacement": every epsilon (x and y) restated under replacement by ldpcore.privacy.notions.on_notion."""
+    rmse, eps, msgs = go.Figure(), go.Figure(), go.Figure()
+    one = notion == "replacement"
+    x_title = "central ε_c" + (" (replacement)" if one else " (each method's own notion)")
+    for m in methods:
+        color = method_color(m.label)
+        native = neighbouring_of(m)
+
+        def conv(e, native=native):
+            return on_notion(e, native, notion).eps
+
+        suffix = "" if not one or native == "replacement" else " [removal ×2]"
+        line = [c for c in curves[m.label] if c is not None]
+        ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
+        xs = [conv(c["eps_c"]) for c in line]
+        _error_traces(rmse, m.label, line, ok, xs, conv, color, suffix)
+        if not m.central:
+            _local_traces(eps, msgs, m.label, line, xs, conv, color, suffix)
+    for fig in (rmse, eps, msgs):
+        _mark(fig, current)
+    local = "replacement LDP" if one else "one-hot and fragmented sketch: removal LDP; others: replacement"
+    return [
+        layout(
+            rmse,
+            "Error against ε_c (line: analytic std; open: measured raw; filled: measured clipped)",
+            x_title,
+            "RMSE per bin",
+        ),
+        layout(
+            eps,
+            "Local guarantees against ε_c (solid: ε per phone; dashed: ε per captured shuffler)",
+            x_title,
+            f"local ε (nats; {local})" if one else "local ε (nats; each method's own notion)",
+            False,
+        ),
+        layout(msgs, "Messages per phone against ε_c", x_title, "expected messages"),
+    ]
+
+
+def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
+    """The plotted values of every method at one eps_c (rows: {label: analytic dict or None}), as table rows
+    with the native notion beside the compared one."""
+    out = []
+    for m in methods:
+        r, native = rows.get(m.label), neighbouring_of(m)
+        if r is None:  # every cell says it: the method has no plan at this eps_c (see the undefined settings above)
+            words = "not defined at this ε_c"
+            columns = ("ε_c", "ε per phone", "ε per captured shuffler", "RMSE per bin (analytic)", "messages per phone")
+            out.append({"method": m.label, "notion (native)": native, **dict.fromkeys(columns, words)})
+            continue
+        c = on_notion(r["eps_c"], native, notion)
+        row = {"method": m.label, "notion (native)": native, "ε_c": f"{c.eps:.4g}"}
+        if c.converted:
+            row["ε_c"] += f" (removal {c.native_eps:.4g})"
+        for key, name in (("eps_l_inf", "ε per phone"), ("eps_l_1", "ε per captured shuffler")):
+            v = on_notion(r[key], native, notion)
+            row[name] = (
+                "∞ (no local guarantee)"
+                if math.isinf(v.eps)
+                else f"{v.eps:.4g}" + (f" (removal {v.native_eps:.4g})" if v.converted else "")
+            )
+        row["RMSE per bin (analytic)"] = f"{r['rmse_raw']:.4g}"
+        row["messages per phone"] = exact(r["expected_messages"])
+        out.append(row)
+    return out
