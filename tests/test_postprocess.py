@@ -12,15 +12,18 @@ from scipy.optimize import minimize
 
 from ldpcore.data import load_dataset
 from ldpcore.errors import InputError
-from ldpcore.experiment import postprocess as pp
-from ldpcore.experiment.run import run
-from ldpcore.experiment.spec import ProtocolSpec
+from ldpcore.experiment.protocol import postprocess as pp
+from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.spec import ProtocolSpec
+from ldpcore.oracles.base import support_law
 from ldpcore.oracles.direct import GRR
 from ldpcore.oracles.fake_reports import MURS
 from ldpcore.oracles.hadamard import Hadamard
 from ldpcore.oracles.hashing import OLH
+from ldpcore.oracles.laws import Unsupported
 from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.oracles.unary import OUE, SUE
 
 D = 60
@@ -29,16 +32,10 @@ COUNTS = np.random.default_rng(5).multinomial(20_000, ZIPF / ZIPF.sum())
 N = int(COUNTS.sum())
 
 
-def _law(oracle, n: int) -> pp.SupportLaw:
-    """The support law of an oracle's estimator (tests only: phase 2 puts it on the encodings)."""
-    if isinstance(oracle, MURS):
-        inner, fakes = oracle.oracle, oracle.fakes
-        trials, gain = n + fakes, inner.p - inner.q  # the fakes' uniform inputs add gain fakes / d to every bin
-        base = inner.q + gain * fakes / (oracle.d * trials)
-        return pp.SupportLaw(trials, base, gain * n / trials, isinstance(inner, GRR))
-    if isinstance(oracle, OneHot):
-        return pp.SupportLaw(n, oracle.p_b, 1 - 2 * oracle.p_b)
-    return pp.SupportLaw(n, oracle.q, oracle.p - oracle.q, isinstance(oracle, GRR))
+def _law(oracle, n: int) -> SupportLaw:
+    law = support_law(oracle, n)
+    assert isinstance(law, SupportLaw), law
+    return law
 
 
 ORACLES = {
@@ -146,7 +143,12 @@ def test_support_laws_recover_the_aggregate_and_the_estimator():
         if law.categorical:
             law.check(D)
     with pytest.raises(InputError, match="d base \\+ gain = 1"):
-        pp.SupportLaw(N, 0.1, 0.5, categorical=True).check(D)
+        SupportLaw(N, 0.1, 0.5, categorical=True).check(D)
+    # the capability's default, and the encodings that state why they have none
+    for oracle in (CountMeanSketch.from_eps(2.0, D, k=8, m=64), OneHot(D, 0.2, tau=4, p_f=0.1)):
+        assert isinstance(support_law(oracle, N), Unsupported)
+    with pytest.raises(InputError, match="Maximum likelihood is not defined here: with report fragments"):
+        pp.postprocess("mle", np.zeros(D), N, law=support_law(OneHot(D, 0.2, tau=4, p_f=0.1), N))
 
 
 def _binomial_loglik(theta, support, law):

@@ -28,6 +28,8 @@ Optional capabilities, each read through a function here that gives the default 
   default: the oracle (MURS: its base oracle, the fake reports are the shufflers').
 - ``report_likelihood(oracle)``: ``report_log_prob(value, reports)``, the exact log-probability of a
   report, or Unsupported.
+- ``support_law(oracle, n)``: the law of the support counts behind the unbiased estimate
+  (ldpcore.oracles.support.SupportLaw), for the likelihood post-processing; default: unsupported.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ldpcore.oracles.laws import Law, Observer, Unsupported
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -105,6 +108,11 @@ class _Likelihood(Protocol):
     def report_log_prob(self, value: Any, reports: Any) -> np.ndarray: ...
 
 
+@runtime_checkable
+class _Supported(Protocol):
+    def support_law(self, n: int) -> SupportLaw | Unsupported: ...
+
+
 def observer_law(oracle: FrequencyOracle, observer: Observer | str) -> Law | Unsupported:
     """What `observer` sees of one respondent under this oracle (ldpcore.oracles.laws), or why it is not stated."""
     observer = Observer(observer)
@@ -133,3 +141,10 @@ def report_likelihood(oracle: FrequencyOracle) -> Callable[[Any, Any], np.ndarra
     if isinstance(own, _Likelihood):
         return own.report_log_prob
     return Unsupported(f"the {oracle.name} encoding states no likelihood of a report")
+
+
+def support_law(oracle: FrequencyOracle, n: int) -> SupportLaw | Unsupported:
+    """The law of the support counts behind the oracle's unbiased estimate of n respondents, or why there is none."""
+    if isinstance(oracle, _Supported):
+        return oracle.support_law(n)
+    return Unsupported(f"the {oracle.name} encoding states no law of the counts its estimate is made from")

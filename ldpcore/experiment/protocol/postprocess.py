@@ -2,8 +2,9 @@
 at least 0, they add up to n, a per-bin cap) and the likelihood of what the analyzer saw.
 
 Every method is a pure, vectorised function of the raw unbiased estimate (counts, one per bin) and n;
-the likelihood methods also take the law of the support counts the estimator reads (SupportLaw), from
-which the support counts are recovered exactly (the estimate is affine in them). None draws random
+the likelihood methods also take the law of the support counts the estimator reads (the encoding's
+capability ldpcore.oracles.base.support_law: a SupportLaw), from which the support counts are recovered
+exactly (the estimate is affine in them). None draws random
 numbers. Each is equivariant under a permutation of the bins (permute the input, the output is
 permuted alike): it is an elementwise map of one or two scalars found from the whole estimate.
 
@@ -36,52 +37,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ldpcore.errors import InputError, require
+from ldpcore.oracles.laws import Unsupported
+from ldpcore.oracles.support import SupportLaw
 
 IBU_TOL = 1e-6  # ibu stops when the log-likelihood is certified within this many nats of its maximum
 IBU_MAX_STEPS = 100_000  # updates (EM steps), SQUAREM's included
-
-
-@dataclass(frozen=True)
-class SupportLaw:
-    """The law of the support counts N_v an unbiased estimator reads, in the population model (every
-    respondent's value drawn independently from the histogram's shares theta_v = c_v / n):
-
-        N_v ~ Bin(trials, base + gain * theta_v)        (every bin v),
-        c_hat_v = n (N_v / trials - base) / gain        (the unbiased estimate).
-
-    trials: the reports that may support a value (n; n plus the fakes for MURS); base: the probability
-    that a report supports v when its input is not v; base + gain: when it is. categorical: each report
-    supports exactly one value (GRR's reports, MURS's on GRR; then d base + gain = 1), so the counts are
-    jointly Multinomial(trials, base + gain theta), the likelihood ibu and mle use. Otherwise (unary
-    encodings, one-hot, local hashing, Hadamard response) a report supports several values and the
-    bins' counts are dependent; mle then maximises the product of the bins' binomial laws, each exact
-    (a composite likelihood: Lindsay, *Composite likelihood methods*, Contemporary Mathematics 80, 1988).
-    """
-
-    trials: int
-    base: float
-    gain: float
-    categorical: bool = False
-
-    def __post_init__(self):
-        require(self.trials >= 1, f"a support law needs trials >= 1 (got {self.trials}).")
-        require(
-            0 <= self.base and 0 < self.gain and self.base + self.gain <= 1,
-            f"a support law needs 0 <= base, 0 < gain and base + gain <= 1 (got {self.base:g}, {self.gain:g}).",
-        )
-
-    def support(self, estimate: np.ndarray, n: float) -> np.ndarray:
-        """The support counts N behind an unbiased estimate (the inverse of c_hat = n (N/trials - base)/gain),
-        within [0, trials] (rounding can put a recovered count a hair outside)."""
-        counts = self.trials * (self.base + self.gain * np.asarray(estimate, dtype=np.float64) / n)
-        return np.clip(counts, 0.0, float(self.trials))
-
-    def check(self, d: int) -> None:
-        """A categorical law must be a channel on d values: d base + gain = 1."""
-        require(
-            not self.categorical or math.isclose(d * self.base + self.gain, 1.0, rel_tol=1e-9),
-            f"a categorical support law needs d base + gain = 1 (got {d * self.base + self.gain:.12g} at d={d}).",
-        )
 
 
 @dataclass(frozen=True)
@@ -339,12 +299,23 @@ def _binomial_mle(law: SupportLaw, support: np.ndarray) -> np.ndarray:
     return theta(mu)
 
 
-def postprocess(name: str, estimate, n: float, upper: float | None = None, law: SupportLaw | None = None) -> np.ndarray:
-    """The estimate post-processed by the method of that name (METHODS); upper: the public cap of one bin
-    (clip, simplex); law: the encoding's support law (ibu, mle). ibu that has not converged is refused."""
+def check_method(name: str) -> Postprocessing:
+    """The method of that name, or InputError naming the choices."""
     require(name in METHODS, f"unknown post-processing {name!r}; choose one of {', '.join(METHODS)}.")
-    if METHODS[name].needs_law:
-        require(law is not None, f"{METHODS[name].title} needs the law of the encoding's support counts.")
+    return METHODS[name]
+
+
+def postprocess(
+    name: str, estimate, n: float, upper: float | None = None, law: SupportLaw | Unsupported | None = None
+) -> np.ndarray:
+    """The estimate post-processed by the method of that name (METHODS); upper: the public cap of one bin
+    (clip, simplex); law: the encoding's support law (ibu, mle), or why it has none. An ibu that has not
+    converged is refused."""
+    method = check_method(name)
+    if method.needs_law:
+        require(law is not None, f"{method.title} needs the law of the encoding's support counts.")
+        if isinstance(law, Unsupported):
+            raise InputError(f"{method.title} is not defined here: {law.reason}.")
         assert law is not None
         if name == "mle":
             return mle(law, estimate, n)
