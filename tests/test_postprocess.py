@@ -4,16 +4,21 @@ optimality conditions, the likelihood methods against their Karush-Kuhn-Tucker c
 optimiser, the iterative Bayesian update's convergence to the exact maximum-likelihood estimate, the support
 laws against the oracles' own estimators, and Norm-Sub against the clipped estimate on Horse."""
 
+import csv
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from conftest import ROOT
 from scipy.optimize import minimize
 
 from ldpcore.data import load_dataset
 from ldpcore.errors import InputError
 from ldpcore.experiment.protocol import postprocess as pp
-from ldpcore.experiment.protocol.run import run
+from ldpcore.experiment.protocol.run import Failed, Measured, Method, evaluate, run
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles.base import support_law
 from ldpcore.oracles.direct import GRR
@@ -247,7 +252,68 @@ def test_norm_sub_beats_the_clipped_estimate_on_horse_at_eps_c_025():
     spec = ProtocolSpec(eps_c=0.25, delta=5e-8)
     clipped, sub = [], []
     for seed in range(4):
-        result = run(spec, horse, seed)
+        result = run(spec, horse, seed, postprocess="norm-sub")
+        post = result.postprocessed
+        assert post is not None and post.method == "norm-sub"
+        assert post.estimate.sum() == pytest.approx(horse.n, rel=1e-9) and bool((post.estimate >= 0).all())
+        # the raw estimate is kept beside it, with its own metrics
+        assert result.metrics["rmse_raw"] == pytest.approx(np.sqrt(np.mean((result.estimate - horse.counts) ** 2)))
+        assert post.metrics["rmse"] == pytest.approx(np.sqrt(np.mean((post.estimate - horse.counts) ** 2)))
         clipped.append(result.metrics["rmse"])
-        sub.append(float(np.sqrt(np.mean((pp.norm_sub(result.estimate, horse.n) - horse.counts) ** 2))))
+        sub.append(post.metrics["rmse"])
     assert max(sub) < 0.8 * min(clipped), (sub, clipped)
+    assert result.as_dict()["postprocess"]["method"] == "norm-sub"
+
+
+def test_a_run_refuses_a_method_the_encoding_has_no_law_for_before_simulating():
+    horse = load_dataset("horse")
+    with pytest.raises(InputError, match="iterative Bayesian update needs reports that each name one value"):
+        run(ProtocolSpec(eps_c=1.0, delta=5e-8), horse, postprocess="ibu")
+    with pytest.raises(InputError, match="Maximum likelihood is not defined here"):
+        run(ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="cms"), horse, postprocess="mle")
+    with pytest.raises(InputError, match="unknown post-processing 'median'"):
+        Method("x", ProtocolSpec(eps_c=1.0, delta=5e-8), postprocess="median")
+
+
+def test_a_columns_post_processing_is_what_its_cell_shows():
+    hist = load_dataset("horse", max_side=64)
+    spec = ProtocolSpec(eps_c=1.0, delta=5e-8)
+    raw = evaluate(Method("raw", spec), 1.0, hist, 2)
+    sub = evaluate(Method("norm-sub", spec, postprocess="norm-sub"), 1.0, hist, 2)
+    assert isinstance(raw, Measured) and isinstance(sub, Measured) and sub.postprocess == "norm-sub"
+    assert raw.estimate is not None and sub.estimate is not None
+    np.testing.assert_array_equal(sub.estimate, pp.norm_sub(raw.estimate, hist.n))  # the same run, post-processed
+    assert sub.metrics["rmse_raw"] == raw.metrics["rmse_raw"]  # the raw one kept
+    assert sub.metrics["rmse"] == pytest.approx(float(np.sqrt(np.mean((sub.estimate - hist.counts) ** 2))))
+    central = evaluate(Method("c", spec, central=True, postprocess="mle"), 1.0, hist, 2)
+    assert isinstance(central, Failed) and "no support counts" in central.reason
+    assert isinstance(evaluate(Method("c", spec, central=True, postprocess="simplex"), 1.0, hist, 2), Measured)
+
+
+def test_cli_run_postprocess_writes_the_post_processed_estimate(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--eps-c", "0.25", "--postprocess", "norm-sub"]
+        + ["--max-side", "64", "--out", str(tmp_path), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert record["postprocess"]["method"] == "norm-sub" and record["postprocess"]["total"] == "n"
+    assert record["uncertainty"]["how"].startswith("omitted: a post-processed estimate is biased")
+    rows = list(csv.DictReader((tmp_path / "estimate.csv").open()))
+    estimate = np.array([float(r["estimate"]) for r in rows])
+    truth = np.array([int(r["true"]) for r in rows])
+    assert bool((estimate >= 0).all()) and estimate.sum() == pytest.approx(truth.sum(), rel=1e-5)  # 6 digits each
+    assert all(r["std_error"] == r["ci95_low"] == r["ci95_high"] == "" for r in rows)
+    rmse = float(np.sqrt(np.mean((estimate - truth) ** 2)))
+    assert rmse == pytest.approx(record["postprocess"]["rmse"], rel=1e-4)
+    assert json.loads((tmp_path / "run.json").read_text())["postprocess"]["method"] == "norm-sub"
+    bad = subprocess.run(
+        [sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--eps-c", "1", "--postprocess", "ibu"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode != 0 and bad.stderr.count("\n") == 1 and "mle maximises their likelihood" in bad.stderr

@@ -34,7 +34,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ldpcore.errors import InputError, require
 from ldpcore.oracles.laws import Unsupported
@@ -42,6 +41,10 @@ from ldpcore.oracles.support import SupportLaw
 
 IBU_TOL = 1e-6  # ibu stops when the log-likelihood is certified within this many nats of its maximum
 IBU_MAX_STEPS = 100_000  # updates (EM steps), SQUAREM's included
+IBU_NEEDS = (
+    "the iterative Bayesian update needs reports that each name one value (GRR, MURS on GRR); here a report "
+    "supports several values: mle maximises their likelihood instead"
+)
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,7 @@ def ibu(law: SupportLaw, estimate, n: float, tol: float = IBU_TOL, max_steps: in
     S3): two updates, a step along them of length alpha <= -1, kept only where it stays positive and does
     not lower the likelihood below the second update's (else alpha is halved towards -1, which is the
     second update itself), then one more update. The limit is the maximum-likelihood estimate (mle)."""
-    require(law.categorical, "the iterative Bayesian update needs a law whose reports each name one value.")
+    require(law.categorical, IBU_NEEDS)
     support, total = _law_support(law, estimate, n)
     require(float(support.sum()) > 0, "the iterative Bayesian update needs at least one report.")
     y = support / support.sum()
@@ -295,6 +298,8 @@ def _binomial_mle(law: SupportLaw, support: np.ndarray) -> np.ndarray:
         lo, hi = (hi, hi + step) if e0 > 0 else (lo - step, lo)
     else:
         raise InputError("the maximum-likelihood multiplier could not be bracketed (degenerate support counts).")
+    from scipy.optimize import brentq  # on first use: scipy.optimize costs most of a second to import
+
     mu = brentq(excess, lo, hi, xtol=1e-12 * trials, rtol=4 * np.finfo(float).eps, maxiter=500)
     return theta(mu)
 
@@ -305,18 +310,28 @@ def check_method(name: str) -> Postprocessing:
     return METHODS[name]
 
 
+def why_not(name: str, law: SupportLaw | Unsupported | None) -> str:
+    """Why the method of that name does not apply to an encoding with this support law ("" where it does)."""
+    method = check_method(name)
+    if not method.needs_law:
+        return ""
+    if law is None:
+        return f"{method.title} needs the law of the encoding's support counts"
+    if isinstance(law, Unsupported):
+        return f"{method.title} is not defined here: {law.reason}"
+    return IBU_NEEDS if name == "ibu" and not law.categorical else ""
+
+
 def postprocess(
     name: str, estimate, n: float, upper: float | None = None, law: SupportLaw | Unsupported | None = None
 ) -> np.ndarray:
     """The estimate post-processed by the method of that name (METHODS); upper: the public cap of one bin
-    (clip, simplex); law: the encoding's support law (ibu, mle), or why it has none. An ibu that has not
-    converged is refused."""
-    method = check_method(name)
-    if method.needs_law:
-        require(law is not None, f"{method.title} needs the law of the encoding's support counts.")
-        if isinstance(law, Unsupported):
-            raise InputError(f"{method.title} is not defined here: {law.reason}.")
-        assert law is not None
+    (clip, simplex); law: the encoding's support law (ibu, mle), or why it has none (why_not). An ibu that has
+    not converged is refused."""
+    reason = why_not(name, law)
+    require(not reason, reason + ".")
+    if METHODS[name].needs_law:
+        assert isinstance(law, SupportLaw)
         if name == "mle":
             return mle(law, estimate, n)
         fit = ibu(law, estimate, n)

@@ -1,8 +1,10 @@
-"""run(spec, histogram, seed) -> Result: plan, simulate, estimate, measure.
+"""run(spec, histogram, seed) -> Result: plan, simulate, estimate, measure (and post-process).
 
 The analyzer sees only shuffled aggregates, so the default simulation draws them
 exactly (cost independent of n). ``per_respondent=True`` runs the reference
-randomizer instead (O(n d) memory and time: small inputs only).
+randomizer instead (O(n d) memory and time: small inputs only). ``postprocess=NAME``
+also applies a post-processing method (ldpcore.experiment.protocol.postprocess) to the raw
+estimate; the Result keeps both.
 """
 
 from __future__ import annotations
@@ -15,18 +17,54 @@ from typing import ClassVar
 import numpy as np
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.errors import InputError, check_seed
+from ldpcore.errors import InputError, check_seed, require
 from ldpcore.experiment.protocol.metrics import analytic_rmse, error_metrics
+from ldpcore.experiment.protocol.postprocess import METHODS, check_method, postprocess, why_not
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
+from ldpcore.oracles.base import support_law
+from ldpcore.oracles.laws import Unsupported
 from ldpcore.oracles.limits import check_reference
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
 from ldpcore.privacy.guarantee import Neighbouring
+
+CENTRAL_LAW = Unsupported("the central Gaussian baseline adds Gaussian noise to the counts: it has no support counts")
+
+
+@dataclass(frozen=True)
+class Postprocessed:
+    """An estimate post-processed by one method (ldpcore.experiment.protocol.postprocess.METHODS, by name) and its
+    error metrics measured as it is: rmse, linf, tv (and psnr for images), no further clipping."""
+
+    method: str
+    estimate: np.ndarray
+    metrics: dict
+
+    @property
+    def title(self) -> str:
+        return METHODS[self.method].title
+
+    def as_dict(self) -> dict:
+        """The record's "postprocess" entry: the method, its title and citation, what its total is, its metrics."""
+        m = METHODS[self.method]
+        return {"method": m.name, "title": m.title, "citation": m.citation, "total": m.total or "free", **self.metrics}
+
+
+def postprocessed(name: str, estimate: np.ndarray, hist: Histogram, law: SupportLaw | Unsupported) -> Postprocessed:
+    """The raw estimate of a run on hist post-processed by the method of that name: the total is hist.n, the cap of
+    clip and simplex the input maximum (as the clipped RMSE's), law the encoding's support law (mle, ibu)."""
+    out = postprocess(name, estimate, hist.n, upper=hist.max_count, law=law)
+    metrics = error_metrics(hist.counts, out, math.inf, hist.peak if hist.is_image else None)
+    del metrics["rmse_raw"]  # the estimate is measured as it is: rmse is its RMSE
+    return Postprocessed(name, out, metrics)
 
 
 @dataclass(frozen=True)
 class Result:
-    """One run: the plan (privacy numbers), the raw estimate, metrics and timing."""
+    """One run: the plan (privacy numbers), the raw (unbiased) estimate and its metrics (rmse after clipping to
+    [0, input maximum], rmse_raw of the raw estimate), the seed and timing, and, where a post-processing method
+    was asked for, the post-processed estimate with its own metrics (postprocessed; None otherwise)."""
 
     plan: Plan
     estimate: np.ndarray
@@ -34,6 +72,7 @@ class Result:
     seed: int
     seconds: float
     histogram: Histogram
+    postprocessed: Postprocessed | None = None
 
     @property
     def analytic_std(self) -> float:
@@ -59,7 +98,7 @@ class Result:
             "spec": self.plan.spec.as_dict(),
             "shape": list(self.histogram.shape) if self.histogram.shape else None,
             "input_notes": list(self.histogram.notes),
-        }
+        } | ({} if self.postprocessed is None else {"postprocess": self.postprocessed.as_dict()})
 
 
 def respondents(counts: np.ndarray) -> np.ndarray:
@@ -67,12 +106,19 @@ def respondents(counts: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(counts.size), counts)
 
 
-def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool = False) -> Result:
-    """Simulate the protocol on hist and measure its error; seeds are explicit."""
+def run(
+    spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool = False, postprocess: str | None = None
+) -> Result:
+    """Simulate the protocol on hist and measure its error; seeds are explicit. postprocess: a method's name
+    (ldpcore.experiment.protocol.postprocess.METHODS) applied to the raw estimate as well (Result.postprocessed)."""
     start = time.perf_counter()
     seed = check_seed(seed)
     p = plan(spec, hist.n, hist.d)
     oracle = p.oracle()
+    law = support_law(oracle, hist.n)
+    if postprocess is not None:  # refused before the simulation
+        reason = why_not(postprocess, law)
+        require(not reason, reason + ".")
     rng = np.random.default_rng(seed)
     if per_respondent:
         check_reference(oracle, hist.n)  # before the n values are laid out
@@ -82,7 +128,8 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     estimate = oracle.estimate(aggregate, hist.n)
     metrics = error_metrics(hist.counts, estimate, hist.max_count, hist.peak if hist.is_image else None)
     metrics["expected_messages"] = oracle.expected_messages()
-    return Result(p, estimate, metrics, seed, time.perf_counter() - start, hist)
+    post = None if postprocess is None else postprocessed(postprocess, estimate, hist, law)
+    return Result(p, estimate, metrics, seed, time.perf_counter() - start, hist, post)
 
 
 @dataclass(frozen=True)
@@ -108,11 +155,17 @@ def run_central(eps_c: float, delta: float, hist: Histogram, seed: int = 0) -> C
 @dataclass(frozen=True)
 class Method:
     """A column of a sweep or report table: a protocol template at some eps_c, or (central)
-    the analytic Gaussian mechanism at the template's delta, without LDP."""
+    the analytic Gaussian mechanism at the template's delta, without LDP; postprocess: the name of a
+    post-processing method whose estimate the column shows (None: the raw estimate, clipped where measured)."""
 
     label: str
     spec: ProtocolSpec
     central: bool = False
+    postprocess: str | None = None
+
+    def __post_init__(self):
+        if self.postprocess is not None:
+            check_method(self.postprocess)
 
     def at(self, eps_c: float) -> ProtocolSpec:
         return self.spec.at(eps_c)
@@ -147,7 +200,9 @@ class Measured:
     """One (method, eps_c) evaluation that ran: the estimate (None once left out: without_estimate) and its error
     metrics; privacy, the record of the privacy numbers (a table row, JSON-ready); for a protocol, plan is the
     typed Plan and analytic_rmse_raw (with analytic_rmse_raw_note) its analytic raw RMSE (None for the central
-    baseline)."""
+    baseline). postprocess: the method's post-processing (Method.postprocess); then the estimate is the
+    post-processed one and metrics are its own (rmse, linf, tv, psnr: Postprocessed.metrics) with the raw
+    estimate's rmse_raw kept."""
 
     method: str
     eps_c: float
@@ -158,6 +213,7 @@ class Measured:
     plan: Plan | None = None
     analytic_rmse_raw: float | None = None
     analytic_rmse_raw_note: str = ""
+    postprocess: str | None = None
 
     error: ClassVar[None] = None  # what ran has no failure (Failed.error is the reason)
 
@@ -184,8 +240,22 @@ def without_estimate(cell: Cell) -> Cell:
     return cell if isinstance(cell, Failed) else replace(cell, estimate=None)
 
 
+def _shown(
+    method: Method, estimate: np.ndarray, metrics: dict, hist: Histogram, p: Plan | None
+) -> tuple[np.ndarray, dict]:
+    """The estimate and metrics a method's column shows: the raw run's, or its post-processed estimate with that
+    estimate's metrics and the raw rmse_raw (and messages) kept; p: the run's plan (None: the central baseline)."""
+    if method.postprocess is None:
+        return estimate, metrics
+    law = CENTRAL_LAW if p is None else support_law(p.oracle(), hist.n)
+    post = postprocessed(method.postprocess, estimate, hist, law)
+    kept = {k: metrics[k] for k in ("rmse_raw", "expected_messages") if k in metrics}
+    return post.estimate, {**post.metrics, **kept}
+
+
 def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
-    """Run one method at eps_c: Measured, or Failed with the reason where the combination is undefined."""
+    """Run one method at eps_c: Measured, or Failed with the reason where the combination is undefined (a
+    post-processing the encoding has no law for included)."""
     try:
         if method.central:
             c = run_central(eps_c, method.spec.delta, hist, seed)
@@ -198,20 +268,23 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "neighbouring": Neighbouring.ADD_OR_REMOVE_ONE,
                 "mechanism": "analytic Gaussian",
             }
-            return Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
+            shown, metrics = _shown(method, c.estimate, c.metrics, hist, None)
+            return Measured(method.label, eps_c, seed, shown, metrics, privacy, postprocess=method.postprocess)
         r = run(method.at(eps_c), hist, seed)
         std, note = r.analytic_std, r.analytic_note
         privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
+        shown, metrics = _shown(method, r.estimate, r.metrics, hist, r.plan)
         return Measured(
             method.label,
             eps_c,
             seed,
-            r.estimate,
-            r.metrics,
+            shown,
+            metrics,
             privacy,
             plan=r.plan,
             analytic_rmse_raw=std,
             analytic_rmse_raw_note=note,
+            postprocess=method.postprocess,
         )
     except InputError as exc:
         return Failed(method.label, eps_c, seed, str(exc))
