@@ -364,6 +364,7 @@ def _plan_query(a):
         notion=a.notion,
         encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
         constraints=planning.Constraints(a.max_messages, a.max_bits),
+        postprocess=a.postprocess,
     )
     if a.n is not None or a.d is not None:
         require(a.n is not None and a.d is not None, "--n and --d go together.")
@@ -392,9 +393,24 @@ def cmd_plan(a) -> None:
     print(
         f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} notion"
     )
+    post = table.postprocess
+    if post is not None:
+        print(
+            f"ranked on {post}: each row's RMSE after it simulated over {planning.RUNS} runs (seeds "
+            f"{planning.FIRST_SEED}-{planning.FIRST_SEED + planning.RUNS - 1}), with its standard error"
+        )
     head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
+    if post is not None:
+        head[8:8] = [post, "std_error"]
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
+        sim = (
+            []
+            if post is None
+            else [None, None]
+            if r.postprocessed is None
+            else [r.postprocessed.rmse, r.postprocessed.std_error]
+        )
         cells = (
             r.encoding,
             r.accountant,
@@ -404,6 +420,7 @@ def cmd_plan(a) -> None:
             r.messages,
             r.bits_per_respondent,
             r.rmse,
+            *sim,
             r.topk_recall,
             r.n,
             "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
@@ -434,6 +451,11 @@ def _plan_parser(sub) -> None:
     q.add_argument("--encodings", help="comma-separated encodings (default: all)")
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
+    q.add_argument(
+        "--postprocess",
+        choices=list(METHODS),
+        help="rank on each row's RMSE after this post-processing, simulated (the table at --eps-c only)",
+    )
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=cmd_plan)
 

@@ -30,6 +30,11 @@ Optional capabilities, each read through a function here that gives the default 
   report, or Unsupported.
 - ``support_law(oracle, n)``: the law of the support counts behind the unbiased estimate
   (ldpcore.oracles.support.SupportLaw), for the likelihood post-processing; default: unsupported.
+- ``simulation_draws(oracle, counts)``: about how many random numbers one exact simulation of these counts
+  draws (its cost, for a planner that simulates many runs); default 2 d (a draw or two per bin).
+- ``prediction_limit(oracle, n, values, bins)``: why the analytic variance is not a prediction within its
+  stated tolerance for these counts (and what to use instead), "" where it is; default "" (the variance is
+  exact, or its note states the approximation's tolerance).
 """
 
 from __future__ import annotations
@@ -113,6 +118,16 @@ class _Supported(Protocol):
     def support_law(self, n: int) -> SupportLaw | Unsupported: ...
 
 
+@runtime_checkable
+class _Costed(Protocol):
+    def simulation_draws(self, counts: np.ndarray) -> float: ...
+
+
+@runtime_checkable
+class _Limited(Protocol):
+    def prediction_limit(self, n: int, values: np.ndarray, bins: np.ndarray) -> str: ...
+
+
 def observer_law(oracle: FrequencyOracle, observer: Observer | str) -> Law | Unsupported:
     """What `observer` sees of one respondent under this oracle (ldpcore.oracles.laws), or why it is not stated."""
     observer = Observer(observer)
@@ -148,3 +163,14 @@ def support_law(oracle: FrequencyOracle, n: int) -> SupportLaw | Unsupported:
     if isinstance(oracle, _Supported):
         return oracle.support_law(n)
     return Unsupported(f"the {oracle.name} encoding states no law of the counts its estimate is made from")
+
+
+def prediction_limit(oracle: FrequencyOracle, n: int, values: np.ndarray, bins: np.ndarray) -> str:
+    """Why the oracle's analytic variance does not predict its error for a histogram of n respondents whose
+    distinct counts are values (bins: how many bins hold each), "" where it does (module doc)."""
+    return oracle.prediction_limit(n, values, bins) if isinstance(oracle, _Limited) else ""
+
+
+def simulation_draws(oracle: FrequencyOracle, counts: np.ndarray) -> float:
+    """About how many random numbers one exact simulation of these counts draws (module doc)."""
+    return oracle.simulation_draws(counts) if isinstance(oracle, _Costed) else 2.0 * np.size(counts)

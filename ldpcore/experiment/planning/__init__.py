@@ -23,6 +23,7 @@ error_model  the predicted errors from the oracles' variances; plug-in standard 
 table        PlanRow, PlanTable, plan_table: every row at one eps_c
 search       the monotone search both inverses use
 inverses     solve_eps_c, solve_n, error_curve
+simulate     a row's error after a post-processing, simulated with the exact sampler
 query        PlanQuery and answer(query): the one question the command line and the page ask
 """
 
@@ -41,6 +42,14 @@ from ldpcore.experiment.planning.inverses import EPS_C_MAX, EPS_C_MIN, N_MAX, er
 from ldpcore.experiment.planning.query import QUESTIONS, PlanQuery, answer
 from ldpcore.experiment.planning.search import SOLVE_RTOL
 from ldpcore.experiment.planning.shapes import Groups, Shape, scaled_counts
+from ldpcore.experiment.planning.simulate import (
+    BUDGET,
+    FIRST_SEED,
+    INTERVAL_NOTE,
+    RUNS,
+    Simulated,
+    simulate_postprocessed,
+)
 from ldpcore.experiment.planning.table import (
     NOTIONS,
     TARGET_WORDS,
@@ -55,13 +64,17 @@ from ldpcore.experiment.planning.table import (
 )
 
 __all__ = [
+    "BUDGET",
     "EPS_C_MAX",
     "EPS_C_MIN",
+    "FIRST_SEED",
+    "INTERVAL_NOTE",
     "LINF_NOTE",
     "NOTIONS",
     "NO_TOPK",
     "N_MAX",
     "QUESTIONS",
+    "RUNS",
     "SOLVE_RTOL",
     "TARGETS",
     "TARGET_WORDS",
@@ -73,6 +86,7 @@ __all__ = [
     "PlanRow",
     "PlanTable",
     "Shape",
+    "Simulated",
     "Target",
     "answer",
     "central_rmse",
@@ -82,6 +96,7 @@ __all__ = [
     "plan_shape",
     "plan_table",
     "scaled_counts",
+    "simulate_postprocessed",
     "solve_eps_c",
     "solve_n",
     "standard_errors",

@@ -40,15 +40,22 @@ N_MAX = 10**12  # the inverse in n searches up to this many respondents
 SEARCH_RTOL = 1e-5  # the inverses' trial points solve the accountants to this relative precision (conservative)
 
 
-def metric_at_eps(enc, acc, ps, groups: Groups, delta, notion, kind) -> Callable[[float], float | None]:
+def metric_at_eps(
+    enc, acc, ps, groups: Groups, delta, notion, kind, capped_counts: bool = False
+) -> Callable[[float], float | None]:
     """eps_c (table notion) -> the row's predicted error there (None where the accountant certifies nothing, or
-    is capped below eps_c: then a larger eps_c buys nothing)."""
+    is capped below eps_c: then a larger eps_c buys nothing). capped_counts: a capped plan is a row all the same
+    (the inverse in n at a fixed eps_c: it certifies a smaller eps_c, at least as private as asked, and its error
+    is what it is). Without it the n-search's predicate was not monotone: MURS on SOLH at eps_c = 1, the blanket
+    bound's limit, is capped at 35% of the n in [5e6, 3e7] (its forward map jumps where the rounded hash range
+    changes, so the top of its region certifies up to 2e-5 below 1), at no pattern in n, and the search landed
+    on any capped-to-uncapped edge, up to 300x above the smallest n."""
 
     def value(eps: float) -> float | None:
         try:
             with search_precision(SEARCH_RTOL):  # a trial point; the answer's row is evaluated exactly
                 p, *_ = row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
-            if p.amplification.capped:
+            if p.amplification.capped and not capped_counts:
                 return None
             return error_of(variances(p.oracle(), groups), groups, kind)
         except InputError:
@@ -185,7 +192,7 @@ def solve_n(
         seen: dict[float, float | None] = {}
 
         def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
-            seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind)(eps_c)
+            seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind, True)(eps_c)
             return seen[x]
 
         guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)

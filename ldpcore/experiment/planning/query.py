@@ -22,6 +22,7 @@ from ldpcore.experiment.planning.table import (
     check_counts,
     plan_table,
 )
+from ldpcore.experiment.protocol.postprocess import check_method
 from ldpcore.oracles import get_encoding
 
 QUESTIONS = ("table", "eps_c", "n")  # the table at eps_c; the smallest eps_c, or n, meeting a target
@@ -34,8 +35,10 @@ class PlanQuery:
     `name`; delta and how it was chosen (delta_from, one of DELTA_FROM); solve, one of QUESTIONS: the table
     at eps_c, the smallest eps_c meeting target, or the smallest n meeting target at eps_c (None: 'eps_c'
     when only a target is given, 'n' when both are, else 'table'); the notion of eps_c; the encodings (empty:
-    all) with their parameters ({encoding: {parameter: value}}); the constraints. Every field is checked
-    here, once (InputError naming it)."""
+    all) with their parameters ({encoding: {parameter: value}}); the constraints; postprocess: the
+    post-processing the table ranks on (None: the raw estimate; a method's name: each row's simulated error
+    after it, planning.simulate; the table at eps_c only). Every field is checked here, once (InputError naming
+    it)."""
 
     counts: np.ndarray
     name: str
@@ -48,6 +51,7 @@ class PlanQuery:
     encodings: tuple[str, ...] = ()
     constraints: Constraints = NO_CONSTRAINTS
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    postprocess: str | None = None
 
     def __post_init__(self):
         require(self.delta_from in DELTA_FROM, f"delta_from must be one of {', '.join(DELTA_FROM)}.")
@@ -63,6 +67,13 @@ class PlanQuery:
             require(self.eps_c is None, "solving for eps_c finds eps_c: do not give eps_c.")
         else:
             require(self.target is not None and self.eps_c is not None, "solving for n needs eps_c and a target error.")
+        if self.postprocess is not None:
+            check_method(self.postprocess)
+            require(
+                solve == "table",
+                "post-processed errors are simulated for the table at one eps_c; the inverses search the raw "
+                "prediction (drop the post-processing, or the target).",
+            )
         for name in self.encodings:
             get_encoding(name)  # an unknown name is refused with the list
         object.__setattr__(self, "solve", solve)
@@ -91,4 +102,4 @@ def answer(query: PlanQuery) -> PlanTable:
     if query.solve == "n":
         assert query.target is not None
         return solve_n(query.counts, query.eps_c, query.target, query.delta, **kw)
-    return plan_table(query.counts, query.eps_c, query.delta, **kw)
+    return plan_table(query.counts, query.eps_c, query.delta, postprocess=query.postprocess, **kw)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -30,8 +30,12 @@ from ldpcore.experiment.planning.error_model import (
     variances,
 )
 from ldpcore.experiment.planning.shapes import Groups, Shape, groups_of, scaled_counts
+from ldpcore.experiment.planning.simulate import Simulated, simulate_postprocessed
+from ldpcore.experiment.protocol.postprocess import METHODS, check_method
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, Encoding, get_encoding
+from ldpcore.oracles.base import prediction_limit
+from ldpcore.oracles.laws import Unsupported
 from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.notions import on_notion, replacement_eps
 
@@ -134,8 +138,11 @@ class PlanRow:
     raw estimate, topk_recall: the predicted share of the true top topk bins among the estimated top topk
     (None without heavy hitters; topk_note says how, or why there is none), rmse_local_only: the same
     encoding without a shuffler at eps_l = eps_c (in the table's notion). certified: eps_c is certified and
-    no error; within_constraints; reason: why the row is not ranked ("" if it is). plan: the underlying
-    ldpcore Plan (None on error).
+    no error; within_constraints; prediction_limit: why the predicted errors do not hold for these counts (the
+    encoding's own capability, ldpcore.oracles.base.prediction_limit; "" where they do); reason: why the row is
+    not ranked ("" if it is). plan: the underlying ldpcore Plan (None on error). postprocess: the post-processing
+    the table ranks on (None: the raw estimate), postprocessed its simulated error (planning.simulate.Simulated),
+    or None with postprocessed_note saying why.
     """
 
     encoding: str
@@ -169,20 +176,34 @@ class PlanRow:
     rmse_local_only: float | None = None
     local_only_note: str = ""
     within_constraints: bool = True
+    prediction_limit: str = ""
     reason: str = ""
     error: str = ""
     notes: tuple[str, ...] = ()
     params: tuple = ()
     plan: Plan | None = field(default=None, repr=False, compare=False)
+    postprocess: str | None = None
+    postprocessed: Simulated | None = None
+    postprocessed_note: str = ""
 
     @property
     def ranked(self) -> bool:
-        """Eligible for the recommendation: certified, valid and within the constraints."""
-        return self.certified and not self.error and self.within_constraints
+        """Eligible for the recommendation: certified, valid, within the constraints, and its predicted errors
+        hold for these counts (with a post-processing: simulated)."""
+        simulated = self.postprocess is None or self.postprocessed is not None
+        return self.certified and not self.error and self.within_constraints and not self.prediction_limit and simulated
 
     @property
     def relative_rmse(self) -> float | None:
         return None if self.rmse is None else self.rmse * self.d / self.n
+
+    @property
+    def ranked_rmse(self) -> float | None:
+        """The RMSE the table ranks on: the simulated post-processed one where the table has a post-processing,
+        else the predicted raw RMSE."""
+        if self.postprocess is None:
+            return self.rmse
+        return None if self.postprocessed is None else self.postprocessed.rmse
 
     def metric(self, kind: str) -> float:
         """The predicted error of a target kind (inf where the row has no number)."""
@@ -201,6 +222,7 @@ class PlanRow:
         out["notes"] = list(self.notes)
         out["relative_rmse"] = self.relative_rmse
         out["ranked"] = self.ranked
+        out["postprocessed"] = None if self.postprocessed is None else self.postprocessed.as_dict()
         return out
 
 
@@ -224,10 +246,12 @@ class PlanTable:
     target: Target | None = None
     solve: str | None = None
     name: str = ""
+    postprocess: str | None = None
 
     def as_dict(self) -> dict:
         return {
             "input": self.name,
+            "postprocess": self.postprocess,
             "n": self.n,
             "d": self.d,
             "delta": self.delta,
@@ -333,8 +357,10 @@ def evaluate_row(
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     messages, bpm = float(oracle.expected_messages()), int(oracle.bits_per_message)
     broken = constraints.broken(messages, messages * bpm)
+    limit = prediction_limit(oracle, n, groups.values, groups.bins)
     reasons = [f"eps_c is not certified for {encoding}: {e.privacy_note}"] if not e.certified else []
     reasons += [f"outside the constraints: {broken}"] if broken else []
+    reasons += [limit] if limit else []
     local = local if local is not None else local_only(encoding, params, local_eps(e, eps_c, notion), groups)
     return PlanRow(
         **base,
@@ -361,6 +387,7 @@ def evaluate_row(
         rmse_local_only=local[0],
         local_only_note=local[1],
         within_constraints=not broken,
+        prediction_limit=limit,
         reason="; ".join(reasons),
         notes=tuple(x for x in p.notes if x != e.privacy_note),
         plan=p,
@@ -395,9 +422,7 @@ def check_counts(counts, eps_c, delta, notion) -> np.ndarray:
 def recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
     ranked = sorted((r for r in rows if r.ranked and math.isfinite(key(r))), key=key)
     if not ranked:
-        return None, "no certified row meets the constraints" + (
-            " and the target" if words != "predicted RMSE" else ""
-        ) + "."
+        return None, "no certified row meets the constraints" + (" and the target" if "meeting" in words else "") + "."
     best = ranked[0]
     other = next((r for r in ranked[1:] if r.encoding != best.encoding), None)
     why = (
@@ -444,24 +469,44 @@ def table_of(
     )
 
 
+def with_postprocessed(row: PlanRow, counts: np.ndarray, method: str) -> PlanRow:
+    """The row ranked on a post-processing: its error after it, simulated (planning.simulate), or why not."""
+    if row.plan is None:
+        return replace(row, postprocess=method, postprocessed_note=row.error)
+    sim = simulate_postprocessed(row.plan, counts, method)
+    if isinstance(sim, Unsupported):
+        reason = "; ".join(x for x in (row.reason, f"no {METHODS[method].title} prediction: {sim.reason}") if x)
+        return replace(row, postprocess=method, postprocessed_note=sim.reason, reason=reason)
+    return replace(row, postprocess=method, postprocessed=sim)
+
+
 @shared
-def plan_table(counts, eps_c: float, delta: float, **options: Unpack[RowOptions]) -> PlanTable:
-    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions)."""
+def plan_table(
+    counts, eps_c: float, delta: float, postprocess: str | None = None, **options: Unpack[RowOptions]
+) -> PlanTable:
+    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions), ranked on the predicted raw
+    RMSE, or with postprocess (a method's name, ldpcore.experiment.protocol.postprocess.METHODS) on each row's
+    simulated RMSE after it (planning.simulate)."""
     notion, encodings, constraints, params, name = row_options(options)
     counts = check_counts(counts, eps_c, delta, notion)
+    if postprocess is not None:
+        check_method(postprocess)
     groups = groups_of(counts)
     local = local_cache(notion, eps_c, groups)
     rows = [
         evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps))
         for enc, acc, ps in rows_wanted(encodings, params)
     ]
-    ranked = (
-        lambda r: (not r.ranked, not r.certified, r.metric("rmse")),
-        lambda r: r.metric("rmse"),
-        "predicted RMSE",
-        rows,
-    )
-    return table_of(rows, counts, ranked, (delta, notion, constraints, None, None, name), eps_c)
+    if postprocess is not None:
+        rows = [with_postprocessed(r, counts, postprocess) for r in rows]
+
+    def key(r: PlanRow) -> float:
+        return math.inf if r.ranked_rmse is None else r.ranked_rmse
+
+    words = "predicted RMSE" if postprocess is None else f"simulated RMSE after {METHODS[postprocess].title}"
+    ranked = (lambda r: (not r.ranked, not r.certified, key(r)), key, words, rows)
+    table = table_of(rows, counts, ranked, (delta, notion, constraints, None, None, name), eps_c)
+    return replace(table, postprocess=postprocess)
 
 
 def plan_shape(n: int, d: int, shape: Shape | str, eps_c: float, delta: float, **kw) -> PlanTable:

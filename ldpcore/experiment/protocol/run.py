@@ -18,11 +18,12 @@ import numpy as np
 
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError, check_seed, require
+from ldpcore.experiment.planning.shapes import groups_of
 from ldpcore.experiment.protocol.metrics import analytic_rmse, error_metrics
 from ldpcore.experiment.protocol.postprocess import METHODS, check_method, postprocess, why_not
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
-from ldpcore.oracles.base import support_law
+from ldpcore.oracles.base import prediction_limit, support_law
 from ldpcore.oracles.laws import Unsupported
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.support import SupportLaw
@@ -82,8 +83,11 @@ class Result:
 
     @property
     def analytic_note(self) -> str:
-        """What analytic_std is short of exact ("" when exact: the count sketch's median readout says why not)."""
-        return self.plan.oracle().variance_note
+        """What analytic_std is short of exact ("" when exact: the count sketch's median readout says why not), and
+        why it does not predict this run's error where the encoding says so (ldpcore.oracles.base.prediction_limit)."""
+        oracle, groups = self.plan.oracle(), groups_of(self.histogram.counts)
+        limit = prediction_limit(oracle, groups.n, groups.values, groups.bins)
+        return "; ".join(x for x in (oracle.variance_note, limit) if x)
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""

@@ -103,6 +103,11 @@ class CountMeanSketch(Sketch):
         """The estimator reads at most k d cells: drawing only those pays up to d = m/8 (measured: about m/5)."""
         return 8 * self.d <= self.m
 
+    def simulation_draws(self, counts) -> float:
+        """The rows of the respondents and the cells drawn: sum_v min(c_v, 2k) + k d (k m for the whole table)."""
+        cells = self.k * (self.d if self._reads_few else self.m)
+        return float(np.minimum(np.asarray(counts), 2 * self.k).sum()) + cells
+
     def _sample_read(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
         """Exact draw of the sums the estimator reads, sum_j S[j, h_j(x)] for every x in [d], drawing
         only the cells it reads (at most k d of the k m). Given the true row counts X, the cells are

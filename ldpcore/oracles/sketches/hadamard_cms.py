@@ -85,6 +85,13 @@ class HadamardCountMeanSketch(Sketch):
         sign = 1 - 2 * (u & np.uint64(1)).astype(np.int64) if self._signed else np.ones(u.shape, dtype=np.int64)
         return self.hashes.reduce(u), sign
 
+    def simulation_draws(self, counts) -> float:
+        """The kept reports drawn one by one (at most k m per value) and the table's k m cells, transformed in
+        O(k m log m)."""
+        table = self.k * self.m
+        kept = np.minimum(np.asarray(counts) * (1 - 2 * self.flip), table).sum()
+        return float(kept) + table * max(1.0, math.log2(self.m))
+
     def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
         """Exact draw (module doc). A flip w.p. f is a uniform bit w.p. 2f, so K_x ~ Bin(c_x, 1-2f) of
         value x's respondents report their true bit s_j(x) H[l, h_j(x)] on a uniform (row j,
