@@ -8,6 +8,7 @@ from functools import partial
 import streamlit as st
 
 from ldpcore.experiment.protocol.advice import impractical
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Method
 from ldpcore.export import fmt
 from ldpcore.oracles import ENCODINGS
@@ -18,7 +19,7 @@ from ui import reconstruct
 from ui.kit import runs
 from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
 from ui.kit.inputs import data_sidebar
-from ui.kit.protocol import protocol_sidebar
+from ui.kit.protocol import postprocess_control, protocol_sidebar
 
 st.title("Reconstruct")
 inp = data_sidebar()
@@ -26,6 +27,7 @@ hist = inp.hist
 head = st.container()  # the data's caption, filled once the spec is known
 control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
 spec, seed, eps_c = protocol_sidebar(inp.delta, eps_c_container=control)
+post = postprocess_control()
 shown = st.container()  # the three reconstructions (or the histogram view)
 *costs, switch = st.columns([1, 1, 1, 1.4])  # messages, RMSE, largest error, and the notion of the epsilons
 native = ENCODINGS[spec.encoding].neighbouring
@@ -45,18 +47,18 @@ notion = (
 
 # everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
 # renders the page once per step instead of once per element that waited for a computation
-esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
+esa_method, central_method = Method("ESA", spec, postprocess=post), Method("Central Gaussian", spec, central=True)
 # the central baseline and the run without a shuffler (and, for images, their pictures) are independent of the ESA
 # run: two threads make them meanwhile (numpy releases the GIL while drawing), into the same shared caches
 pool = ThreadPoolExecutor(runs.WORKERS)
 try:
     cells = [
         pool.submit(runs.cell, inp, central_method, eps_c, seed),
-        pool.submit(reconstruct.local_cell, inp, esa_method, eps_c, seed),
+        pool.submit(reconstruct.local_cell, inp, Method("ESA", spec), eps_c, seed),
     ]
     pictures = (
         [
-            pool.submit(reconstruct.local_png, inp, esa_method, eps_c, seed),
+            pool.submit(reconstruct.local_png, inp, Method("ESA", spec), eps_c, seed),
             pool.submit(runs.cell_png, inp, central_method, eps_c, seed),
         ]
         if hist.is_image
@@ -149,14 +151,15 @@ metrics.append(
         with_exact("Expected anonymous messages per respondent (one-hot: one per set bit).", m["expected_messages"]),
     )
 )
+shown_as = "after clipping the estimate to [0, input maximum]" if post is None else f"after {POSTPROCESS[post].title}"
 metrics.append(
     (
         "RMSE",
         short(m["rmse"]),
-        unit,
+        unit if post is None else f"{unit}, {post}",
         with_exact(
-            f"Per-bin RMSE in {unit}, after clipping the estimate to [0, input maximum]. Largest per-bin error "
-            f"(l_inf): {exact(m['linf'])} {unit.split(' per ')[0]}.",
+            f"Per-bin RMSE in {unit}, {shown_as}. Largest per-bin error (l_inf): {exact(m['linf'])} "
+            f"{unit.split(' per ')[0]}. The raw (unbiased) estimate's RMSE is in the caption below.",
             m["rmse"],
             unit,
         ),
@@ -192,7 +195,7 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
             if alone_run is not None
             else alone.error
         ),
-        f"ESA, shuffled: RMSE {short(m['rmse'])}",
+        f"ESA, shuffled{'' if post is None else ', ' + post}: RMSE {short(m['rmse'])}",
         "Central Gaussian, no LDP"
         + (f" (ε_c = {short(central_eps.eps)} under replacement)" if central_eps.converted else "")
         + f": RMSE {short(central_run.metrics['rmse'])}",
@@ -282,6 +285,15 @@ if tight_box is not None and tight_box.open:
             )
         )
 
+methods = st.expander("The ESA run after every post-processing", key="every_method", on_change="rerun")
+if methods.open:  # the cached run post-processed by each method: no new simulation, made only while open
+    methods.dataframe(reconstruct.every_method(inp, esa_method, eps_c, seed), hide_index=True, width="stretch")
+    methods.caption(
+        f"Per-bin errors in {unit} of this run's estimate after each method (seed {seed}); the raw estimate is "
+        "unbiased, the others are not, and trade that bias for less error. Citations: the Post-processing "
+        "control's help."
+    )
+
 if hist.is_image:
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
@@ -292,9 +304,11 @@ if hist.is_image:
             caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).",
         )
 
+raw_metrics = m if post is None else runs.ran(runs.cell(inp, Method("ESA", spec), eps_c, seed)).metrics
 record = {
     **runs.ran(esa).privacy,
-    **m,
+    **raw_metrics,  # the raw run's, as `ldpcore run` writes them; a post-processing's under "postprocess"
+    **({} if post is None else {"postprocess": {"method": post, "title": POSTPROCESS[post].title, **m}}),
     "input": hist.name,
     "seed": seed,
     "spec": spec.as_dict(),

@@ -5,14 +5,15 @@ import math
 import numpy as np
 import streamlit as st
 
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import paper_methods
 from ldpcore.privacy.notions import notions_differ
 from ui.kit import runs
 from ui.kit.chart_export import export_menu
 from ui.kit.controls import EPS_C_GRID
 from ui.kit.inputs import data_sidebar
-from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
-from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
+from ui.kit.protocol import POSTPROCESS_HELP, compare_control, protocol_sidebar, taus_control
+from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at, with_postprocessing
 
 st.title("Trade-offs")
 st.caption(
@@ -36,13 +37,23 @@ lo, hi = c1.select_slider(
 )
 points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points", bind="query-params")
 taus = taus_control(c3, spec, "sweep_taus")
-c4, c5 = st.columns([3, 2])
+c4, c5, c6 = st.columns([3, 2, 2])
 compare = compare_control(c4, spec, "sweep_compare")
 central = c5.checkbox(
     "Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central", bind="query-params"
 )
+chosen = c6.multiselect(
+    "Post-processing curves",
+    list(POSTPROCESS),
+    key="sweep_postprocess",
+    bind="query-params",
+    help="A measured curve per method and column: the same runs' estimates after it (no analytic line: a "
+    "post-processed estimate's error is not analytic). " + POSTPROCESS_HELP,
+)
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+base_methods = methods
+methods = with_postprocessing(methods, chosen)
 natives = sorted({neighbouring_of(m) for m in methods})
 one_notion = st.toggle(
     "Compare as replacement LDP",
@@ -57,7 +68,7 @@ notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
 eps_fine = np.geomspace(lo, hi, max(12, math.ceil(24 * math.log10(hi / lo)) + 1)) if hi > lo else np.array([lo])
-curves = {m.label: curve(inp, m, eps_fine) for m in methods}
+curves = {m.label: curve(inp, m, eps_fine) for m in base_methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
 slots = [st.empty() for _ in range(3)]
@@ -81,7 +92,7 @@ for slot, name, fig in zip(
         export_menu(fig, name)
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
-at = {m.label: curve(inp, m, [eps_c])[0] for m in methods}
+at = {m.label: curve(inp, m, [eps_c])[0] for m in base_methods}
 st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"

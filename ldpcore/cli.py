@@ -426,6 +426,9 @@ def cmd_plan(a) -> None:
             "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
         )
         print("  ".join(f"{c:>12.4g}" if isinstance(c, float) else f"{'' if c is None else c!s:>12}" for c in cells))
+    for r in table.rows:
+        if r.hash_tail is not None:
+            print(f"{r.encoding} with {r.accountant}: {r.hash_tail.sentence()}")
     if table.central_rmse is not None:
         print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
     print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")

@@ -125,3 +125,25 @@ def test_planner_postprocessed_predictions_match_an_independent_simulation(name,
     assert abs(z) < 2, (row.encoding, row.accountant, row.postprocessed.rmse, mean, z)
     # ranked on the post-processed error: no ranked row has a smaller one
     assert all(r.ranked_rmse >= row.ranked_rmse for r in table.rows if r.ranked)
+
+
+SEATTLE = np.array([641, 640, 101, 53, 26])  # rain, sun, fog, drizzle, snow: seattle_weather's 1,461 days
+
+
+def test_heavy_tailed_sketch_rows_say_so_with_simulated_quantiles_that_match_exact_runs():
+    """A seattle_weather-like histogram (d = 5, n = 1e7): the CMS rows' predicted RMSE is a mean carried by rare
+    collisions, and the rows say so with quantiles from simulation; at k = 64, m = 4,096 (the same k/m = 1/64 as
+    Apple's) 300 exact runs fall below the simulated median and 95th percentile about 50% and 95% of the time,
+    and exceed the prediction as often as the simulation says (each within 3 binomial standard errors)."""
+    counts = scaled_counts(SEATTLE, 10**7)
+    table = plan_table(counts, 1.0, 1e-8, encodings=["cms"], params={"cms": {"k": 64, "m": 4096}})
+    row = next(r for r in table.rows if r.accountant == "fmt21-numeric")
+    tail = row.hash_tail
+    assert tail is not None and tail.runs >= 1000 and tail.median < 0.5 < 1 < tail.q95
+    assert tail.sentence() in row.notes and "heavy-tailed over hash draws" in tail.sentence()
+    hist = Histogram(counts, "seattle-like")
+    rmse = np.array([run(row.spec, hist, seed=s).metrics["rmse_raw"] for s in range(300)]) / row.rmse
+    for share, at in ((0.5, tail.median), (0.95, tail.q95), (1 - tail.above, 1.0)):
+        assert abs(np.mean(rmse < at) - share) < 3 * math.sqrt(share * (1 - share) / 300) + 1e-9, (share, at)
+    # the mean over hash draws is still the prediction, and a large histogram's sketch rows are not heavy-tailed
+    assert all(r.hash_tail is None for r in plan_table(_zipf(10**6, 2_000), 1.0, 1e-7, encodings=["cms"]).rows)

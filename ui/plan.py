@@ -47,6 +47,7 @@ def _table(
     encodings: tuple,
     max_messages: float | None,
     max_bits: float | None,
+    postprocess: str | None,
 ) -> planner.PlanTable:
     query = planner.PlanQuery(
         _hist.counts,
@@ -58,6 +59,7 @@ def _table(
         notion=notion,
         encodings=encodings,
         constraints=planner.Constraints(max_messages, max_bits),
+        postprocess=postprocess,
     )
     return planner.answer(query)
 
@@ -72,10 +74,14 @@ def table(
     encodings: list[str],
     max_messages: float | None,
     max_bits: float | None,
+    postprocess: str | None = None,
 ) -> planner.PlanTable:
     """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
-    meets the target), cached on the input's key and the settings."""
-    return _table(inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits)
+    meets the target; postprocess: rank on each row's simulated error after it), cached on the input's key and the
+    settings."""
+    return _table(
+        inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits, postprocess
+    )
 
 
 @cached("results", spinner="Drawing the error curves...")
@@ -104,6 +110,8 @@ def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconst
     if spec is None or spec.eps_c is None:  # no configuration: the row says why
         return None
     query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
+    if row.postprocess is not None:
+        query["postprocess"] = row.postprocess
     query["eps_c"] = _up(spec.eps_c)
     query["delta"] = repr(spec.delta)
     if max_side:
@@ -146,11 +154,13 @@ def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = Tr
             "bits / respondent": _num(r.bits_per_respondent),
             "RMSE": _num(r.rmse),
             "95% CI +-": _num(r.ci95),
+            **_postprocessed_columns(table, r),
             "relative RMSE": _num(r.relative_rmse),
             "l_inf": _num(r.linf),
             "top-k recall": _num(r.topk_recall, 3),
             "RMSE without shuffler": _num(r.rmse_local_only),
             "conversion": r.conversion,
+            "over hash draws": _tail_words(r),
             "why not ranked": r.reason,
         }
         if links:
@@ -158,6 +168,30 @@ def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = Tr
             record["sweep"] = link(r, dataset, max_side, "tradeoffs")
         out.append(record)
     return out
+
+
+def _postprocessed_columns(table: planner.PlanTable, r: planner.PlanRow) -> dict:
+    """The simulated RMSE after the table's post-processing, its standard error and the per-bin errors' percentile
+    interval (none without a post-processing)."""
+    if table.postprocess is None:
+        return {}
+    sim = r.postprocessed
+    name = table.postprocess
+    return {
+        f"RMSE after {name} (simulated)": None if sim is None else _num(sim.rmse),
+        "std error": None if sim is None else _num(sim.std_error, 2),
+        "per-bin errors, 95% (simulated)": None if sim is None else f"[{sim.interval[0]:.4g}, {sim.interval[1]:.4g}]",
+    }
+
+
+def _tail_words(r: planner.PlanRow) -> str:
+    """How a heavy-tailed sketch row's error spreads over hash draws, in a few words ("" where it does not)."""
+    t = r.hash_tail
+    if t is None:
+        return ""
+    if t.median is None or t.q95 is None:
+        return f"heavy-tailed (MSE varies {t.cv:.2g}x its mean; not simulated)"
+    return f"heavy-tailed: median run {t.median:.2g}x, 95th percentile {t.q95:.2g}x the RMSE"
 
 
 def csv_text(table: planner.PlanTable) -> str:

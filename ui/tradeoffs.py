@@ -4,10 +4,12 @@ cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import plotly.graph_objects as go
 
 from ldpcore.data.histogram import Histogram
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
@@ -24,6 +26,18 @@ from ui.kit.runs import run_spec
 def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
     method = Method("", ProtocolSpec(**spec), central)
     return [analytic(method, e, _hist) for e in eps_grid]
+
+
+def with_postprocessing(methods: list[Method], chosen: list[str]) -> list[Method]:
+    """The columns and, for each chosen post-processing, every column again showing its estimate after it (the
+    central baseline too for the methods that need no law of the reports)."""
+    extra = [
+        replace(m, label=f"{m.label} + {name}", postprocess=name)
+        for name in chosen
+        for m in methods
+        if not (m.central and POSTPROCESS[name].needs_law)
+    ]
+    return methods + extra
 
 
 def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:
@@ -80,6 +94,24 @@ def _error_traces(
         )
 
 
+def _post_traces(fig: go.Figure, label: str, ok: list, conv, color: str, suffix: str) -> None:
+    """A post-processed column's measured RMSE, joined by a dotted line: a post-processed estimate has no analytic
+    error, so there is no analytic line."""
+    ok = sorted(ok, key=lambda c: c.plan.eps_c if c.plan is not None else c.eps_c)
+    fig.add_trace(
+        go.Scatter(
+            x=[conv(c.plan.eps_c if c.plan is not None else c.eps_c) for c in ok],
+            y=[c.metrics["rmse"] for c in ok],
+            mode="lines+markers",
+            line=dict(color=color, dash="dot"),
+            marker=dict(color=color, symbol="diamond", size=8),
+            name=label + suffix + " (measured)",
+            legendgroup=label,
+            hovertemplate=HOVER + "measured RMSE after post-processing: %{y:.4g}<extra></extra>",
+        )
+    )
+
+
 def _local_traces(
     eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, conv, color: str, suffix: str
 ) -> None:
@@ -123,8 +155,11 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
             return on_notion(e, native, notion).eps
 
         suffix = "" if not one or native == "replacement" else " [removal ×2]"
-        line = [c for c in curves[m.label] if c is not None]
         ok = [c for c in measured if c.method == m.label and c.error is None]  # drawn at the certified eps_c
+        if m.postprocess is not None:
+            _post_traces(rmse, m.label, ok, conv, color, suffix)
+            continue
+        line = [c for c in curves[m.label] if c is not None]
         xs = [conv(c["eps_c"]) for c in line]
         _error_traces(rmse, m.label, line, ok, xs, conv, color, suffix)
         if not m.central:
@@ -135,7 +170,8 @@ def tradeoff_figures(methods, measured, curves, current: float, notion: str = "n
     return [
         layout(
             rmse,
-            "Error against ε_c (line: analytic std; open: measured raw; filled: measured clipped)",
+            "Error against ε_c (line: analytic std; open: measured raw; filled: measured clipped; "
+            "diamonds: measured after a post-processing)",
             x_title,
             "RMSE per bin",
         ),
@@ -155,6 +191,8 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
     with the native notion beside the compared one."""
     out = []
     for m in methods:
+        if m.postprocess is not None:  # measured only: its markers are in the error chart
+            continue
         r, native = rows.get(m.label), neighbouring_of(m)
         if r is None:  # every cell says it: the method has no plan at this eps_c (see the undefined settings above)
             words = "not defined at this ε_c"

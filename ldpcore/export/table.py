@@ -32,8 +32,11 @@ def fmt(x: float | None) -> str:
 
 def table_rows(cells) -> list[dict]:
     """One row per cell with the displayed strings: eps_c, method, eps_l_inf, eps_l_1, sigma, rmse, messages
-    (expected anonymous messages per respondent; empty for the central baseline, which sends raw data)."""
+    (expected anonymous messages per respondent; empty for the central baseline, which sends raw data), and
+    where a cell shows a post-processed estimate, postprocess (its method, "" for a raw cell, whose rmse is clipped
+    to [0, input maximum]; otherwise rmse is the post-processed estimate's) and rmse_raw (the raw estimate's)."""
     rows = []
+    posted = any(getattr(c, "postprocess", None) for c in cells)  # the two columns only where a cell has one
     for c in cells:
         p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         messages = p.get("expected_messages")
@@ -45,6 +48,11 @@ def table_rows(cells) -> list[dict]:
                 "eps_l_1": fmt(p.get("eps_l_1")),
                 "sigma": fmt(p.get("sigma")),
                 "rmse": fmt(m.get("rmse")),
+                **(
+                    {"postprocess": getattr(c, "postprocess", None) or "", "rmse_raw": fmt(m.get("rmse_raw"))}
+                    if posted
+                    else {}
+                ),
                 "messages": "" if messages is None else f"{messages:,.2f}",
                 "neighbouring": p.get("neighbouring", ""),
                 # a cell restated under another notion (ldpcore.experiment.protocol.compare): its own one, unconverted
@@ -64,9 +72,10 @@ def cell_caption(row: dict) -> list[str]:
     """The lines under a cell's image (ASCII, so any font renders them)."""
     if row["note"]:
         return ["not defined", row["note"]]
+    rmse = f"RMSE={row['rmse']}" if not row.get("postprocess") else f"RMSE {row['postprocess']}={row['rmse']}"
     if row["sigma"]:
-        return [f"sigma={row['sigma']}, eps_l=inf", f"RMSE={row['rmse']}"] + native_line(row)
-    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"RMSE={row['rmse']}"]
+        return [f"sigma={row['sigma']}, eps_l=inf", rmse] + native_line(row)
+    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", rmse]
     lines += [f"messages={row['messages']}"] if row["messages"] else []
     return lines + native_line(row)
 

@@ -32,6 +32,8 @@ Optional capabilities, each read through a function here that gives the default 
   (ldpcore.oracles.support.SupportLaw), for the likelihood post-processing; default: unsupported.
 - ``simulation_draws(oracle, counts)``: about how many random numbers one exact simulation of these counts
   draws (its cost, for a planner that simulates many runs); default 2 d (a draw or two per bin).
+- ``hash_tail(oracle, n, values, bins, rng)``: where the analytic variance is a mean over hash draws carried by
+  rare collisions, how a run's error spreads (ldpcore.oracles.sketches.tail.HashTail), else None; default None.
 - ``prediction_limit(oracle, n, values, bins)``: why the analytic variance is not a prediction within its
   stated tolerance for these counts (and what to use instead), "" where it is; default "" (the variance is
   exact, or its note states the approximation's tolerance).
@@ -40,7 +42,7 @@ Optional capabilities, each read through a function here that gives the default 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -48,6 +50,9 @@ from ldpcore.oracles.laws import Law, Observer, Unsupported
 from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
+
+if TYPE_CHECKING:
+    from ldpcore.oracles.sketches.tail import HashTail
 
 
 @runtime_checkable
@@ -119,6 +124,11 @@ class _Supported(Protocol):
 
 
 @runtime_checkable
+class _Tailed(Protocol):
+    def hash_tail(self, n: int, values: np.ndarray, bins: np.ndarray, rng: np.random.Generator) -> HashTail | None: ...
+
+
+@runtime_checkable
 class _Costed(Protocol):
     def simulation_draws(self, counts: np.ndarray) -> float: ...
 
@@ -174,3 +184,11 @@ def prediction_limit(oracle: FrequencyOracle, n: int, values: np.ndarray, bins: 
 def simulation_draws(oracle: FrequencyOracle, counts: np.ndarray) -> float:
     """About how many random numbers one exact simulation of these counts draws (module doc)."""
     return oracle.simulation_draws(counts) if isinstance(oracle, _Costed) else 2.0 * np.size(counts)
+
+
+def hash_tail(
+    oracle: FrequencyOracle, n: int, values: np.ndarray, bins: np.ndarray, rng: np.random.Generator
+) -> HashTail | None:
+    """How a run's error spreads over hash draws where the oracle's predicted error is a mean carried by rare
+    collisions (a histogram of n respondents by its distinct counts values, held by bins bins each), else None."""
+    return oracle.hash_tail(n, values, bins, rng) if isinstance(oracle, _Tailed) else None

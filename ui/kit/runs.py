@@ -18,7 +18,15 @@ import streamlit as st
 from PIL import Image
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, sweep, without_estimate
+from ldpcore.experiment.protocol.run import (
+    Cell,
+    Failed,
+    Method,
+    evaluate,
+    postprocess_cell,
+    sweep,
+    without_estimate,
+)
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ui.kit.cache import cached
@@ -36,15 +44,22 @@ def run_spec(method: Method, eps_c: float) -> tuple[dict, bool]:
 
 
 @cached("runs")
-def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
+def cell_of(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, postprocess: str | None = None
+) -> Cell:
     """The cached evaluation of the method (ProtocolSpec(**spec), or the central baseline) on the input named
-    input_key: what cell() returns, keyed as run_spec() gives it."""
+    input_key: what cell() returns, keyed as run_spec() gives it; a post-processed cell is the cached raw cell's
+    estimate post-processed (ldpcore.experiment.protocol.run.postprocess_cell), not a second run."""
+    if postprocess is not None:
+        return postprocess_cell(cell_of(input_key, _hist, spec, central, seed), postprocess, _hist)
     return evaluate(Method("", ProtocolSpec(**spec), central), spec["eps_c"], _hist, seed)
 
 
 def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
-    """One cached evaluation of method at eps_c on the input, labelled with the method's label."""
-    return replace(cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+    """One cached evaluation of method at eps_c on the input (after its post-processing), labelled with the
+    method's label."""
+    c = cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), method.postprocess)
+    return replace(c, method=method.label)
 
 
 class Ran(NamedTuple):
@@ -85,15 +100,17 @@ def fit(img: Image.Image, max_width: int) -> Image.Image:
 
 
 @cached("images")
-def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes | None:
-    c = cell_of(input_key, _hist, spec, central, seed)
+def _cell_png(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int, postprocess: str | None
+) -> bytes | None:
+    c = cell_of(input_key, _hist, spec, central, seed, postprocess)
     return None if isinstance(c, Failed) else png_bytes(fit(render(_hist, ran(c).estimate), max_width), FAST)
 
 
 def cell_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
     """The reconstruction of cell(...) as a PNG on the input's scale, at most max_width pixels wide (None where
     undefined), made once (st.image would otherwise downscale a wide image on every rerun)."""
-    return _cell_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width))
+    return _cell_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width), method.postprocess)
 
 
 @cached("images")

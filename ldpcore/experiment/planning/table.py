@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -30,12 +30,13 @@ from ldpcore.experiment.planning.error_model import (
     variances,
 )
 from ldpcore.experiment.planning.shapes import Groups, Shape, groups_of, scaled_counts
-from ldpcore.experiment.planning.simulate import Simulated, simulate_postprocessed
+from ldpcore.experiment.planning.simulate import FIRST_SEED, Simulated, simulate_postprocessed
 from ldpcore.experiment.protocol.postprocess import METHODS, check_method
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, Encoding, get_encoding
-from ldpcore.oracles.base import prediction_limit
+from ldpcore.oracles.base import hash_tail, prediction_limit
 from ldpcore.oracles.laws import Unsupported
+from ldpcore.oracles.sketches.tail import HashTail
 from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.notions import on_notion, replacement_eps
 
@@ -142,7 +143,9 @@ class PlanRow:
     encoding's own capability, ldpcore.oracles.base.prediction_limit; "" where they do); reason: why the row is
     not ranked ("" if it is). plan: the underlying ldpcore Plan (None on error). postprocess: the post-processing
     the table ranks on (None: the raw estimate), postprocessed its simulated error (planning.simulate.Simulated),
-    or None with postprocessed_note saying why.
+    or None with postprocessed_note saying why. hash_tail: where the predicted RMSE is a mean over hash draws carried
+    by rare collisions (a sketch with few values and large counts), how a run's error spreads, simulated (the
+    sentence is among the notes); None elsewhere.
     """
 
     encoding: str
@@ -185,6 +188,7 @@ class PlanRow:
     postprocess: str | None = None
     postprocessed: Simulated | None = None
     postprocessed_note: str = ""
+    hash_tail: HashTail | None = None
 
     @property
     def ranked(self) -> bool:
@@ -223,6 +227,7 @@ class PlanRow:
         out["relative_rmse"] = self.relative_rmse
         out["ranked"] = self.ranked
         out["postprocessed"] = None if self.postprocessed is None else self.postprocessed.as_dict()
+        out["hash_tail"] = None if self.hash_tail is None else asdict(self.hash_tail)
         return out
 
 
@@ -358,6 +363,7 @@ def evaluate_row(
     messages, bpm = float(oracle.expected_messages()), int(oracle.bits_per_message)
     broken = constraints.broken(messages, messages * bpm)
     limit = prediction_limit(oracle, n, groups.values, groups.bins)
+    tail = hash_tail(oracle, n, groups.values, groups.bins, np.random.default_rng(FIRST_SEED))
     reasons = [f"eps_c is not certified for {encoding}: {e.privacy_note}"] if not e.certified else []
     reasons += [f"outside the constraints: {broken}"] if broken else []
     reasons += [limit] if limit else []
@@ -389,8 +395,9 @@ def evaluate_row(
         within_constraints=not broken,
         prediction_limit=limit,
         reason="; ".join(reasons),
-        notes=tuple(x for x in p.notes if x != e.privacy_note),
+        notes=tuple(x for x in p.notes if x != e.privacy_note) + (() if tail is None else (tail.sentence(),)),
         plan=p,
+        hash_tail=tail,
     )
 
 

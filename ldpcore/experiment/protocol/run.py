@@ -244,22 +244,24 @@ def without_estimate(cell: Cell) -> Cell:
     return cell if isinstance(cell, Failed) else replace(cell, estimate=None)
 
 
-def _shown(
-    method: Method, estimate: np.ndarray, metrics: dict, hist: Histogram, p: Plan | None
-) -> tuple[np.ndarray, dict]:
-    """The estimate and metrics a method's column shows: the raw run's, or its post-processed estimate with that
-    estimate's metrics and the raw rmse_raw (and messages) kept; p: the run's plan (None: the central baseline)."""
-    if method.postprocess is None:
-        return estimate, metrics
-    law = CENTRAL_LAW if p is None else support_law(p.oracle(), hist.n)
-    post = postprocessed(method.postprocess, estimate, hist, law)
-    kept = {k: metrics[k] for k in ("rmse_raw", "expected_messages") if k in metrics}
-    return post.estimate, {**post.metrics, **kept}
+def postprocess_cell(c: Cell, method: str | None, hist: Histogram) -> Cell:
+    """The cell shown after a post-processing (method's name; None: as it is): its estimate post-processed, with
+    that estimate's metrics and the raw estimate's rmse_raw (and messages) kept, or Failed with the reason where the
+    encoding has no law for the method (the central baseline has no support counts)."""
+    if method is None or isinstance(c, Failed) or c.estimate is None:
+        return c
+    law = CENTRAL_LAW if c.plan is None else support_law(c.plan.oracle(), hist.n)
+    try:
+        post = postprocessed(method, c.estimate, hist, law)
+    except InputError as exc:
+        return Failed(c.method, c.eps_c, c.seed, str(exc))
+    kept = {k: c.metrics[k] for k in ("rmse_raw", "expected_messages") if k in c.metrics}
+    return replace(c, estimate=post.estimate, metrics={**post.metrics, **kept}, postprocess=method)
 
 
 def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
-    """Run one method at eps_c: Measured, or Failed with the reason where the combination is undefined (a
-    post-processing the encoding has no law for included)."""
+    """Run one method at eps_c: Measured (after the method's post-processing, postprocess_cell), or Failed with the
+    reason where the combination is undefined."""
     try:
         if method.central:
             c = run_central(eps_c, method.spec.delta, hist, seed)
@@ -272,26 +274,25 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "neighbouring": Neighbouring.ADD_OR_REMOVE_ONE,
                 "mechanism": "analytic Gaussian",
             }
-            shown, metrics = _shown(method, c.estimate, c.metrics, hist, None)
-            return Measured(method.label, eps_c, seed, shown, metrics, privacy, postprocess=method.postprocess)
-        r = run(method.at(eps_c), hist, seed)
-        std, note = r.analytic_std, r.analytic_note
-        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
-        shown, metrics = _shown(method, r.estimate, r.metrics, hist, r.plan)
-        return Measured(
-            method.label,
-            eps_c,
-            seed,
-            shown,
-            metrics,
-            privacy,
-            plan=r.plan,
-            analytic_rmse_raw=std,
-            analytic_rmse_raw_note=note,
-            postprocess=method.postprocess,
-        )
+            cell: Cell = Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
+        else:
+            r = run(method.at(eps_c), hist, seed)
+            std, note = r.analytic_std, r.analytic_note
+            privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
+            cell = Measured(
+                method.label,
+                eps_c,
+                seed,
+                r.estimate,
+                r.metrics,
+                privacy,
+                plan=r.plan,
+                analytic_rmse_raw=std,
+                analytic_rmse_raw_note=note,
+            )
     except InputError as exc:
         return Failed(method.label, eps_c, seed, str(exc))
+    return postprocess_cell(cell, method.postprocess, hist)
 
 
 def sweep(

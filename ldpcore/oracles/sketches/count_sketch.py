@@ -12,6 +12,7 @@ from ldpcore.errors import require
 from ldpcore.oracles.sketches.hadamard_cms import HadamardCountMeanSketch, row_median
 from ldpcore.oracles.sketches.median import MEDIAN_NOTE, centre_densities, median_factor
 from ldpcore.oracles.sketches.sampling import BLOCK, check_counts, check_groups, key_bytes, threaded
+from ldpcore.oracles.sketches.tail import HashTail, tail_of
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,14 @@ class CountSketch(HadamardCountMeanSketch):
     @property
     def variance_note(self) -> str:
         return "" if self.combine == "mean" else MEDIAN_NOTE
+
+    def hash_tail(self, n: int, values, bins, rng: np.random.Generator) -> HashTail | None:
+        """The mean readout's spread over hash draws (signed collisions, tail.tail_of); the median readout ignores a
+        rare collision, and its variance is a model of the rows (None)."""
+        if self.combine != "mean":
+            return None
+        values, bins = check_groups(values, bins, self.d)
+        return tail_of(values, bins, self.k, self.m, self.grouped_variance(n, values, bins), True, rng)
 
     def prediction_limit(self, n: int, values, bins) -> str:
         """Where the median readout's modelled variance (MEDIAN_NOTE) is not a prediction within 10%, why ("" where
