@@ -206,9 +206,12 @@ def csv_text(table: planner.PlanTable) -> str:
 
 
 def _pareto_front(rows) -> list[tuple[float, float]]:
-    """(bits per respondent, predicted RMSE) of the ranked rows that no ranked row beats on both, cheapest first."""
+    """(bits per respondent, the RMSE the table ranks on) of the ranked rows that no ranked row beats on both,
+    cheapest first."""
     points = sorted(
-        (r.bits_per_respondent, r.rmse) for r in rows if r.ranked and r.rmse is not None and r.bits_per_respondent
+        (r.bits_per_respondent, r.ranked_rmse)
+        for r in rows
+        if r.ranked and r.ranked_rmse is not None and r.bits_per_respondent
     )
     front: list[tuple[float, float]] = []
     for bits, rmse in points:
@@ -218,16 +221,17 @@ def _pareto_front(rows) -> list[tuple[float, float]]:
 
 
 def pareto_figure(table: planner.PlanTable) -> go.Figure:
-    """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
-    both cheaper and more accurate) drawn as a line."""
-    valid = [r for r in table.rows if r.rmse is not None and r.bits_per_respondent]
+    """The RMSE the table ranks on (predicted raw, or simulated after its post-processing) against bits per
+    respondent, one point per valid row; the Pareto front (no certified row is both cheaper and more accurate)
+    drawn as a line."""
+    valid = [r for r in table.rows if r.ranked_rmse is not None and r.bits_per_respondent]
     fig = go.Figure()
     for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
         mine = [r for r in valid if r.encoding == name]
         fig.add_trace(
             go.Scatter(
                 x=[r.bits_per_respondent for r in mine],
-                y=[r.rmse for r in mine],
+                y=[r.ranked_rmse for r in mine],
                 mode="markers",
                 name=name,
                 marker=dict(
@@ -250,7 +254,9 @@ def pareto_figure(table: planner.PlanTable) -> go.Figure:
     fig.update_layout(
         title="Predicted error against communication (x: not ranked)",
         xaxis_title="bits per respondent",
-        yaxis_title="predicted raw RMSE per bin",
+        yaxis_title="predicted raw RMSE per bin"
+        if table.postprocess is None
+        else f"simulated RMSE per bin after {table.postprocess}",
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )
