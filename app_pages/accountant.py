@@ -1,13 +1,18 @@
 """Accountant: every amplification bound side by side, local <-> central epsilon."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
+from ldpcore.export.reproduce import AccountantView
+from ldpcore.export.view_records import accountant_record
 from ldpcore.privacy.bounds import BOUNDS, BoundName
 from ui import accountant
 from ui.kit.axes import log_lines
 from ui.kit.controls import parse_delta
 from ui.kit.format import or_reason
+from ui.kit.take_home import take_home
 
 st.title("Accountant")
 st.caption(
@@ -114,6 +119,10 @@ for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for na
         ),
         width="stretch",
     )
+
+rows_of = accountant.amplifications(n, delta, k, direction, value)
+record = partial(accountant_record, n, delta, k, direction, value, rows_of, eps0_grid, curves, target, n_grid, per_n)
+take_home(AccountantView(n, delta, k, direction, value), "accountant", record)
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():

@@ -1,15 +1,28 @@
 """What an adversary learns: empirical lower bounds by each observer beside the certified upper bounds, the
 guessing risk in words, and one respondent followed through the protocol."""
 
+from functools import partial
+
 import streamlit as st
 
 from ldpcore.experiment.audit import one_in
 from ldpcore.export import fmt
+from ldpcore.export.reproduce import AdversaryView
+from ldpcore.export.view_records import adversary_record
 from ui import adversary
 from ui.adversary import attack_figure, bounds_figure, guess_figure
 from ui.kit import runs
+from ui.kit.format import plain
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import protocol_sidebar
+from ui.kit.take_home import take_home
+
+
+def _record(inp, spec, report, draw: int) -> dict:
+    """The page's record: the audit and the respondent of the draw (None where it cannot be drawn)."""
+    demo = adversary.demonstration(inp, spec, draw)
+    return adversary_record(report, draw, None if isinstance(demo, str) else demo)
+
 
 OBSERVER_NAMES = {
     "server": "Server without a shuffler",
@@ -65,7 +78,7 @@ if isinstance(report, str):
     st.stop()
 plan = report.plan
 st.caption(
-    f"{report.data}: n = {plan.n:,} respondents over d = {plan.d:,} values; {plan.spec.encoding}, "
+    f"{plain(report.data)}: n = {plan.n:,} respondents over d = {plan.d:,} values; {plan.spec.encoding}, "
     f"eps_c = {fmt(plan.eps_c)} ({plan.spec.accountant}), delta = {plan.spec.delta:g}, eps_l_inf = "
     f"{fmt(plan.eps_l_inf)}, eps_l_1 = {fmt(plan.eps_l_1)}; attack seed {report.seed}."
 )
@@ -148,8 +161,8 @@ for tab, o in zip(tabs, report.observers):
 st.subheader("Guessing risk: how often would each observer guess a person's value?")
 risk = report.risk
 st.caption(
-    f"A person's value drawn from the data's own distribution ({risk.prior_from}); the other respondents known to "
-    f"the observer, as differential privacy assumes. Guessing the most common value alone is right "
+    f"A person's value drawn from the data's own distribution ({plain(risk.prior_from)}); the other respondents "
+    f"known to the observer, as differential privacy assumes. Guessing the most common value alone is right "
     f"{one_in(risk.baseline)} times."
 )
 cols = st.columns(len(risk.risks))
@@ -174,6 +187,9 @@ def _next_draw():
 
 d1, d2 = st.columns([1, 3])
 draw = int(d1.number_input("Respondent draw", 0, 2**31 - 1, 0, key="adv_draw", bind="query-params"))
+if inp.source is not None:  # the view as code; the respondent's draw is made when the record is asked for
+    view = AdversaryView(inp.source, spec, seed, observer, int(trials), float(confidence), draw)
+    take_home(view, "adversary", partial(_record, inp, spec, report, draw))
 d2.button("Draw another respondent", on_click=_next_draw)
 demo = adversary.demonstration(inp, spec, draw)
 if isinstance(demo, str):
@@ -208,8 +224,8 @@ def observed(view) -> str:
 
 
 st.markdown(
-    f"Respondent #{draw} holds **{label(demo.value)}** (drawn from the data's distribution). Guessing the most "
-    f"common value, {label(demo.baseline_guess)}, would be "
+    f"Respondent #{draw} holds **{plain(label(demo.value))}** (drawn from the data's distribution). Guessing the "
+    f"most common value, {plain(label(demo.baseline_guess))}, would be "
     f"{'right' if demo.baseline_guess == demo.value else 'wrong'}. The others: {demo.others}."
 )
 st.dataframe(

@@ -1,9 +1,13 @@
 """Crowd IDs: randomized report deletion (Algorithm 3), natural and data-derived crowd IDs (ESA paper, Section V)."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
 from ldpcore.data.datasets import synthetic_heavy_hitters
+from ldpcore.export.reproduce import CrowdsView
+from ldpcore.export.view_records import crowds_record
 from ldpcore.systems.crowds import (
     DATA_DERIVED_HELP,
     DELETION_HELP,
@@ -19,6 +23,7 @@ from ldpcore.systems.crowds import (
 from ui.crowds import drops_figure, partition_figure, split_figure
 from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.kit.feedback import input_errors
+from ui.kit.take_home import take_home
 
 SHARES = np.linspace(0.02, 0.98, 49)  # eps_hat / eps_l on the split chart
 
@@ -114,3 +119,5 @@ c1.metric(
 )
 c1.metric("std without a split", f"{split.whole:,.1f}", help="Std of every count with all of eps_l on the report.")
 c2.plotly_chart(split_figure(SHARES, ratios.min(axis=1), np.median(ratios, axis=1)), width="stretch")
+record = partial(crowds_record, sizes, seed, guarantees, deletion, alone, pooled, split)
+take_home(CrowdsView(sizes_text, eps_cr, delta_cr, seed, eps_l, m, values), "crowds", record)

@@ -1,10 +1,15 @@
 """Longitudinal: how many respondents are in state 1, period by period (SODA 2019 shuffling paper, Sec. 3)."""
 
+from functools import partial
+
 import streamlit as st
 
+from ldpcore.export.reproduce import LongitudinalView
+from ldpcore.export.view_records import longitudinal_record
 from ldpcore.systems.longitudinal import EXPLANATION, MODE_HELP, MODES, TreeProtocol
 from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.kit.feedback import input_errors
+from ui.kit.take_home import take_home
 from ui.longitudinal import running_counts_figure, tracking
 
 st.title("Longitudinal tracking")
@@ -88,3 +93,5 @@ noted_metric(
 if not central.valid:
     st.caption(f"No central guarantee from shuffling: {central.reason}")
 st.plotly_chart(running_counts_figure(run.truth, run.estimate, run.std), width="stretch")
+record = partial(longitudinal_record, protocol, n, seed, run, central, {"initial": initial, "rate": rate})
+take_home(LongitudinalView(n, d, k, initial, rate, seed, eps, mode, delta), "longitudinal", record)

@@ -1,13 +1,18 @@
 """Multi-message: single vs multiple anonymous messages against n, and who can see what."""
 
+from functools import partial
+
 import streamlit as st
 
+from ldpcore.export.reproduce import MultiMessageView
+from ldpcore.export.view_records import multimessage_record
 from ldpcore.systems.multiparty import DATA_SHAPES, MULTI_MESSAGE_HELP, THREAT_HELP, threat_table
 from ui import multimessage
 from ui.kit.axes import log_lines
 from ui.kit.controls import eps_c_slider, parse_delta
 from ui.kit.feedback import input_errors
 from ui.kit.format import or_reason
+from ui.kit.take_home import take_home
 
 st.title("Multiple anonymous messages")
 st.caption(MULTI_MESSAGE_HELP)
@@ -121,3 +126,5 @@ st.table(  # a static table: the note is read whole, in its row
     hide_index=True,
 )
 st.caption(f"At n = {n:,} respondents (the box above), d = {d:,} values, δ = {delta:g}; ε in nats, replacement.")
+record = partial(multimessage_record, eps, delta, d, shape, n_grid, curves, n, eps_l, shufflers, fakes, colluding, rows)
+take_home(MultiMessageView(eps, delta, d, shape, n, eps_l, shufflers, fakes, colluding), "multimessage", record)

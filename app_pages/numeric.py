@@ -1,8 +1,12 @@
 """Numeric: means and frequencies of a table's attributes under numeric LDP mechanisms (Wang et al., ICDE 2019)."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
+from ldpcore.export.reproduce import NumericView
+from ldpcore.export.view_records import numeric_record
 from ldpcore.systems.numeric import (
     EPS_SHARP,
     EPS_STAR,
@@ -17,6 +21,8 @@ from ldpcore.systems.numeric.mechanisms import THEORY_NOTE
 from ldpcore.systems.numeric.multidim import DUCHI_TIES_NOTE
 from ui.kit.controls import EPS_GRID, delta_slider, eps_slider, noted_metric
 from ui.kit.feedback import input_errors
+from ui.kit.format import plain
+from ui.kit.take_home import take_home
 from ui.numeric import (
     comparisons,
     estimates_figure,
@@ -54,7 +60,7 @@ with input_errors():
 best = compared[MSE_GRID.index(eps)].best
 
 st.caption(
-    f"{table.name}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
+    f"{plain(table.name)}: n = {table.n:,} respondents, d = {table.d} attributes ({table.d_numeric} numeric, "
     f"{table.d_categorical} categorical); {mechanism}: {est.budget}; seed {data.seed}."
 )
 for note in table.notes:
@@ -123,6 +129,9 @@ st.plotly_chart(
     mse_figure(MSE_GRID, compared, TABLE_MECHANISMS, eps, mechanism, (est.numeric_mse or est.frequency_mse)[0], kind),
     width="stretch",
 )
+
+record = partial(numeric_record, table, data.seed, est, MSE_GRID, compared, central)
+take_home(NumericView(data.source, data.seed, mechanism, eps, delta, MSE_GRID), "numeric", record)
 
 st.subheader("Theory")
 st.caption(THEORY_NOTE)

@@ -9,12 +9,14 @@ import streamlit as st
 from ldpcore.experiment import planning as planner
 from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.export import fmt, to_json
+from ldpcore.export.reproduce import PlanView
 from ldpcore.oracles import ENCODINGS
 from ui import plan
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
-from ui.kit.format import short
+from ui.kit.format import plain, short
 from ui.kit.inputs import data_sidebar
+from ui.kit.take_home import take_home
 from ui.plan import SHAPE, shape_sidebar
 
 
@@ -118,7 +120,7 @@ with input_errors():
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
 st.caption(
-    f"{hist.name}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
     + "."
 )
@@ -211,6 +213,11 @@ st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "te
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
 )
+if inp.source is not None:  # the question as code: its script and notebook print the Table (JSON)
+    asked = "table" if solve == "error" else solve
+    limits = (max_messages or None, max_bits or None)
+    view = PlanView(inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits, postprocess=postprocess)
+    take_home(view, "plan", None)
 st.plotly_chart(plan.pareto_figure(table), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")

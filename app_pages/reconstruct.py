@@ -11,15 +11,17 @@ from ldpcore.experiment.protocol.advice import impractical
 from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Method
 from ldpcore.export import fmt
+from ldpcore.export.reproduce import ReconstructView
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.notions import notions_differ, on_notion
 from ui import reconstruct
 from ui.kit import runs
-from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, short, with_exact
+from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, plain, short, with_exact
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import postprocess_control, protocol_sidebar
+from ui.kit.take_home import take_home
 
 st.title("Reconstruct")
 inp = data_sidebar()
@@ -90,7 +92,7 @@ show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and enco
 unit = error_unit(hist.is_image)
 
 head.caption(
-    f"{hist.name}: n = {hist.n:,} respondents over d = {hist.d:,} values"
+    f"{plain(hist.name)}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.shape is not None else "")
     + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
@@ -207,10 +209,13 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
             column.caption(caption)
 else:
     with shown:
-        reconstruct.histogram_view(
+        drawn = reconstruct.histogram_view(
             hist,
             {
-                "ESA reconstruction": (runs.ran(esa).estimate, reconstruct.bin_std_of(inp, esa_method, eps_c)),
+                "ESA reconstruction": (  # a post-processed estimate has no analytic band: none drawn
+                    runs.ran(esa).estimate,
+                    None if post is not None else reconstruct.bin_std_of(inp, esa_method, eps_c),
+                ),
                 f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (
                     None if alone_run is None else alone_run.estimate,
                     None,
@@ -224,7 +229,7 @@ _draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
 for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
-    st.info(note)
+    st.info(plain(note, None))  # a data note may quote the data's values
 if alone_run is not None and alone_run.privacy["note"]:
     st.caption(f"No-shuffler image: {alone_run.privacy['note']}.")
 
@@ -304,17 +309,6 @@ if hist.is_image:
             caption="Clipped estimate minus truth: red over, blue under, white exact (full scale = input maximum).",
         )
 
-raw_metrics = m if post is None else runs.ran(runs.cell(inp, Method("ESA", spec), eps_c, seed)).metrics
-record = {
-    **runs.ran(esa).privacy,
-    **raw_metrics,  # the raw run's, as `ldpcore run` writes them; a post-processing's under "postprocess"
-    **({} if post is None else {"postprocess": {"method": post, "title": POSTPROCESS[post].title, **m}}),
-    "input": hist.name,
-    "seed": seed,
-    "spec": spec.as_dict(),
-    "central": {**central_run.privacy, **central_run.metrics},
-    "without_shuffler": None if alone_run is None else {**alone_run.privacy, **alone_run.metrics},
-}
 d1, d2, d3 = st.columns(3)
 # files are made only when a button is clicked, by functions that hold the view's settings, not its results: a
 # function made in this page would keep all of its variables (the runs' estimates) alive until the next rerun
@@ -334,8 +328,15 @@ d2.download_button(
 )
 d3.download_button(
     "Run record (JSON)",
-    partial(reconstruct.record_json, inp, esa_method, eps_c, seed, record),
+    partial(reconstruct.record_json, inp, esa_method, eps_c, seed),
     "run.json",
     "application/json",
     on_click="ignore",
 )
+if inp.source is not None:  # the view as code: its script and notebook print run.json's numbers
+    view = (
+        ReconstructView(inp.source, spec, seed, postprocess=post)
+        if hist.is_image
+        else ReconstructView(inp.source, spec, seed, drawn.top_k, drawn.log_y, drawn.view, False, post)
+    )
+    take_home(view, "reconstruct", None)

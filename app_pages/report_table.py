@@ -8,12 +8,16 @@ import streamlit as st
 from ldpcore.experiment.protocol.compare import cells_on_notion, neighbourings
 from ldpcore.experiment.protocol.run import paper_methods
 from ldpcore.export import TableInfo, cell_caption, table_csv, table_latex, table_markdown, table_rows
+from ldpcore.export.reproduce import ReportTableView
+from ldpcore.export.view_records import report_table_record
 from ldpcore.privacy.notions import notions_differ
 from ui import report_table
 from ui.kit import runs
 from ui.kit.controls import EPS_C_GRID, PAPER_EPS
+from ui.kit.format import plain
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import compare_control, postprocess_control, protocol_sidebar, taus_control
+from ui.kit.take_home import take_home
 
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
 
@@ -81,7 +85,7 @@ for i in range(0, len(cells), len(methods)):
 
 st.subheader("Export")
 info = TableInfo(inp.hist.name, inp.hist.n, spec.delta, seed, spec.accountant_name)
-st.caption(f"Title of the exports: {info.title()}.")
+st.caption(f"Title of the exports: {plain(info.title(), None)}.")
 e1, e2, e3, e4, e5 = st.columns(5)
 e1.download_button(
     "Table (PNG)",
@@ -102,3 +106,8 @@ e5.download_button(
     help="report_table.tex (a table environment with caption and label, cells via \\includegraphics), "
     "main.tex (compiles it with pdflatex), cells/*.png and report_table.csv.",
 )
+if inp.source is not None:  # the table as code: its script and notebook print the record below
+    view = ReportTableView(
+        inp.source, spec, seed, tuple(sorted(eps_rows)), tuple(taus), central, tuple(compare), notion, post
+    )
+    take_home(view, "report_table", partial(report_table_record, info, notion, cells))

@@ -1,8 +1,12 @@
 """LDP-SGD: a model trained from shuffled eps_l-LDP gradient reports (ESA paper Sec. VI, ICDE 2019 Sec. V)."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
+from ldpcore.export.reproduce import SGDView
+from ldpcore.export.view_records import sgd_record
 from ldpcore.systems.sgd import (
     EXPLANATION,
     GRADIENT_MECHANISMS,
@@ -14,6 +18,7 @@ from ldpcore.systems.sgd import (
 )
 from ui.kit.controls import delta_slider, eps_slider, noted_metric, seed_input
 from ui.kit.feedback import input_errors
+from ui.kit.take_home import take_home
 from ui.sgd import accuracy_figure, composition_figure, dataset, training
 
 TARGETS = ("eps_c", "eps_l")
@@ -82,6 +87,7 @@ with st.sidebar:
 with input_errors():
     data = dataset(n, p, classes, separation, seed)
     config = SGDConfig(mechanism=mechanism, eps=eps, loss=loss, epochs=epochs, batch_size=batch, lr=lr, delta=delta)
+    chosen = config  # before calibration: what the view's script calibrates again
     if target == "eps_c":  # eps is the central target: the largest eps_l per report that certifies it
         config, _ = calibrate(config, n, eps)
     data_key = f"{n}:{p}:{classes}:{separation}:{seed}"
@@ -154,3 +160,5 @@ st.dataframe(
     hide_index=True,
     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in list(per_epoch)[1:]},
 )
+view = SGDView(n, p, classes, separation, seed, chosen, target, eps)
+take_home(view, "sgd", partial(sgd_record, data, seed, config, result, baseline))

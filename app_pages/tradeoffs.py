@@ -1,18 +1,22 @@
 """Trade-offs: sweep eps_c (and tau) and draw error, local epsilons and messages against it."""
 
-import math
+from functools import partial
 
 import numpy as np
 import streamlit as st
 
 from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import paper_methods
+from ldpcore.export.reproduce import TradeoffsView
+from ldpcore.export.reproduce.sweeps import fine_points
+from ldpcore.export.view_records import tradeoffs_record
 from ldpcore.privacy.notions import notions_differ
 from ui.kit import runs
 from ui.kit.chart_export import export_menu
 from ui.kit.controls import EPS_C_GRID
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import POSTPROCESS_HELP, compare_control, protocol_sidebar, taus_control
+from ui.kit.take_home import take_home
 from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at, with_postprocessing
 
 st.title("Trade-offs")
@@ -67,7 +71,7 @@ one_notion = st.toggle(
 notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
-eps_fine = np.geomspace(lo, hi, max(12, math.ceil(24 * math.log10(hi / lo)) + 1)) if hi > lo else np.array([lo])
+eps_fine = np.geomspace(lo, hi, fine_points(lo, hi)) if hi > lo else np.array([lo])
 curves = {m.label: curve(inp, m, eps_fine) for m in base_methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
@@ -98,3 +102,11 @@ st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
     + ("; removal numbers restated under replacement, (2 ε, 2 δ), native value in brackets." if one_notion else ".")
 )
+if inp.source is not None:  # the view as code: its script and notebook print the record
+    view = TradeoffsView(
+        inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion
+    )
+    # the record (and the view's script) holds the columns without post-processing: the script does not choose one
+    raw_measured = [c for c in measured if c.method in curves]
+    record = partial(tradeoffs_record, inp.hist, seed, notion, base_methods, raw_measured, eps_fine, curves, eps_c, at)
+    take_home(view, "tradeoffs", record)

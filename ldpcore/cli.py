@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import sys
 import time
 from typing import Any
@@ -19,7 +20,7 @@ from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole
 from ldpcore.experiment.protocol.postprocess import METHODS
 from ldpcore.experiment.protocol.run import run, run_central
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
-from ldpcore.export import output_folder, std_errors, to_json, uncertainty, write_run
+from ldpcore.export import output_folder, to_json, uncertainty, write_run
 from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
@@ -121,29 +122,77 @@ def cmd_run(a) -> None:
         require(a.delta is not None, "--delta is required with --input.")
         hist, report = read_input(a)
         delta = a.delta
-    if a.out:
+    if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
     result = run(_spec(a, delta), hist, seed=a.seed, postprocess=a.postprocess)
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
     seconds = time.perf_counter() - start
-    # a post-processed estimate has no analytic interval: the CSV leaves them empty and the record says why
-    std_error = std_errors(hist, result.estimate, result.plan) if result.postprocessed is None else None
+    from ldpcore.export.view_records import run_command_record, run_std_errors
+
+    std_error = run_std_errors(result)  # None for a post-processed estimate: the CSV leaves its intervals empty
     record["uncertainty"] = uncertainty(std_error)
-    files = write_run(result, record, a.out, std_error) if a.out else None  # run.json: the run's own record
-    record["central"] = {
-        "mechanism": "analytic Gaussian",
-        "sigma": central.sigma,
-        "std_error": central.sigma,  # every bin's, as for uncertainty above
-        **central.metrics,
-    }
-    record["seconds"] = seconds
-    if report is not None:
-        record["ingest"] = dataclasses.asdict(report)
+    files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
+    record = run_command_record(result, central, report, seconds)
     if files:
         record["files"] = [str(f) for f in files]
+    if a.emit_script:
+        from ldpcore.export.reproduce import RunCommand
+
+        _emit(a, RunCommand(_source(a), result.plan.spec, a.seed, _command_line(a), a.postprocess))
     _print(record, a.json)
+
+
+# --- reproduce as code (issue 30): --emit-script writes the command's computation as a Python script ---
+
+
+def _emit_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--emit-script",
+        metavar="PATH",
+        help="also write a Python script that recomputes this command's numbers with the ldpcore library "
+        "(its record equals --json's, timing aside); an input file is read relative to the script's folder",
+    )
+
+
+def _command_line(a) -> str:
+    return shlex.join(["ldpcore", *a.argv])
+
+
+def _source(a):
+    """The data of a run or plan command as a reproduce source (ldpcore.export.reproduce.sources): a bundled
+    dataset, n and d with a shape, or --input (an image or histogram CSV, raw records, points) by its path
+    relative to the script's folder."""
+    from ldpcore.export.reproduce import Dataset, Points, Records, Shape, Upload
+
+    if getattr(a, "dataset", None) is not None:
+        return Dataset(a.dataset, getattr(a, "max_side", None), getattr(a, "seed", 0) if a.command == "run" else 0)
+    if a.input is None:
+        from ldpcore.experiment.planning import Shape as PlanShape
+
+        shape = PlanShape.parse(a.shape)
+        return Shape(shape.kind, shape.parameter, a.n, a.d)
+    file = os.path.relpath(os.path.abspath(a.input), os.path.dirname(os.path.abspath(a.emit_script)))
+    users = {"user_column": a.user_column, "per_user": a.per_user} if getattr(a, "user_column", None) else {}
+    if getattr(a, "column", None) is not None:
+        bins = None if a.bins is None else a.bins if a.bins.isalpha() else check_whole(a.bins, 1, "--bins")
+        value_range = None if a.value_range is None else _pair(a.value_range, "--range")
+        return Records(file, a.column, bins, value_range, delimiter=a.delimiter, **users)
+    if any(getattr(a, k, None) is not None for k in ("lat", "lon", "grid", "bbox")):
+        return Points(file, a.lat, a.lon, a.grid or 256, a.bbox, delimiter=a.delimiter, **users)
+    return Upload(file, getattr(a, "scale", 1.0), getattr(a, "max_side", None))
+
+
+def _emit(a, view) -> None:
+    """Write the view's script to --emit-script (InputError naming the file where it cannot be written)."""
+    from ldpcore.export.reproduce import script
+
+    try:
+        with open(a.emit_script, "w", encoding="utf-8") as f:
+            f.write(script(view))
+    except OSError as exc:
+        raise InputError(f"cannot write {a.emit_script} ({exc.strerror or exc}).") from None
 
 
 # --- raw records and points (issue 16): --column / --lat / --lon / --grid read through ldpcore.data.ingest ---
@@ -192,16 +241,22 @@ def _no_ingest_options(a) -> None:
     require(not given, f"{', '.join(given)}: only for raw records or points read with --input.")
 
 
-def read_input(a):
-    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
-    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
-    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
-
+def _input_kind(a) -> tuple[bool, bool]:
+    """(points, records): whether the ingest options read --input as points or as raw records (checked)."""
     points = a.lat is not None or a.lon is not None or a.grid is not None or a.bbox is not None
     records = a.column is not None or a.user_column is not None or a.per_user is not None or a.bins is not None
     require(not (points and records), "give either --column (records) or --lat/--lon/--grid (points), not both.")
     require(a.per_user is None or a.user_column is not None, "--per-user needs --user-column.")
     require(a.value_range is None or a.bins is not None, "--range needs --bins (a numeric column is read in bins).")
+    return points, records
+
+
+def read_input(a):
+    """(Histogram, IngestReport or None) of --input: raw records or points through ldpcore.data.ingest when
+    --column, --lat, --lon or --grid is given, else an image or a histogram CSV (report None)."""
+    from ldpcore.data import ingest  # DuckDB is imported only when raw records are read
+
+    points, records = _input_kind(a)
     common = {"delimiter": a.delimiter}
     if points:
         return ingest.read_points(a.input, a.lat, a.lon, width=a.grid or 256, bbox=a.bbox, **common)
@@ -223,6 +278,11 @@ def cmd_histogram(a) -> None:
         any(v is not None for v in (a.column, a.lat, a.lon, a.grid, a.bbox)),
         "give --column (records) or --lat/--lon/--grid (points).",
     )
+    if a.sql is not None:
+        return _histogram_sql(a)
+    require(a.out is not None, "give --out, the value,count CSV to write (or --sql DIALECT to print the query).")
+    require(a.order_by is None and a.table is None, "--order-by and --table are for --sql (a file has its row order).")
+    require(a.out.strip() != "", "--out is empty; give the CSV file to write.")
     require(not os.path.isdir(a.out), f"--out {a.out} is a folder; give the CSV file to write.")
     out = output_folder(os.path.dirname(os.path.abspath(a.out))) / os.path.basename(a.out)
     hist, report = read_input(a)
@@ -241,6 +301,33 @@ def cmd_histogram(a) -> None:
         "out": str(out),
     }
     _print(record, a.json)
+
+
+def _histogram_sql(a) -> None:
+    """--sql DIALECT: print the query that computes this histogram and its drop report where the data lives
+    (ldpcore.data.sql, docs/warehouses.md), for a table named --table with --input's columns and types."""
+    from ldpcore.data import ingest, sql
+
+    require(a.out is None and not a.json, "--sql prints the query: it takes no --out and no --json.")
+    points, _ = _input_kind(a)
+    table = sql.file_table(a.input, name=a.table, delimiter=a.delimiter)
+    users = {"user_column": a.user_column, "per_user": a.per_user, "order_by": a.order_by}
+    require(a.order_by is None or a.user_column is not None, "--order-by orders each user's rows: give --user-column.")
+    if points:
+        require(a.bbox is not None, "--sql needs --bbox W,S,E,N: a query does not take the box from the data.")
+        found = ingest.point_columns(table.columns)
+        lat, lon = a.lat or found[0], a.lon or found[1]
+        if lat is None or lon is None:
+            raise InputError("name the latitude and longitude columns with --lat and --lon.")
+        query = sql.points_query(table, lat, lon, bbox=a.bbox, width=a.grid or 256, dialect=a.sql, **users)
+    elif a.bins is not None:
+        require(a.value_range is not None, "--sql needs --range LO,HI: a query does not take the range from the data.")
+        bins = check_whole(a.bins, 1, "--bins (with --sql: a number of bins)")
+        value_range = _pair(a.value_range, "--range")
+        query = sql.numeric_query(table, a.column, bins=bins, value_range=value_range, dialect=a.sql, **users)
+    else:
+        query = sql.categorical_query(table, a.column, **users)
+    print(sql.to_sql(query, a.sql))
 
 
 # --- empirical audits (issue 17): what each observer can show it learns, beside the certified bound ---
@@ -385,8 +472,28 @@ def cmd_plan(a) -> None:
     the smallest eps_c or n that meets a target error: one PlanQuery, answered."""
     from ldpcore.experiment import planning
 
-    table = planning.answer(_plan_query(a))
+    query = _plan_query(a)
+    table = planning.answer(query)
     record = table.as_dict()
+    if a.emit_script:
+        from ldpcore.export.reproduce import PlanView
+
+        constraints = query.constraints
+        view = PlanView(
+            _source(a),
+            query.delta,
+            query.eps_c,
+            str(query.solve),
+            None if query.target is None else (query.target.kind, query.target.value),
+            query.notion,
+            query.encodings,
+            constraints.max_messages,
+            constraints.max_bits,
+            query.delta_from,
+            _command_line(a),
+            query.postprocess,
+        )
+        _emit(a, view)
     if a.json:
         print(to_json(record))
         return
@@ -460,6 +567,7 @@ def _plan_parser(sub) -> None:
         help="rank on each row's RMSE after this post-processing, simulated (the table at --eps-c only)",
     )
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    _emit_arg(q)
     q.set_defaults(func=cmd_plan)
 
 
@@ -486,6 +594,7 @@ def _run_parser(sub) -> None:
     )
     _protocol_args(r)
     _ingest_args(r)
+    _emit_arg(r)
     r.set_defaults(func=cmd_run)
 
 
@@ -541,9 +650,17 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")
     h.add_argument("--input", required=True, help="CSV, TSV or Parquet with a header")
-    h.add_argument("--out", required=True, help="the value,count CSV to write")
+    h.add_argument("--out", help="the value,count CSV to write")
     h.add_argument("--json", action="store_true", help="print one JSON object (what was read and kept)")
     _ingest_args(h)
+    w = h.add_argument_group(
+        "the query instead (docs/warehouses.md; needs the sql extra)",
+        "Print the SQL that computes the histogram and what it leaves out where the data lives, for a table "
+        "with --input's columns; --bins needs --range, points need --bbox.",
+    )
+    w.add_argument("--sql", metavar="DIALECT", help="bigquery, snowflake, pyspark, databricks, postgres, duckdb, ...")
+    w.add_argument("--table", help="the table's name in the query (default: --input's name without its suffix)")
+    w.add_argument("--order-by", help="with --user-column: the column that orders each user's rows (e.g. a time)")
     h.set_defaults(func=cmd_histogram, scale=1.0, max_side=None)
     _audit_parser(sub)
     _amplify_parser(sub)
@@ -557,6 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for --emit-script's docstring
         args.func(args)
         sys.stdout.flush()  # a closed pipe fails here, inside the try, not at exit
     except InputError as exc:

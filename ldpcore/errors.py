@@ -11,6 +11,9 @@ The limits below are checked before any work or allocation that depends on them.
 
 import math
 import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 INT64_MAX = 2**63 - 1
@@ -19,6 +22,7 @@ MAX_TAU = 4096  # report fragments per respondent (Algorithm 2)
 MAX_N = 2**50  # respondents of a protocol (about 1.1e15): n x tau <= 2^62 keeps every simulated count in int64
 MAX_D = 50_000_000  # bins of a histogram (the pixels of the largest image read)
 MAX_SEED = INT64_MAX
+MAX_EPS = 100.0  # nats: a protocol's eps_c or eps_l (e^100 ~ 2.7e43 already promises nothing; e^710 overflows)
 
 # plain decimal notation, ASCII digits only: 12, +12, 12.0, .5, 1e3, 1.5E+3 (never 1_000 or a float's repr of inf)
 DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -34,6 +38,48 @@ MAX_COUNT_TEXT = ", ".join(_UPPER[MAX_COUNT])
 
 class InputError(ValueError):
     """Invalid input: the message is one sentence, fit to show a user as is."""
+
+
+class Cancelled(Exception):
+    """The caller stopped the work (stop_when's predicate held at a checkpoint): nobody waits for its result."""
+
+
+_STOP = threading.local()  # this thread's stop predicate (stop_when), asked at every checkpoint()
+
+
+@contextmanager
+def stop_when(predicate: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, every checkpoint() on this thread raises Cancelled once predicate() is true: long
+    computations stop between their cells and blocks when the one who asked for them is gone."""
+    outer = getattr(_STOP, "predicate", None)
+    _STOP.predicate = predicate
+    try:
+        yield
+    finally:
+        _STOP.predicate = outer
+
+
+def carried(fn: Callable) -> Callable:
+    """fn to run on other threads (a pool's workers) under this thread's stop predicate: each call starts
+    with a checkpoint, and the checkpoints within it see the predicate too."""
+    predicate = getattr(_STOP, "predicate", None)
+    if predicate is None:
+        return fn
+
+    def run(*args, **kwargs):
+        with stop_when(predicate):
+            checkpoint()
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def checkpoint() -> None:
+    """A point where the computation on this thread may stop: Cancelled if its stop_when predicate holds
+    (no predicate: nothing to check, the cost of one attribute lookup)."""
+    predicate = getattr(_STOP, "predicate", None)
+    if predicate is not None and predicate():
+        raise Cancelled("stopped: the result is no longer wanted")
 
 
 def require(condition: bool, message: str) -> None:
@@ -99,10 +145,11 @@ def check_seed(value, name: str = "seed") -> int:
     return check_whole(value, 0, name, MAX_SEED)
 
 
-def check_eps(value: float, name: str = "eps_c") -> float:
-    """A privacy parameter epsilon must be a finite number > 0 (nats)."""
+def check_eps(value: float, name: str = "eps_c", upper: float = math.inf) -> float:
+    """A privacy parameter epsilon must be a finite number > 0 (nats), at most upper (a protocol's: MAX_EPS)."""
     value = _number(value, name)
     require(value > 0 and value < float("inf"), f"{name} must be a finite number > 0 (got {value:g}).")
+    require(value <= upper, f"{name} must be at most {upper:g} nats (got {value:g}).")
     return value
 
 

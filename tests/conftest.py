@@ -1,6 +1,7 @@
 """Shared test helpers: AppTest page helpers, upload builders, and the browser fixtures."""
 
 import os
+import re
 import resource
 import struct
 import subprocess
@@ -92,9 +93,15 @@ def metric_exact(at, label: str) -> str:
     return help_text.removeprefix("Exact: ").split(" ")[0].rstrip(".").replace(",", "")
 
 
+def as_read(markdown: str) -> str:
+    """Markdown's text as the browser shows it, as far as the pages' escapes go: a backslash-escaped
+    character (ui.kit.format.plain: a file name, a label) is the character itself."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def captions(at) -> str:
-    """Every st.caption of the page, one per line."""
-    return "\n".join(c.value for c in at.caption)
+    """Every st.caption of the page, one per line, as read."""
+    return "\n".join(as_read(c.value) for c in at.caption)
 
 
 def assert_clean(at):
@@ -104,7 +111,7 @@ def assert_clean(at):
 
 def assert_one_error(at, message: str):
     assert not at.exception, [e.value for e in at.exception]
-    assert len(at.error) == 1 and message in at.error[0].value, [e.value for e in at.error]
+    assert len(at.error) == 1 and message in as_read(at.error[0].value), [e.value for e in at.error]
 
 
 @pytest.fixture(scope="session")

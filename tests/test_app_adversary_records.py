@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_clean, assert_one_error, captions, metric, open_page
+from conftest import as_read, assert_clean, assert_one_error, captions, metric, open_page
 
 pytestmark = pytest.mark.app  # every test here renders pages with AppTest
 
@@ -42,7 +42,7 @@ def test_adversary_page_shows_lower_beside_certified_bounds_risk_and_the_guess_o
     assert len(at.get("plotly_chart")) == 5
     demo = _demo_rows(at)
     assert len(demo) == 3 and all(g.startswith("pixel (") for g in demo["guess"])
-    assert any(m.value.startswith("Respondent #0 holds **pixel (") for m in at.markdown)
+    assert any(as_read(m.value).startswith("Respondent #0 holds **pixel (") for m in at.markdown)
 
 
 def test_a_url_reproduces_the_adversary_view():
@@ -112,21 +112,21 @@ def test_upload_raw_records_choose_the_column_and_n_is_the_number_of_rows():
     at = _choose(at, "events.csv", _records_csv())
     at.selectbox(key="rec_column").set_value("category").run()
     assert_clean(at)
-    assert "events.csv: n = 3,000 respondents over d = 3 values" in at.caption[0].value
+    assert "events.csv: n = 3,000 respondents over d = 3 values" in as_read(at.caption[0].value)
     assert "| rows read | 3,000 |" in _report(at) and "| kept | 3,000 |" in _report(at)
     assert "| out of domain | 0 |" in _report(at) and "| distinct values | 3 |" in _report(at)
     assert metric(at, "ε per phone") != ""
     # one row per event: the first value of each of the 500 users
     at.selectbox(key="rec_user").set_value("user").run()
     assert_clean(at)
-    assert "n = 500 respondents" in at.caption[0].value and "| users | 500 |" in _report(at)
+    assert "n = 500 respondents" in as_read(at.caption[0].value) and "| users | 500 |" in _report(at)
     # a numeric column in bins over a declared range: values outside are counted, not dropped silently
     at.toggle(key="rec_numeric").set_value(True).run()
     at.selectbox(key="rec_column").set_value("age").run()
     at.text_input(key="rec_range").set_value("0,50").run()
     assert_clean(at)
     out = int(_report(at).split("| out of domain | ")[1].split(" |")[0].replace(",", ""))
-    assert out > 0 and any("outside the range [0, 50]" in i.value for i in at.info)
+    assert out > 0 and any("outside the range [0, 50]" in as_read(i.value) for i in at.info)
 
 
 def test_upload_a_parquet_file_of_records():
@@ -140,7 +140,7 @@ def test_upload_a_parquet_file_of_records():
         data = path.read_bytes()
     at = _choose(open_page("app_pages/reconstruct.py"), "log.parquet", data)
     assert_clean(at)
-    assert "log.parquet: n = 4,000 respondents over d = 7 values" in at.caption[0].value
+    assert "log.parquet: n = 4,000 respondents over d = 7 values" in as_read(at.caption[0].value)
 
 
 def test_upload_points_gives_a_map_like_image():
@@ -151,13 +151,13 @@ def test_upload_points_gives_a_map_like_image():
     at.number_input(key="pts_grid").set_value(64).run()
     assert_clean(at)
     assert at.selectbox(key="pts_lat").value == "Latitude" and at.selectbox(key="pts_lon").value == "Longitude"
-    assert "pts.csv: n = 5,000 respondents" in at.caption[0].value and "(64x" in at.caption[0].value
+    assert "pts.csv: n = 5,000 respondents" in as_read(at.caption[0].value) and "(64x" in as_read(at.caption[0].value)
     assert len(at.main.image) == 4  # original, no shuffler, ESA reconstruction and central baseline: map-like images
     assert "| cells with points |" in _report(at)
     at.text_input(key="pts_bbox").set_value("-74.0,40.7,-73.9,40.8").run()
     assert_clean(at)
     outside = int(_report(at).split("| out of domain | ")[1].split(" |")[0].replace(",", ""))
-    assert 0 < outside < 5000 and f"n = {5000 - outside:,} respondents" in at.caption[0].value
+    assert 0 < outside < 5000 and f"n = {5000 - outside:,} respondents" in as_read(at.caption[0].value)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_bad_record_files_show_one_error(name, data, choice, message):
 def test_the_bundled_samples_open_with_their_report():
     at = open_page("app_pages/reconstruct.py", dataset="app-events")
     assert_clean(at)
-    assert "app_events.csv: n = 5,998 respondents over d = 30 values" in at.caption[0].value
+    assert "app_events.csv: n = 5,998 respondents over d = 30 values" in as_read(at.caption[0].value)
     assert "| users | 5,998 |" in _report(at) and "(categorical; first)" in _report(at)
     points = open_page("app_pages/reconstruct.py", dataset="city-points")
     assert_clean(points)

@@ -2,7 +2,7 @@
 controls shown only where they act, an upload carried across pages and named on each."""
 
 import pytest
-from conftest import assert_clean, captions, metric, open_page
+from conftest import as_read, assert_clean, captions, metric, open_page
 
 pytestmark = pytest.mark.app  # every test here renders pages with AppTest
 
@@ -49,7 +49,7 @@ def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
     at = open_page("app_pages/reconstruct.py", eps_c=value)
     assert not at.exception and not at.error
     assert len(at.warning) == 1
-    assert f"eps_c='{value}'" in at.warning[0].value and "default eps_c = 1" in at.warning[0].value
+    assert f"eps_c='{value}'" in as_read(at.warning[0].value) and "default eps_c = 1" in as_read(at.warning[0].value)
     assert at.number_input(key="eps_c").value == 1.0
     assert metric(at, "ε per phone") == "8.55"
     at.number_input(key="eps_c").set_value(0.5).run()  # the warning is about the URL the page was opened with
@@ -61,7 +61,7 @@ def test_multimessage_eps_c_is_typed_and_checked_too():
     assert_clean(at)
     assert at.number_input(key="mm_eps").value == 0.3 and not at.warning
     bad = open_page("app_pages/multimessage.py", mm_eps="abc")
-    assert len(bad.warning) == 1 and "mm_eps='abc'" in bad.warning[0].value
+    assert len(bad.warning) == 1 and "mm_eps='abc'" in as_read(bad.warning[0].value)
 
 
 def test_report_table_shows_no_sidebar_eps_c_fragments_or_tau():

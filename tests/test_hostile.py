@@ -6,10 +6,17 @@ memory (conftest.cli_measured). Library: exact counts and the stated limits. Das
 st.error naming the problem, never an exception.
 """
 
+import csv
+import io
 import os
+import re
 import resource
+import shutil
+import struct
 import subprocess
 import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +25,7 @@ from conftest import assert_one_error, captions, cli_measured, huge_png, open_pa
 from PIL import Image
 
 from ldpcore.data.histogram_csv import MAX_CSV_ROWS, load_csv
+from ldpcore.data.images import load_image
 from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_N, InputError, check_n, check_whole
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
@@ -289,3 +297,202 @@ def test_running_out_of_memory_is_one_line(tmp_path):
     path.write_bytes(huge_png(7000, 7000, 255))  # 49 megapixels: about 400 MB of counts alone
     status, out, err = cli(*RUN, path, limit_bytes=GB)
     assert_one_line(status, out, err, "not enough memory for this input")
+
+
+# --- issue 24: exports, points read as counts, image sizes, LaTeX from any file name ------------------------
+
+
+def test_the_estimate_csv_quotes_labels_and_makes_formulas_inert(tmp_path):
+    """A label with a comma, a quote or a line break stays one cell; one a spreadsheet would run as a formula
+    (= + - @ tab CR) is written with a leading apostrophe; a label that is a plain number is left as it is."""
+    labels = ["a,b,c", 'say "hi"', "two\nlines", '=HYPERLINK("http://127.0.0.1:8729/x","x")', "+cmd|' /C calc'!A0",
+              "@SUM(A1:A9)", "-2+3", "-5", "+1.5e3", "plain"]  # fmt: skip
+    counts = csv_file(tmp_path, "labels.csv", "".join(f'"{v.replace(chr(34), 2 * chr(34))}",100000\n' for v in labels))
+    status, _, err = cli("run", "--input", counts, "--eps-c", "1", "--delta", "1e-9", "--out", tmp_path / "o")
+    assert status == 0, err
+    with open(tmp_path / "o" / "estimate.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["value", "true", "estimate", "clipped", "std_error", "ci95_low", "ci95_high"]
+    assert all(len(row) == 7 for row in rows) and [row[1] for row in rows[1:]] == ["100000"] * len(labels)
+    assert [row[0] for row in rows[1:]] == ["a,b,c", 'say "hi"', "two\nlines", "'" + labels[3], "'" + labels[4],
+                                            "'@SUM(A1:A9)", "'-2+3", "-5", "+1.5e3", "plain"]  # fmt: skip
+
+
+def test_the_report_table_csv_makes_formulas_inert():
+    from types import SimpleNamespace
+
+    from ldpcore.export import table_csv
+    from ldpcore.export.spreadsheet import inert
+
+    assert [inert(c) for c in ("\tx", "\rx", "-inf", "-1e3", 7)] == ["'\tx", "'\rx", "'-inf", "-1e3", 7]
+
+    cell = SimpleNamespace(eps_c=1.0, method="=1+1", privacy=None, metrics=None, error="@SUM(A1)")
+    (row,) = list(csv.DictReader(io.StringIO(table_csv([cell]))))
+    assert row["method"] == "'=1+1" and row["note"] == "'@SUM(A1)" and row["eps_c"] == "1"
+
+
+def test_a_points_file_without_point_options_is_one_clear_line(tmp_path):
+    points = csv_file(tmp_path, "trips.csv", "lat,lon\n40.7,-74.0\n40.8,-73.9\n")
+    expected = "trips.csv holds latitude/longitude points (columns 'lat' and 'lon'), not value,count rows"
+    for command in ("run", "audit"):
+        assert_one_line(*cli(command, "--input", points, "--eps-c", "1", "--delta", "1e-7"), expected)
+
+
+def test_the_same_column_as_latitude_and_longitude_is_refused():
+    bundled = ROOT / "ldpcore" / "data" / "bundled" / "city_points.csv"
+    args = ["run", "--input", bundled, "--lat", "latitude", "--lon", "latitude", "--eps-c", "1", "--delta", "1e-7"]
+    assert_one_line(*cli(*args), "the latitude and longitude columns must differ (both are 'latitude')")
+
+
+def test_an_image_far_above_the_pixel_limit_is_refused_with_its_true_size():
+    """Pillow refuses images above twice its own limit (179 megapixels) before ours: the message still gives
+    the image's size, not Pillow's limit."""
+    from conftest import _chunk
+
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 0, 0, 0, 0))
+    png = b"\x89PNG\r\n\x1a\n" + header + _chunk(b"IDAT", zlib.compress(b"")) + _chunk(b"IEND", b"")
+    with pytest.raises(InputError, match="has too many pixels: 900,000,000 pixels = 900.0 megapixels; the limit"):
+        load_image(png, name="big.png")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (.ci/run installs it)")
+@pytest.mark.parametrize(
+    "name",
+    ["two\n\nparagraphs.csv", "x" * 5000 + ".csv", "word " * 1000, "données_日本_😀.csv", "tab\tnul\x00esc\x1b.csv"],
+    ids=["blank line", "5000 characters", "1000 words", "outside ASCII", "control characters"],
+)
+def test_the_latex_zip_compiles_whatever_the_data_is_called(tmp_path, name):
+    from ldpcore.data.datasets import load_dataset
+    from ldpcore.experiment.protocol.run import paper_methods, sweep
+    from ldpcore.export import TableInfo, table_zip
+
+    hist = load_dataset("horse", max_side=16)
+    cells = sweep(paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=()), [1.0], hist, seed=0)
+    zipfile.ZipFile(io.BytesIO(table_zip(cells, hist, TableInfo(name, hist.n, 5e-8, 0, "cheu19")))).extractall(tmp_path)
+    out = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "main.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout[-2000:]
+    caption = (tmp_path / "report_table.tex").read_text()
+    assert caption.isascii() and "\n\n" not in caption and len(caption) < 3000
+
+
+# --- issue 24 item 5: a file name is text, never Markdown -------------------------------------------------------
+
+TRACKER = "http://127.0.0.1:8729/track.png"
+MARKDOWN_NAME = f"![t]({TRACKER}) <img src={TRACKER}> :red[x] $x$ **bold**.csv"
+DATA_PAGES = [p for p in ("reconstruct", "tradeoffs", "report_table", "plan", "adversary")]
+
+
+def _markdown_bodies(at) -> list[str]:
+    """The source of every element the browser renders as Markdown (widget labels and help aside)."""
+    kinds = ("caption", "markdown", "error", "warning", "info", "success", "title", "header", "subheader")
+    return [e.value for kind in kinds for e in getattr(at, kind)]
+
+
+def _assert_named_as_text(at):
+    bodies = _markdown_bodies(at)
+    assert not at.exception, [e.value for e in at.exception]
+    live = [re.sub(r"\\.", "", b) for b in bodies]  # what Markdown would interpret: the unescaped characters
+    pieces = (f"]({TRACKER})", f"<img src={TRACKER}>", ":red[x]", "$x$", "**bold**")  # the name's Markdown and HTML
+    assert not any(piece in b for piece in pieces for b in live), bodies
+    assert any("\\!\\[t\\]\\(http\\://127\\.0\\.0\\.1\\:8729/track\\.png\\)" in b for b in bodies), bodies
+
+
+def test_an_uploads_name_is_shown_as_text_on_every_page_that_takes_data():
+    at = _upload(MARKDOWN_NAME, b"value,count\na,500000\nb,700000\nc,300000\n")
+    for page in DATA_PAGES:
+        at.switch_page(f"app_pages/{page}.py").run()
+        _assert_named_as_text(at)
+
+
+def test_a_records_uploads_name_and_an_error_naming_it_are_text():
+    at = open_page("app_pages/reconstruct.py")
+    at.selectbox(key="dataset").set_value("records").run()
+    at.file_uploader(key="records_file").set_value((MARKDOWN_NAME, b"app\nx\ny\n", "text/csv")).run()
+    _assert_named_as_text(at)  # the sidebar's report names the file
+    at.file_uploader(key="records_file").set_value((MARKDOWN_NAME, b"", "text/csv")).run()
+    assert len(at.error) == 1 and "is empty" in at.error[0].value
+    _assert_named_as_text(at)  # the error names it too
+
+
+def test_a_nul_byte_in_an_uploads_name_is_one_clear_message():
+    at = _upload("a\x00b.csv", b"value,count\na,5\n")
+    assert_one_error(at, "The file's name holds a NUL byte")
+    at = _upload("notes.docx", b"value,count\na,5\n")
+    assert_one_error(at, "notes.docx is not one of the types this upload takes: png, jpg")
+
+
+def test_a_numeric_tables_name_is_text():
+    at = open_page("app_pages/numeric.py")
+    at.selectbox(key="num_data").set_value("upload").run()
+    table = b"age,income\n" + b"".join(f"{20 + i % 50},{1000 + 37 * i % 900}\n".encode() for i in range(2000))
+    at.file_uploader[0].set_value((MARKDOWN_NAME, table, "text/csv")).run()
+    _assert_named_as_text(at)
+
+
+def test_every_uploader_states_the_upload_limit_and_what_to_do_above_it():
+    """The browser refuses a file above server.maxUploadSize itself, marked by a red icon only (its text is for
+    screen readers), and the page never gets it: each uploader's caption says what the mark means."""
+    import tomllib
+
+    limit = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    said = f"Up to {limit} MB per file; a file marked in red is larger and was not uploaded: "
+    upload = open_page("app_pages/reconstruct.py", dataset="upload")
+    records = open_page("app_pages/reconstruct.py", dataset="records")
+    table = open_page("app_pages/numeric.py", num_data="upload")
+    for at, advice in [(upload, "downsample the image"), (records, "aggregate it with"), (table, "upload a sample")]:
+        assert any(said + advice in c for c in captions(at).splitlines()), captions(at)
+
+
+# --- issue 24 items 3, 7, 8: one respondent, huge epsilons and domains, output names --------------------------
+
+
+def test_a_plan_for_one_respondent_is_a_table_not_a_traceback(tmp_path):
+    status, out, err = cli("plan", "--n", "1", "--d", "100", "--eps-c", "1")
+    assert status == 0 and "recommended:" in out and "Traceback" not in err, err
+    one = csv_file(tmp_path, "one.csv", "value,count\na,1\nb,0\n")
+    status, out, err = cli("plan", "--input", one, "--eps-c", "1")
+    assert status == 0 and "Traceback" not in err, err
+    for query in ({"plan_source": "shape", "n": "1"},):
+        at = open_page("app_pages/plan.py", **query)
+        assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("command", ["plan --n 1000 --d 100", "privacy --n 1000 --delta 1e-6", "run --dataset horse"])
+@pytest.mark.parametrize("eps", ["710", "1e6"])
+def test_an_eps_c_beyond_100_nats_is_one_line(command, eps):
+    assert_one_line(*cli(*command.split(), "--eps-c", eps), "eps_c must be at most 100 nats")
+
+
+def test_run_out_names_that_cannot_be_a_folder_are_one_line(tmp_path):
+    run = ["run", "--dataset", "horse", "--max-side", "8", "--eps-c", "1", "--out"]
+    assert_one_line(*cli(*run, tmp_path / ("x" * 300)), "characters) (File name too long)")
+    assert_one_line(*cli(*run, ""), "the output folder is empty")
+    assert_one_line(*cli("histogram", "--input", ROOT / "ldpcore/data/bundled/app_events.csv", "--column",
+                         "app_category", "--out", ""), "--out is empty")  # fmt: skip
+    assert not any(ROOT.glob("*.png")) and not (ROOT / "run.json").exists()
+
+
+def test_an_audit_over_the_bin_limit_is_refused_before_the_histogram():
+    """d = 10^9 bins would be 8 GB of counts: the 50,000,000 limit is checked first, within 1 GiB, and the
+    message does not suggest --max-side (there is no image)."""
+    status, err, peak = cli_measured("audit", "--n", "1000", "--d", "1e9", "--eps-c", "1", "--delta", "1e-6",
+                                     limit_bytes=GB)  # fmt: skip
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "50,000,000" in err and "max-side" not in err
+    assert peak < 400 * 2**20, peak
+
+
+def test_one_respondent_is_singular():
+    from types import SimpleNamespace
+
+    from ldpcore.oracles.limits import check_reference
+
+    with pytest.raises(InputError, match="cells of memory for 1 respondent; the limit"):
+        check_reference(SimpleNamespace(reference_cells=lambda n: 10**12), 1)
+    with pytest.raises(InputError, match="for 2 respondents; the limit"):
+        check_reference(SimpleNamespace(reference_cells=lambda n: 10**12), 2)

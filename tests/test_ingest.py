@@ -294,7 +294,7 @@ def bad_files(tmp_path):
     (tmp_path / "header.csv").write_text("user,app\n")
     (tmp_path / "ragged.csv").write_text("user,app\nu1,mail\nu2\nu3,maps\n")
     (tmp_path / "semicolon.csv").write_text("user;app\nu1;mail\nu2;maps\n")
-    (tmp_path / "mixed.csv").write_text("age\n31\n42\nforty\n")
+    (tmp_path / "mixed.csv").write_text("age,lon\n31,1\n42,2\nforty,3\n")
     con = duckdb.connect()
     con.execute(f"COPY (SELECT 'x' AS app WHERE false) TO '{tmp_path / 'norows.parquet'}' (FORMAT PARQUET)")
     con.execute(f"COPY (SELECT DATE '2024-01-01' AS day) TO '{tmp_path / 'dates.parquet'}' (FORMAT PARQUET)")
@@ -332,7 +332,7 @@ def bad_files(tmp_path):
         "mixed types, points": (
             read_points,
             "mixed.csv",
-            {"lat": "age", "lon": "age"},
+            {"lat": "age", "lon": "lon"},
             "holds 'forty', which is not a number",
         ),
         "dates, not numbers": (read_numeric, "dates.parquet", {"column": "day"}, "column 'day' holds DATE values"),

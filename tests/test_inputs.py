@@ -113,7 +113,7 @@ def test_decompression_bomb_is_refused_before_decoding():
     assert len(data) < 1_000_000
     with pytest.raises(InputError, match="100.0 megapixels; the limit is 50 megapixels"):
         load_image(data, name="bomb.png")
-    with pytest.raises(InputError, match="over 179 megapixels; the limit is 50 megapixels"):
+    with pytest.raises(InputError, match="200,000,000 pixels = 200.0 megapixels; the limit is 50 megapixels"):
         load_image(huge_png(20_000, 10_000), name="bigger.png")
 
 

@@ -129,7 +129,7 @@ def test_the_dashboards_downloads_carry_the_intervals_of_the_run_they_describe()
     inp = Input(load_dataset("child"), "child-exports-test", 5e-8)
     method = Method("ESA", ProtocolSpec(eps_c=1.0, delta=5e-8, encoding="grr"))
     rows = list(csv.DictReader(io.StringIO(reconstruct.estimate_csv(inp, method, 1.0, 3))))
-    record = json.loads(reconstruct.record_json(inp, method, 1.0, 3, {"input": "child"}))
+    record = json.loads(reconstruct.record_json(inp, method, 1.0, 3))
     std = np.array([float(r["std_error"]) for r in rows])
     assert len(rows) == inp.hist.d and record["input"] == "child"
     assert record["uncertainty"]["mean_std_error"] == pytest.approx(std.mean(), rel=1e-5)

@@ -4,7 +4,7 @@ and the curves of eps_c against eps0 and of the largest eps0 against n."""
 from __future__ import annotations
 
 from ldpcore.privacy.accountant import compare, eps0_curve, eps_c_curve
-from ldpcore.privacy.bounds import get_bound
+from ldpcore.privacy.bounds import Amplification, get_bound
 from ui.kit.cache import cached
 
 # each curve cached on the arguments it uses (eps0 against n does not depend on the chosen n)
@@ -13,10 +13,15 @@ eps0_against_n = cached("results")(eps0_curve)
 
 
 @cached("results")
+def amplifications(n: int, delta: float, k: int, direction: str, value: float) -> list[Amplification]:
+    """Every bound at the inputs (ldpcore.privacy.accountant.compare; direction "eps_c" or "eps0" = value)."""
+    return compare(n, delta, k, **{direction: value})
+
+
 def table(n: int, delta: float, k: int, direction: str, value: float) -> list[dict]:
     """One row per bound: eps0 and eps_c (None where the bound gives no number), the reason or a note, and what
     the bound is (title, neighbouring, what it applies to)."""
-    rows = compare(n, delta, k, **{direction: value})
+    rows = amplifications(n, delta, k, direction, value)
     return [
         {
             "bound": a.bound,

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore.data.numeric_table import SYNTHETIC_DESCRIPTIONS, table_columns
+from ldpcore.export.reproduce import SyntheticTable, TableUpload
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
 from ldpcore.systems.numeric.analysis import (
     MechanismComparison,
@@ -22,18 +23,20 @@ from ldpcore.systems.numeric.analysis import (
 from ui.kit.axes import COLORS, TRUTH, legend_vline, line, style, ticks
 from ui.kit.cache import cached
 from ui.kit.controls import seed_input
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
 
 UPLOAD = "upload"
 
 
 @dataclass(frozen=True)
 class Table:
-    """The chosen table, a cache key naming it and the seed (data: stream [seed, 0], reports: [seed, 1])."""
+    """The chosen table, a cache key naming it, the seed (data: stream [seed, 0], reports: [seed, 1]) and where
+    it comes from (what the view's script reads again)."""
 
     table: NumericTable
     key: str
     seed: int
+    source: SyntheticTable | TableUpload
 
 
 @cached("data", spinner="Drawing the synthetic data...")
@@ -76,12 +79,13 @@ def table_sidebar() -> Table:
     with input_errors():
         if source != UPLOAD:
             check_size(n, d)
-            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed)
+            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed, SyntheticTable(source, n, d))
         if upload is None:
             st.info("Upload a table CSV in the sidebar to begin.")
             st.stop()
         _, name, data, digest = upload
-        return Table(_upload(digest, name, data, tuple(categorical)), f"upload:{digest}:{','.join(categorical)}", seed)
+        table = _upload(digest, name, data, tuple(categorical))
+        return Table(table, f"upload:{digest}:{','.join(categorical)}", seed, TableUpload(name, tuple(categorical)))
 
 
 def _size_controls() -> tuple[int, int]:
@@ -115,10 +119,13 @@ def _upload_controls(main) -> tuple[tuple | None, list[str]]:
     """The table CSV uploader (the file kept in the session: id, name, bytes, digest) and, once a file is there,
     its categorical columns (the text columns by default, bound to the URL). An unreadable file: one st.error in
     main, and the page stops."""
-    f = st.file_uploader(
+    f = file_upload(
+        st,
         "Table CSV",
-        type=["csv", "txt"],
+        key="num_upload_file",
+        types=["csv", "txt"],
         help="Numeric and categorical columns under a header; one row per respondent.",
+        larger="upload a sample of its rows.",
     )
     if f is not None and st.session_state.get("num_upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun

@@ -22,6 +22,8 @@ from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planning as planner
 from ldpcore.experiment.planning import Shape, scaled_counts
 from ldpcore.experiment.protocol.spec import default_delta
+from ldpcore.export.reproduce import Shape as ShapeSource
+from ui.kit import url
 from ui.kit.axes import COLORS
 from ui.kit.cache import cached
 from ui.kit.feedback import input_errors
@@ -331,9 +333,11 @@ def shape_sidebar() -> Input:
             if not _taken(raw[key], parameter):
                 bad.append((key, "a number", f"{parameter:g}"))
         for key, what, used in bad:
-            st.warning(f"The URL's {key}={raw[key]!r} is not {what}: using {key} = {used}.")
+            st.warning(f"The URL's {key}={url.shown(str(raw[key]))} is not {what}: using {key} = {used}.")
+            url.warned(key)
     with input_errors():
         n = check_n(values["n"])
         d = check_whole(values["d"], 2, "the domain size d", MAX_D)
         hist = _histogram(kind, parameter, n, d)
-    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n))
+    source = ShapeSource(kind, parameter, n, d)
+    return Input(hist, f"{SHAPE}:{kind}:{parameter}:{n}:{d}", default_delta(n), source=source)

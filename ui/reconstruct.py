@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
@@ -22,6 +23,7 @@ from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
+from ldpcore.export.view_records import reconstruct_record
 from ui.kit.cache import cached
 from ui.kit.chart_export import export_menu
 from ui.kit.colours import CENTRAL_COLOR, PALETTE, method_color
@@ -82,11 +84,14 @@ def estimate_csv(inp: Input, method: Method, eps_c: float, seed: int) -> str:
     return export.estimate_csv(inp.hist, ran(c).estimate, _std_errors(inp, c))
 
 
-def record_json(inp: Input, method: Method, eps_c: float, seed: int, record: dict) -> str:
-    """The page's run record as JSON with the summary of cell(...)'s per-bin intervals (ldpcore.export.
-    uncertainty, as `ldpcore run --out` writes it), made when it is asked for."""
-    c = cell(inp, method, eps_c, seed)
-    return export.to_json({**record, "uncertainty": export.uncertainty(_std_errors(inp, c))})
+def record_json(inp: Input, method: Method, eps_c: float, seed: int) -> str:
+    """The page's run record as JSON (ldpcore.export.view_records.reconstruct_record: the ESA run, the central
+    baseline, the run without a shuffler and the summary of the per-bin intervals, as `ldpcore run --out`
+    writes it), from the cached cells, made when it is asked for."""
+    central, raw = Method("Central Gaussian", method.spec, central=True), replace(method, postprocess=None)
+    cells = cell(inp, raw, eps_c, seed), cell(inp, central, eps_c, seed), local_cell(inp, method, eps_c, seed)
+    post = None if method.postprocess is None else cell(inp, method, eps_c, seed)
+    return export.to_json(reconstruct_record(inp.hist, method.at(float(eps_c)), int(seed), *cells, post=post))
 
 
 @cached("images")
@@ -143,8 +148,17 @@ def certified_eps_c(inp: Input, spec: ProtocolSpec, eps_l: float, accountant: st
 VIEWS = ("ranked", "true vs estimate")
 
 
-def histogram_view(hist, series: dict, central=None, key: str = "hist") -> None:
-    """series: {name: (estimate, std or None)}; the first is the main estimate (scatter, band)."""
+class Shown(NamedTuple):
+    """What the histogram view draws: the view (one of VIEWS), the top-k zoom (0: every bin), a log y axis."""
+
+    view: str
+    top_k: int
+    log_y: bool
+
+
+def histogram_view(hist, series: dict, central=None, key: str = "hist") -> Shown:
+    """series: {name: (estimate, std or None)}; the first is the main estimate (scatter, band). Returns what it
+    drew (for the view's script)."""
     c1, c2, c3, c4 = st.columns([2, 2, 1, 2])
     view = c1.radio("View", VIEWS, horizontal=True, key=f"{key}_view", bind="query-params")
     top_k = int(
@@ -175,6 +189,7 @@ def histogram_view(hist, series: dict, central=None, key: str = "hist") -> None:
         fig = scatter_figure(shown, next(iter(shown.series)))
     st.plotly_chart(fig, width="stretch")
     export_menu(fig, f"{key}_{view.replace(' ', '_')}")
+    return Shown(view, top_k, bool(log_y))
 
 
 def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ranked by true count") -> go.Figure:

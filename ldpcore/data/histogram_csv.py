@@ -97,14 +97,25 @@ class _CsvState:
             self.width = found
         require(found == self.width, f"{self.name}, line {line}: expected {self.width} column(s), found {found}.")
 
-    def first_row(self, count_text: str) -> bool:
+    def first_row(self, value_text: str, count_text: str) -> bool:
         """Read the file's first row: True if it is a header (to be dropped). A value,count file's first
-        row is a header when its count cell holds no digit and is not nan or inf (e.g. "count")."""
+        row is a header when its count cell holds no digit and is not nan or inf (e.g. "count"). A header
+        naming a latitude and a longitude column (as read_points finds them) is refused: those are points."""
         self.header = (
             self.width == 2
             and not any(c in "0123456789" for c in count_text)
             and (count_text.strip().lower().lstrip("+-") not in ("nan", "inf", "infinity"))
         )
+        if self.header:
+            from ldpcore.data.ingest.rules import point_columns  # (the ingest package, imported only here)
+
+            lat, lon = point_columns([value_text, count_text])
+            if lat is not None and lon is not None:
+                raise InputError(
+                    f"{self.name} holds latitude/longitude points (columns {lat.strip()!r} and {lon.strip()!r}), "
+                    "not value,count rows: read it as points (--grid N, or --lat/--lon, on the command line; "
+                    "'points' in the dashboard)."
+                )
         return self.header
 
 
@@ -151,7 +162,8 @@ def _fast_block(block: bytes, before: int, state: _CsvState):
         named = first < at
         label_end = solid[np.searchsorted(solid, at) - 1] + 1  # after the last non-blank byte before the comma
         spans = (np.where(named, first, at), np.where(named, label_end, at))
-    if state.header is None and state.first_row(block[a[0] : b[0]].decode()):
+    value = block[spans[0][0] : spans[1][0]].decode() if spans else ""
+    if state.header is None and state.first_row(value, block[a[0] : b[0]].decode()):
         lines, a, b = lines[1:], a[1:], b[1:]
         spans = spans and (spans[0][1:], spans[1][1:])
     digits_before = _running((arr >= 48) & (arr <= 57))
@@ -181,7 +193,7 @@ def _slow_block(block: bytes, before: int, state: _CsvState):
             if not row or not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
                 continue
             state.check_width(len(row), i)
-            if state.header is None and state.first_row(row[-1]):
+            if state.header is None and state.first_row(row[0], row[-1]):
                 continue
             lines.append(i)
             counts.append(_parse_count(row[-1], i, state.name))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import warnings
 
 import numpy as np
@@ -40,11 +41,10 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
             img: Image.Image = Image.open(io.BytesIO(data))
         except UnidentifiedImageError:
             raise InputError(f"{name} is not an image Pillow can read (PNG, JPEG, GIF, BMP, TIFF, WebP).") from None
-        except Image.DecompressionBombError:
+        except Image.DecompressionBombError as exc:
             raise InputError(
-                f"{name} has too many pixels: over {2 * (Image.MAX_IMAGE_PIXELS or MAX_PIXELS) / 1e6:.0f} megapixels; "
-                f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels ({MAX_PIXELS:,} pixels): downsample it "
-                "before loading."
+                f"{name} has too many pixels: {_bomb_pixels(exc)}; the limit is {MAX_PIXELS / 1e6:.0f} "
+                f"megapixels ({MAX_PIXELS:,} pixels): downsample it before loading."
             ) from None
         except (OSError, SyntaxError, ValueError) as exc:
             raise InputError(f"{name} is a truncated or corrupt image ({exc}).") from None
@@ -77,6 +77,16 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
         notes.append(f"downsampled from {w}x{h} to {size[0]}x{size[1]} (max side {max_side} px).")
     counts = _pixel_counts(img, scale, name)
     return Histogram(counts=counts.ravel(), name=name, shape=counts.shape, peak=255.0 * scale, notes=tuple(notes))
+
+
+def _bomb_pixels(exc: Exception) -> str:
+    """The pixels of an image Pillow refused from its header (more than twice Image.MAX_IMAGE_PIXELS), as its
+    message states them ("Image size (N pixels) exceeds ..."): Pillow keeps no size for a refused image."""
+    found = re.search(r"\((\d+) pixels\)", str(exc))
+    if found is None:
+        return f"more than {2 * (Image.MAX_IMAGE_PIXELS or MAX_PIXELS):,} pixels"
+    pixels = int(found.group(1))
+    return f"{pixels:,} pixels = {pixels / 1e6:,.1f} megapixels"
 
 
 def _pixel_counts(img: Image.Image, scale: float, name: str) -> np.ndarray:

@@ -7,7 +7,10 @@ records    the run record as strict JSON; a run's files written into an output f
 table      the report table's rows and captions, as CSV and Markdown
 latex      the report table as a LaTeX table environment
 paper      the report table as a ZIP that compiles with pdflatex, and as one PNG
-Every public name is importable from ldpcore.export.
+spreadsheet  CSV rows by the csv module, text that a spreadsheet would run as a formula made inert
+view_records  the JSON record of every dashboard view (what its page downloads and its script prints)
+reproduce  every view as a Python script and a Jupyter notebook (ldpcore.export.reproduce)
+Every public name of the modules above the last two is importable from ldpcore.export.
 """
 
 from ldpcore.export.estimates import (
@@ -22,6 +25,7 @@ from ldpcore.export.images import error_map, histogram_plot, png_bytes, render, 
 from ldpcore.export.latex import LATEX_DOCUMENT, latex_text, table_latex
 from ldpcore.export.paper import table_png, table_zip
 from ldpcore.export.records import output_folder, to_json, write_run
+from ldpcore.export.spreadsheet import csv_text, inert
 from ldpcore.export.table import TableInfo, cell_caption, fmt, table_csv, table_markdown, table_rows
 
 __all__ = [
@@ -30,11 +34,13 @@ __all__ = [
     "LATEX_DOCUMENT",
     "TableInfo",
     "cell_caption",
+    "csv_text",
     "error_map",
     "estimate_csv",
     "estimate_csv_chunks",
     "fmt",
     "histogram_plot",
+    "inert",
     "latex_text",
     "output_folder",
     "png_bytes",

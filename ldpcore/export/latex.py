@@ -4,8 +4,9 @@ math mode, each defined cell's reconstruction included as a graphic."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from ldpcore.export.table import TableInfo, native_line, table_grid, table_rows
+from ldpcore.export.table import TableInfo, native_line, one_line, table_grid, table_rows
 
 _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
     "~": r"\textasciitilde{}",
@@ -23,6 +24,17 @@ def latex_text(text: str) -> str:
     out = re.sub(r"\beps\\_l\b", r"$\\varepsilon_\\ell$", out)
     out = re.sub(r"\beps\\_([a-z0-9]+)\b", r"$\\varepsilon_{\1}$", out)
     return out.replace("<=", r"$\le$").replace(">=", r"$\ge$")
+
+
+def latex_user_text(text: str) -> str:
+    r"""A user's text (the data's file name) as inert LaTeX that compiles in any pdflatex document: on one
+    line and shortened (export.table.one_line: a blank line would end the caption's paragraph), accents
+    dropped and other characters outside ASCII shown as ? (pdflatex stops at a character its input encoding
+    does not define), <, > and | as text symbols, the special characters escaped; never a command."""
+    folded = unicodedata.normalize("NFKD", one_line(text))
+    ascii_text = "".join(c if c.isascii() else "?" for c in folded if not unicodedata.combining(c))
+    symbols = {"<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+    return "".join(symbols.get(c) or _LATEX_SPECIAL.get(c, c) for c in ascii_text)
 
 
 def _latex_number(value: str) -> str:
@@ -69,7 +81,7 @@ def table_latex(cells, info: TableInfo | None = None, images: dict | None = None
     )
     if info is not None:
         caption += (
-            f" ({latex_text(info.dataset)}, $n={_latex_number(f'{info.n:,}')}$, "
+            f" ({latex_user_text(info.dataset)}, $n={_latex_number(f'{info.n:,}')}$, "
             f"$\\delta={_latex_delta(info.delta)}$, seed {info.seed}, accountant {latex_text(info.accountant)})"
         )
     lines = [

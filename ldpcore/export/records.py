@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldpcore.errors import InputError
+from ldpcore.errors import InputError, require
 from ldpcore.export.estimates import estimate_csv_chunks
 from ldpcore.export.images import png_bytes, render
 
@@ -32,18 +32,25 @@ def to_json(record: object) -> str:
     return json.dumps(clean(record), indent=2)
 
 
+def _named(path: Path) -> str:
+    """A folder as a message names it: whole up to 120 characters, else its start and its length."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:60]}... ({len(text):,} characters)"
+
+
 def output_folder(out) -> Path:
     """The folder out, made if needed, checked to take files; InputError (naming out and the reason)
-    if it is a file or cannot be made or written, before any work is done for it."""
+    if it is empty, a file or cannot be made or written (a name too long, ...), before any work is done for it."""
+    require(str(out).strip() != "", "the output folder is empty; give a folder (it is made if needed).")
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"the output folder {out} is a file; give a folder (it is made if needed).")
     try:
+        if out.exists() and not out.is_dir():
+            raise InputError(f"the output folder {_named(out)} is a file; give a folder (it is made if needed).")
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot make the output folder {out} ({exc.strerror or exc}).") from None
+        raise InputError(f"cannot make the output folder {_named(out)} ({exc.strerror or exc}).") from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write in the output folder {out} (permission denied).")
+        raise InputError(f"cannot write in the output folder {_named(out)} (permission denied).")
     return out
 
 

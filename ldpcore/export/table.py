@@ -3,10 +3,24 @@ cell, each cell's caption, and the table as CSV and Markdown."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import unicodedata
 from dataclasses import dataclass
+
+from ldpcore.export.spreadsheet import csv_text, inert
+
+MAX_NAME_CHARS = 80  # a user's name (the data's file name) in a title or caption
+
+
+def one_line(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """A user's text (a file name) for a title or caption: every run of white space (line breaks, tabs) one
+    blank, other control characters left out, at most limit characters (a longer one keeps its start and end,
+    where a file name's extension is, around '...')."""
+    text = " ".join("".join(c for c in text if c.isspace() or unicodedata.category(c) != "Cc").split())
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[: limit - tail - 3] + "..." + text[-tail:]
 
 
 @dataclass(frozen=True)
@@ -20,7 +34,10 @@ class TableInfo:
     accountant: str
 
     def title(self) -> str:
-        return f"{self.dataset}: n = {self.n:,}, delta = {self.delta:g}, seed {self.seed}, accountant {self.accountant}"
+        return (
+            f"{one_line(self.dataset)}: n = {self.n:,}, delta = {self.delta:g}, seed {self.seed}, "
+            f"accountant {self.accountant}"
+        )
 
 
 def fmt(x: float | None) -> str:
@@ -92,12 +109,10 @@ def table_grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
 
 
 def table_csv(cells) -> str:
+    """The rows of table_rows as CSV for a spreadsheet (csv module, every cell made inert:
+    ldpcore.export.spreadsheet)."""
     rows = table_rows(cells)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    return csv_text([list(rows[0])] + [[inert(v) for v in row.values()] for row in rows])
 
 
 def table_markdown(cells) -> str:

@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ldpcore.errors import check_eps, require
+from ldpcore.errors import check_eps, checkpoint, require
 from ldpcore.oracles.direct import SupportAnalyzer, check_domain
 from ldpcore.oracles.laws import Law, Observer, PairLaws, Unsupported, bernoulli, unsupported_analyst
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
@@ -44,6 +44,20 @@ def fwht(x: np.ndarray) -> np.ndarray:
         y = np.stack([y[:, 0] + y[:, 1], y[:, 0] - y[:, 1]], axis=1)
         h *= 2
     return y.reshape(size)
+
+
+_DRAWS = 2**20  # binomials drawn between two checkpoints (about a second at Map scale)
+
+
+def _binomial(rng: np.random.Generator, n: np.ndarray, p: float) -> np.ndarray:
+    """rng.binomial(n, p), the same draws (the generator takes them in order), in blocks of _DRAWS with a
+    checkpoint before each (ldpcore.errors: where a run nobody waits for stops)."""
+    flat = np.ascontiguousarray(n).reshape(-1)
+    out = np.empty(flat.size, dtype=np.int64)
+    for start in range(0, flat.size, _DRAWS):
+        checkpoint()
+        out[start : start + _DRAWS] = rng.binomial(flat[start : start + _DRAWS], p)
+    return out.reshape(np.shape(n))
 
 
 def _parity(x: np.ndarray) -> np.ndarray:
@@ -101,7 +115,7 @@ class Hadamard(SupportAnalyzer):
     def sample_aggregate(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Exact draw of the report histogram over [K] by dyadic binomial splitting (module doc)."""
         counts = np.asarray(counts, dtype=np.int64)
-        inside = rng.binomial(counts, self.p)
+        inside = _binomial(rng, counts, self.p)
         # groups[node, w, t]: respondents in the current dyadic block of j whose remaining
         # constraint is <w, j_low> = t; initially one block, w = v+1
         groups = np.zeros((1, self.K, 2), dtype=np.int64)
@@ -109,7 +123,7 @@ class Hadamard(SupportAnalyzer):
         while groups.shape[1] > 1:
             split = groups.reshape(groups.shape[0], 2, -1, 2)  # [node, top bit of w, rest of w, t]
             free, bound = split[:, 0], split[:, 1]
-            up_free, up_bound = rng.binomial(free, 0.5), rng.binomial(bound, 0.5)
+            up_free, up_bound = _binomial(rng, free, 0.5), _binomial(rng, bound, 0.5)
             up_bound[:, 0] = [0, 1] * bound[:, 0]  # w = top bit only: j's top bit must equal t
             low = free - up_free + bound - up_bound  # top bit 0: t unchanged
             high = up_free + up_bound[..., ::-1]  # top bit 1: t flips where w_top = 1

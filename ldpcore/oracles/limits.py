@@ -75,5 +75,5 @@ def check_reference(oracle, n: int) -> None:
     require(
         cells <= REFERENCE_CELLS,
         f"the per-respondent reference needs {cells:,} cells of memory for {n:,} "
-        f"respondents; the limit is {REFERENCE_CELLS:,}.",
+        f"respondent{'' if n == 1 else 's'}; the limit is {REFERENCE_CELLS:,}.",
     )

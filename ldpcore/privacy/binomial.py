@@ -2,15 +2,53 @@
 evaluates (Boost's, and its own log-pmf formula) at integer k, without importing scipy.stats (about a
 second) and without its per-call argument handling (about a millisecond a call); outside the support
 0..n, the limits (pmf 0, log-pmf -inf, cdf 0 or 1, sf 1 or 0). ``tail_window`` is the one window of
-whole numbers that the audits and the sketches keep of a binomial law."""
+whole numbers that the audits and the sketches keep of a binomial law.
+
+The pmf, cdf and sf call SciPy's private ufuncs behind scipy.stats.binom (``_binom_pmf``,
+``_binom_cdf``, ``_binom_sf`` in scipy.special). A SciPy without them (private names may change in
+any release) falls back to scipy.stats.binom, which computes the same numbers more slowly, and
+says so once per process (a RuntimeWarning)."""
 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Callable
 
 import numpy as np
-from scipy.special import _ufuncs as scu
 from scipy.special import gammaln, xlog1py, xlogy
+
+
+def _private_kernels() -> dict[str, Callable] | None:
+    """SciPy's private binomial ufuncs by function name, or None where this SciPy lacks them."""
+    try:
+        from scipy.special import _ufuncs
+
+        return {"pmf": _ufuncs._binom_pmf, "cdf": _ufuncs._binom_cdf, "sf": _ufuncs._binom_sf}
+    except (ImportError, AttributeError):
+        return None
+
+
+_KERNELS = _private_kernels()
+_warned = False
+
+
+def _kernel(name: str) -> Callable:
+    """The private ufunc, else scipy.stats.binom's method of that name (same values at integer k in 0..n)."""
+    global _warned
+    if _KERNELS is not None:
+        return _KERNELS[name]
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            "this SciPy lacks the private binomial ufuncs (scipy.special._ufuncs._binom_pmf, _binom_cdf, "
+            "_binom_sf); ldpcore's accountants use scipy.stats.binom instead: the same numbers, more slowly.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    from scipy.stats import binom
+
+    return getattr(binom, name)
 
 
 def _args(k, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -22,7 +60,7 @@ def _args(k, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def pmf(k, n, p) -> np.ndarray:
     k, n, inside = _args(k, n)
-    return np.where((k >= 0) & (k <= n), scu._binom_pmf(inside, n, p), 0.0)
+    return np.where((k >= 0) & (k <= n), _kernel("pmf")(inside, n, p), 0.0)
 
 
 def logpmf(k, n, p) -> np.ndarray:
@@ -33,12 +71,12 @@ def logpmf(k, n, p) -> np.ndarray:
 
 def cdf(k, n, p) -> np.ndarray:
     k, n, inside = _args(k, n)
-    return np.where(k < 0, 0.0, np.where(k >= n, 1.0, scu._binom_cdf(inside, n, p)))
+    return np.where(k < 0, 0.0, np.where(k >= n, 1.0, _kernel("cdf")(inside, n, p)))
 
 
 def sf(k, n, p) -> np.ndarray:
     k, n, inside = _args(k, n)
-    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, scu._binom_sf(inside, n, p)))
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, _kernel("sf")(inside, n, p)))
 
 
 def tail_window(n: int, p: float, tail: float) -> tuple[int, int]:

@@ -555,6 +555,8 @@ register(
 
 
 def _tight_region(n, delta, k):
+    if n < 2:
+        return 0.0, 0.0, f"the exact curve needs n >= 2 respondents: one alone has nobody to hide among (n={n:,})."
     if n > tight.N_MAX:
         return 0.0, 0.0, f"the exact curve takes n <= {tight.N_MAX:,} respondents (n={n:,})."
     return EPS0_MIN, EPS0_MAX, ""

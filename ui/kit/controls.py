@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.errors import InputError, check_delta
+from ui.kit import url
 from ui.kit.feedback import input_errors
 
 # eps from 0.01 to 20 in round steps, about ten a decade (roughly log-spaced)
@@ -100,8 +101,10 @@ def eps_c_slider(label: str = "Central epsilon eps_c", key: str = "eps_c", conta
     )
     if raw is not None and not _in_range(raw, lo, hi):
         container.warning(
-            f"The URL's {key}={raw!r} is not a number from {lo:g} to {hi:g}: using the default {key} = {default:g}."
+            f"The URL's {key}={url.shown(raw)} is not a number from {lo:g} to {hi:g}: using the default "
+            f"{key} = {default:g}."
         )
+        url.warned(key)
     return value
 
 

@@ -8,6 +8,7 @@ Pure formatting: no privacy logic (every number comes from ldpcore).
 from __future__ import annotations
 
 import math
+import re
 
 EPS = "ε"
 DELTA = "δ"
@@ -94,3 +95,17 @@ def or_reason(x: float | None, reason: str, digits: int = 4) -> str:
     if math.isinf(x):
         return INF_WORDS
     return f"{x:,.0f}" if abs(x) >= 10**digits else f"{x:.{digits}g}"
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:=&^\"'])")
+MAX_SHOWN = 200  # characters of a user's text shown in a message
+
+
+def plain(text: object, limit: int | None = MAX_SHOWN) -> str:
+    """A user's text (a file name, a label, an error naming them) as Markdown that shows it as it is: every
+    ASCII punctuation character backslash-escaped (CommonMark: no link, image, emphasis, HTML, Streamlit colour
+    or icon directive, math), line breaks as blanks, longer than limit characters shortened with its length."""
+    text = " ".join(str(text).splitlines())
+    if limit is not None and len(text) > limit:
+        text = f"{text[: limit - 40]}... ({len(text):,} characters)"
+    return _MARKDOWN.sub(r"\\\1", text)

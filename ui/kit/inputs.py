@@ -12,8 +12,10 @@ from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import SAMPLES as INGEST_SAMPLES
 from ldpcore.data.loaders import CSV_SUFFIXES, is_csv, load_upload
 from ldpcore.experiment.protocol.spec import default_delta
+from ldpcore.export.reproduce import Dataset, Source, Upload
 from ui.kit.cache import cached
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
+from ui.kit.format import plain
 from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
@@ -24,12 +26,14 @@ IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
 
 @dataclass(frozen=True)
 class Input:
-    """The chosen data, a cache key naming it, and the delta the paper used (or a default)."""
+    """The chosen data, a cache key naming it, the delta the paper used (or a default), and where it comes from
+    (the source a view's script loads it from again: ldpcore.export.reproduce)."""
 
     hist: Histogram
     key: str
     delta: float
     report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
+    source: Source | None = None
 
 
 @cached("data", spinner="Loading the data...")
@@ -79,21 +83,25 @@ def data_sidebar() -> Input:
             _upload_control()
         max_side, scale = _image_controls(name)
     if name in (RECORDS, POINTS) or name in SAMPLES:
-        hist, report, key = records_input(name)
-        return Input(hist, key, default_delta(hist.n), report)
+        hist, report, key, source = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report, source)
     with input_errors():
         if name == UPLOAD:
             return _uploaded(fresh, scale, max_side)
         hist = _load_bundled(name, max_side)
-        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta)
+        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta, source=Dataset(name, max_side or None))
 
 
 def _upload_control() -> None:
     """The image or CSV uploader; a new file is kept in the session (read and hashed once per upload)."""
-    f = st.file_uploader(
+    f = file_upload(
+        st,
         "Image (PNG, JPEG, ...) or histogram CSV",
-        type=IMAGE_TYPES + list(CSV_SUFFIXES),
+        key="upload_file",
+        types=IMAGE_TYPES + list(CSV_SUFFIXES),
         help="CSV: one count per line, or value,count rows under a header.",
+        larger="downsample the image, or aggregate records with `python -m ldpcore histogram --out counts.csv` "
+        "(README: Your own data) and upload the counts.",
     )
     if f is not None and st.session_state.get("upload", (None,))[0] != f.file_id:
         data = f.getvalue()  # hashed once per upload, not on every rerun
@@ -143,6 +151,7 @@ def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
         )
         st.stop()
     _, fname, data, digest = st.session_state["upload"]
-    st.caption(f"Data: your upload **{fname}** (kept for this browser tab, on every page).")
+    st.caption(f"Data: your upload **{plain(fname)}** (kept for this browser tab, on every page).")
     hist = _load_upload(digest, fname, data, scale, max_side)
-    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n))
+    source = Upload(fname, scale, max_side or None)
+    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), source=source)

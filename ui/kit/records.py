@@ -15,8 +15,10 @@ from ldpcore.data import ingest
 from ldpcore.data.histogram import Histogram
 from ldpcore.data.ingest import IngestReport
 from ldpcore.errors import InputError
+from ldpcore.export.reproduce import Points, Records, Sample, Source
 from ui.kit.cache import cached
-from ui.kit.feedback import input_errors
+from ui.kit.feedback import file_upload, input_errors
+from ui.kit.format import plain
 
 RECORDS, POINTS = "records", "points"  # the data choices (short: a bound selectbox writes them into the URL)
 SAMPLES = tuple(ingest.SAMPLES)  # the bundled samples (app-events: records, city-points: points)
@@ -55,11 +57,14 @@ def _sample(name: str) -> tuple[Histogram, IngestReport]:
 
 def _upload() -> tuple[str, bytes, str]:
     """The uploaded file (name, bytes, digest), kept in the session across pages and reruns."""
-    f = st.sidebar.file_uploader(
+    f = file_upload(
+        st.sidebar,
         "CSV, TSV or Parquet file with a header",
-        type=RECORD_TYPES,
+        types=RECORD_TYPES,
         key="records_file",
         help="Files above the upload limit: aggregate them with `python -m ldpcore histogram` (see the README).",
+        larger="aggregate it with `python -m ldpcore histogram --out counts.csv` (README: Your own data) and "
+        "upload the counts.",
     )
     if f is not None and st.session_state.get("records_upload", (None,))[0] != f.file_id:
         data = f.getvalue()
@@ -96,15 +101,16 @@ def _index(names: list[str], wanted: str | None) -> int:
     return names.index(wanted) if wanted in names else 0
 
 
-def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
+def records_input(kind: str) -> tuple[Histogram, IngestReport, str, Source]:
     """Draw the controls of a raw-records or points input (or load a sample); return the Histogram, its
-    IngestReport and a cache key naming both. Bad files and options: one st.error line, and the page stops."""
+    IngestReport, a cache key naming both and the source a script reads it from again. Bad files and options:
+    one st.error line, and the page stops."""
     side = st.sidebar
     if kind in SAMPLES:
         with input_errors():
             hist, report = _sample(kind)
         show_report(report)
-        return hist, report, f"sample:{kind}"
+        return hist, report, f"sample:{kind}", Sample(kind)
     name, data, digest = _upload()
     with input_errors():
         names = list(_columns(digest, name, data))
@@ -148,7 +154,17 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str]:
         options.update(_user_controls(side, names))
         hist, report = _read(digest, name, data, kind, options)
     show_report(report)
-    return hist, report, f"{kind}:{digest}:{sorted(options.items())}"
+    return hist, report, f"{kind}:{digest}:{sorted(options.items())}", _source(kind, name, options)
+
+
+def _source(kind: str, name: str, options: dict) -> Source:
+    """Where a script reads the records again: the file by its name, with the controls' column, rule, bins or box."""
+    users = {"user_column": options["user_column"], "per_user": options["per_user"]}
+    if kind == POINTS:
+        return Points(name, options["lat"], options["lon"], options["width"], options["bbox"], **users)
+    if options["numeric"]:
+        return Records(name, options["column"], options["bins"], options["value_range"], **users)
+    return Records(name, options["column"], **users)
 
 
 def show_report(report: IngestReport) -> None:
@@ -166,7 +182,7 @@ def show_report(report: IngestReport) -> None:
     rows += [("respondents n", report.respondents)]
     table = "\n".join(f"| {label} | {value:,} |" for label, value in rows)
     st.sidebar.markdown(
-        f"**{report.file}** ({report.kind}; {report.rule})\n\n| read | count |\n|---|---:|\n{table}",
+        f"**{plain(report.file)}** ({report.kind}; {report.rule})\n\n| read | count |\n|---|---:|\n{table}",
         help="Every row is kept or left out for one reason: rows = kept + NULL + empty + out of domain"
         + (" + without a user id." if report.users is not None else "."),
     )

@@ -9,7 +9,10 @@ most DISPLAY_WIDTH pixels wide).
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -18,6 +21,7 @@ import streamlit as st
 from PIL import Image
 
 from ldpcore.data.histogram import Histogram
+from ldpcore.errors import checkpoint, stop_when
 from ldpcore.experiment.protocol.run import (
     Cell,
     Failed,
@@ -35,6 +39,8 @@ from ui.kit.inputs import Input
 DISPLAY_WIDTH = 800  # px: the widest image sent for display (a column of the wide layout is narrower)
 FAST = 1  # PNG compression level of displayed images (downloads keep the default)
 WORKERS = 2  # a grid's cells run at once: numpy releases the GIL while drawing, so two cores fill it together
+POLL_SECONDS = 0.2  # how often a page waiting for cells yields to Streamlit (where a left or rerun session stops)
+GRID_SECONDS = 600  # the longest one view (a sweep, a report table) computes: then it stops with a warning
 
 
 def run_spec(method: Method, eps_c: float) -> tuple[dict, bool]:
@@ -123,40 +129,70 @@ def original_png(inp: Input, max_width: int = DISPLAY_WIDTH) -> bytes:
     return _original_png(inp.key, inp.hist, int(max_width))
 
 
+@cached("results")
+def _slim_cell_of(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, postprocess: str | None
+) -> Cell:
+    return without_estimate(cell_of(input_key, _hist, spec, central, seed, postprocess))
+
+
+def slim_cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
+    """cell() without its estimate (metrics, privacy, plan: what a sweep keeps), cached on its own in the small
+    results cache, so that a repeat of a sweep larger than the runs cache is served without running it again."""
+    slim = _slim_cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), method.postprocess)
+    return replace(slim, method=method.label)
+
+
 def grid(inp: Input, methods, eps_cs, seed: int, label: str, png_width: int | None = None) -> list[Cell]:
-    """Every method at every eps_c, cached per cell, with a progress bar naming the cell being computed; the
-    cells' estimates are left out (a sweep's list would otherwise hold all of them at once: get one with
-    cell() or cell_png()). png_width: also make each cell's picture (cell_png) right after its run, while its
-    estimate is certainly in the runs cache (a grid larger than that cache would otherwise simulate the cells
-    it evicted a second time to draw them).
+    """Every method at every eps_c as slim_cell()s, cached per cell, with a progress bar naming the cell being
+    waited for (get a cell's estimate with cell() or cell_png()). png_width: also make each cell's picture
+    (cell_png) right after its run, while its estimate is certainly in the runs cache (a grid larger than that
+    cache would otherwise simulate the cells it evicted a second time to draw them).
 
     The cells are independent runs: WORKERS threads compute them into the shared caches in the grid's order
-    while the progress bar takes them in that order as they land (the cache runs each once); cells a rerun no
-    longer needs are cancelled, a running one finishes into the cache."""
+    (the caches run each once, whichever session asks first), while the page waits for them in that order,
+    yielding to Streamlit every POLL_SECONDS: a session that left or reran stops there, and then its cells not
+    yet started are never started and the running ones stop at their next checkpoint (ldpcore.errors).
+    A grid that takes longer than GRID_SECONDS stops with a warning (the cells done are kept)."""
     bar = st.progress(0.0, text=label)
     total = len(methods) * len(eps_cs)
-    done = 0
+    stop = threading.Event()
 
-    def ahead(m: Method, e: float) -> None:  # cell_png runs the cell first (an undefined one has no picture)
-        if png_width is None:
-            cell(inp, m, e, seed)
-        else:
-            cell_png(inp, m, e, seed, max_width=png_width)
+    def ahead(m: Method, e: float) -> Cell:
+        with stop_when(stop.is_set):
+            checkpoint()  # a cell not started before its page left is never started
+            if png_width is not None:
+                cell_png(inp, m, e, seed, max_width=png_width)  # runs the cell first (an undefined one has none)
+            return slim_cell(inp, m, e, seed)
+
+    pool = ThreadPoolExecutor(WORKERS)
+    futures = {(id(m), e): pool.submit(ahead, m, e) for e in eps_cs for m in methods}
+    start, done = time.monotonic(), 0
 
     def one(m: Method, e: float, _h, s: int) -> Cell:
         nonlocal done
-        bar.progress(done / total, text=f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})")
+        text = f"{label}: {m.label} at eps_c = {e:.3g} ({done + 1} of {total})"
+        while True:
+            bar.progress(done / total, text=text)  # a yield to Streamlit: a session that left or reran stops here
+            try:
+                found = futures[(id(m), e)].result(timeout=POLL_SECONDS)
+                break
+            except FuturesTimeout:
+                if time.monotonic() - start > GRID_SECONDS:
+                    stop.set()
+                    st.warning(
+                        f"{label} stopped after {GRID_SECONDS} s, the most one view computes ({done} of {total} "
+                        "cells done, kept for the next view): choose fewer points or encodings, or a smaller "
+                        "max side."
+                    )
+                    st.stop()
         done += 1
-        ahead(m, e)  # the cell (and its picture) as the pool makes it: whichever comes first, the cache runs it once
-        return without_estimate(cell(inp, m, e, s))
+        return replace(found, method=m.label)
 
-    pool = ThreadPoolExecutor(WORKERS)
     try:
-        for e in eps_cs:
-            for m in methods:
-                pool.submit(ahead, m, e)
         cells = sweep(methods, eps_cs, inp.hist, seed, evaluate_cell=one)
     finally:
+        stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
     bar.empty()
     return cells

@@ -185,6 +185,7 @@ def read_points(
     with InputFile(source, name, delimiter, memory_limit, threads) as inp:
         lat = _detect(inp, lat, LAT_NAMES, "latitude")
         lon = _detect(inp, lon, LON_NAMES, "longitude")
+        require(lat != lon, f"{inp.name}: the latitude and longitude columns must differ (both are {lat!r}).")
         y, x = inp.number(lat, "latitude column"), inp.number(lon, "longitude column")
         box = _extent(inp, x, y) if bbox is None else parse_bbox(bbox)
         west, south, east, north = box

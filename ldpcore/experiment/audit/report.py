@@ -10,7 +10,7 @@ import numpy as np
 
 from ldpcore.data.datasets import load_dataset
 from ldpcore.data.histogram import Histogram
-from ldpcore.errors import check_whole, require
+from ldpcore.errors import MAX_D, check_whole, require
 from ldpcore.experiment.audit.observers import (
     DEFAULT_TRIALS,
     ObserverAudit,
@@ -63,7 +63,7 @@ class AuditReport:
 def uniform(n: int, d: int) -> Histogram:
     """n respondents spread evenly over d values (the first n mod d values one more): the data of an audit
     without a dataset."""
-    n, d = check_whole(n, 2, "n (respondents)"), check_whole(d, 2, "d (domain size)")
+    n, d = check_whole(n, 2, "n (respondents)"), check_whole(d, 2, "d (domain size)", MAX_D)  # before the counts
     counts = np.full(d, n // d, dtype=np.int64)
     counts[: n % d] += 1
     return Histogram(counts, f"uniform over d = {d:,} values, n = {n:,}")

@@ -16,7 +16,7 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from ldpcore.errors import MAX_D, InputError, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.errors import MAX_D, MAX_EPS, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.experiment.planning.error_model import (
     LINF_NOTE,
     NO_TOPK,
@@ -420,7 +420,7 @@ def check_counts(counts, eps_c, delta, notion) -> np.ndarray:
     check_whole(counts.size, 2, "the domain size d", MAX_D)
     check_n(int(counts.sum()))
     if eps_c is not None:
-        check_eps(eps_c, "eps_c")
+        check_eps(eps_c, "eps_c", MAX_EPS)
     check_delta(delta)
     require(notion in NOTIONS, f"the notion must be one of {', '.join(NOTIONS)} (got {notion!r}).")
     return counts.astype(np.int64, copy=False)

@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ldpcore.errors import MAX_D, MAX_TAU, InputError, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.errors import MAX_D, MAX_EPS, MAX_TAU, InputError, check_delta, check_eps, check_n, check_whole, require
 from ldpcore.oracles import DEFAULT_ENCODING, get_encoding
 from ldpcore.oracles.base import FrequencyOracle
 from ldpcore.oracles.extras import PlanExtras
@@ -55,9 +55,9 @@ class ProtocolSpec:
     def __post_init__(self):
         require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
         if self.eps_c is not None:
-            check_eps(self.eps_c, "eps_c")
+            check_eps(self.eps_c, "eps_c", MAX_EPS)
         if self.eps_l is not None:
-            check_eps(self.eps_l, "eps_l")
+            check_eps(self.eps_l, "eps_l", MAX_EPS)
         check_delta(self.delta)
         if self.tau is not None:
             object.__setattr__(self, "tau", check_whole(self.tau, 1, "tau (report fragments)", MAX_TAU))
@@ -83,7 +83,7 @@ class ProtocolSpec:
         if self.eps_c == eps_c and self.eps_l is None:
             return self
         spec = copy.copy(self)  # a frozen dataclass's copy does not run __post_init__
-        check_eps(eps_c, "eps_c")
+        check_eps(eps_c, "eps_c", MAX_EPS)
         object.__setattr__(spec, "eps_c", eps_c)
         object.__setattr__(spec, "eps_l", None)
         return spec

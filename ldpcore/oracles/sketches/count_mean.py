@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpcore.errors import check_whole
+from ldpcore.errors import check_whole, checkpoint
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
@@ -61,6 +61,7 @@ class CountMeanSketch(Sketch):
 
         def big_chunks():
             for start in range(0, big.size, step):
+                checkpoint()  # a block: where a run nobody waits for stops (ldpcore.errors)
                 values = big[start : start + step]
                 loads = eager if eager is not None else rng.multinomial(counts[values], uniform)
                 yield np.repeat(values, self.k), np.tile(every_row, values.size), loads.ravel()

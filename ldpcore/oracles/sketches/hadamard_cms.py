@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ldpcore.errors import require
+from ldpcore.errors import checkpoint, require
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
@@ -47,6 +47,7 @@ def fwht_rows(a: np.ndarray) -> np.ndarray:
 
     def transform(rows):
         for lo in range(rows.start, rows.stop, step):
+            checkpoint()  # a block: where a run nobody waits for stops (ldpcore.errors)
             block = a[lo : min(lo + step, rows.stop)]
             h = 1
             while h < m:
@@ -224,6 +225,7 @@ class HadamardCountMeanSketch(Sketch):
         b, sign = self._cells_signs(np.arange(self.d)[None, :], np.arange(self.k)[:, None])
         out, step = np.empty((self.k, self.d)), max(1, (1 << 22) // self.m)
         for s in range(0, self.k, step):
+            checkpoint()  # a block: where a run nobody waits for stops (ldpcore.errors)
             block = cells[s : s + step].astype(np.float64).reshape(-1, self.m // low, low)
             inner = block @ h_lo[:, b[s : s + step] % low].transpose(1, 0, 2)  # (rows, m_hi, d)
             out[s : s + step] = (h_hi[:, b[s : s + step] // low].transpose(1, 0, 2) * inner).sum(axis=1)

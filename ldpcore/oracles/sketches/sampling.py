@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from scipy.special import bdtr, gammaln, xlogy
 
-from ldpcore.errors import require
+from ldpcore.errors import carried, checkpoint, require
 from ldpcore.privacy import binomial
 
 THREADS = 2  # fixed, so a seed gives the same draw on every machine
@@ -24,6 +24,7 @@ def threaded(fn, parts, size: int, rng=None) -> list:
     """fn(part), or fn(generator, part) with generators spawned from rng, on THREADS threads when
     the work (size, in cells) is large; the result never depends on the threading."""
     args = [parts] if rng is None else [rng.spawn(len(parts)), parts]
+    fn = carried(fn)  # each part starts with a checkpoint (ldpcore.errors), on whichever thread runs it
     if size < BLOCK:
         return list(map(fn, *args))
     with ThreadPoolExecutor(THREADS) as pool:
@@ -39,6 +40,7 @@ def repeat_blocks(keys: np.ndarray, reps: np.ndarray, block: int = BLOCK):
     cum = np.cumsum(reps)
     total = int(cum[-1]) if cum.size else 0
     for start in range(0, total, block):
+        checkpoint()
         stop = min(start + block, total)
         lo, hi = (int(i) for i in np.searchsorted(cum, [start, stop - 1], side="right"))
         part = np.array(reps[lo : hi + 1], dtype=np.int64)

@@ -10,7 +10,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
-from ldpcore.errors import InputError, check_eps, require
+from ldpcore.errors import InputError, check_eps, checkpoint, require
 from ldpcore.oracles.limits import check_realised, largest_eps
 from ldpcore.oracles.onehot import eps_of_flip, flip_probability
 from ldpcore.oracles.sketches.hash_family import HashFamily, SketchReports
@@ -174,6 +174,7 @@ class Sketch:
             acc, size = np.zeros(self.d), min(self.d, CHUNK)
             buf, tmp, got = np.empty(size, np.uint64), np.empty(size, np.uint64), np.empty(size, table.dtype)
             for s in range(0, self.d, CHUNK):
+                checkpoint()  # a block: where a run nobody waits for stops (ldpcore.errors)
                 c, size = chars[:, s : s + CHUNK], min(CHUNK, self.d - s)
                 for j in rows:
                     if signed:
@@ -206,6 +207,7 @@ class Sketch:
             cells, got = np.empty(CHUNK, np.intp), np.empty(CHUNK, table.dtype)
             idx, neg = np.empty(CHUNK, np.intp), np.empty(CHUNK, bool)
             for s in range(0, self.d, CHUNK):
+                checkpoint()  # a block: where a run nobody waits for stops (ldpcore.errors)
                 size = min(CHUNK, self.d - s)
                 lines, x1, x2, x3 = -(-size // 256), (s >> 8) & 255, (s >> 16) & 255, (s >> 24) & 255
                 grid, c, a, v = cells[: lines * 256].reshape(lines, 256), cells[:size], acc[:size], got[:size]
