@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
-from ldpcore.experiment.protocol.run import paper_methods
+from ldpcore.experiment.protocol.run import paper_methods, with_postprocessing
 from ldpcore.export.reproduce import TradeoffsView
 from ldpcore.export.reproduce.sweeps import fine_points
 from ldpcore.export.view_records import tradeoffs_record
@@ -17,7 +17,7 @@ from ui.kit.controls import EPS_C_GRID
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import POSTPROCESS_HELP, compare_control, protocol_sidebar, taus_control
 from ui.kit.take_home import take_home
-from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at, with_postprocessing
+from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
 
 st.title("Trade-offs")
 st.caption(
@@ -104,9 +104,7 @@ st.caption(
 )
 if inp.source is not None:  # the view as code: its script and notebook print the record
     view = TradeoffsView(
-        inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion
+        inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion, tuple(chosen)
     )
-    # the record (and the view's script) holds the columns without post-processing: the script does not choose one
-    raw_measured = [c for c in measured if c.method in curves]
-    record = partial(tradeoffs_record, inp.hist, seed, notion, base_methods, raw_measured, eps_fine, curves, eps_c, at)
+    record = partial(tradeoffs_record, inp.hist, seed, notion, methods, measured, eps_fine, curves, eps_c, at)
     take_home(view, "tradeoffs", record)

@@ -40,6 +40,9 @@ VIEWS = {
     "tradeoffs": r.TradeoffsView(
         r.Dataset("child"), SPEC, 0, 1.0, 0.05, 2.0, 8, (4, 16, 256), True, ("grr", "cms"), "replacement"
     ),
+    "tradeoffs_postprocessed": r.TradeoffsView(
+        r.Dataset("horse", 16), SPEC, 0, 1.0, 0.5, 1.0, 2, (4,), True, (), "native", ("norm-sub", "mle")
+    ),
     "report_table": r.ReportTableView(r.Upload("photo.png", 2.5, 64), SPEC, 0, (0.05, 1.0), (4,), True, (), "native"),
     "report_table_simplex": r.ReportTableView(
         r.Dataset("horse", 32), SPEC, 0, (1.0,), (), True, (), "native", "simplex"

@@ -4,12 +4,10 @@ cached like ui.kit.runs), and the figures and table of RMSE, local epsilons and 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import plotly.graph_objects as go
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Method, analytic
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS
@@ -26,18 +24,6 @@ from ui.kit.runs import run_spec
 def _curve(input_key: str, _hist: Histogram, spec: dict, central: bool, eps_grid: tuple) -> list[dict | None]:
     method = Method("", ProtocolSpec(**spec), central)
     return [analytic(method, e, _hist) for e in eps_grid]
-
-
-def with_postprocessing(methods: list[Method], chosen: list[str]) -> list[Method]:
-    """The columns and, for each chosen post-processing, every column again showing its estimate after it (the
-    central baseline too for the methods that need no law of the reports)."""
-    extra = [
-        replace(m, label=f"{m.label} + {name}", postprocess=name)
-        for name in chosen
-        for m in methods
-        if not (m.central and POSTPROCESS[name].needs_law)
-    ]
-    return methods + extra
 
 
 def curve(inp: Input, method: Method, eps_grid) -> list[dict | None]:

@@ -76,6 +76,12 @@ def reconstruct_record(
     }
 
 
+def _method_record(m: Method) -> dict:
+    """A column: its label, whether it is the central baseline, its spec and its post-processing (where any)."""
+    head = {"label": m.label, "central": m.central, "spec": m.spec.as_dict()}
+    return head if m.postprocess is None else {**head, "postprocess": m.postprocess}
+
+
 def tradeoffs_record(
     hist: Histogram,
     seed: int,
@@ -87,15 +93,15 @@ def tradeoffs_record(
     eps_c: float,
     at: Mapping[str, dict | None],
 ) -> dict:
-    """Trade-offs: every measured cell, the analytic curves of every method on the fine grid of eps_c, and the
-    analytic values at the chosen eps_c (the page's table), in the methods' native notions (notion: the one
-    the charts restate them in)."""
+    """Trade-offs: every measured cell (the columns after a post-processing among them), the analytic curves of
+    every column without one on the fine grid of eps_c, and the analytic values at the chosen eps_c (the page's
+    table), in the methods' native notions (notion: the one the charts restate them in)."""
     return {
         "input": hist.name,
         "seed": seed,
         "notion": notion,
         "eps_c": eps_c,
-        "methods": [{"label": m.label, "central": m.central, "spec": m.spec.as_dict()} for m in methods],
+        "methods": [_method_record(m) for m in methods],
         "measured": [cell_record(c) for c in measured],
         "analytic": {"eps_c": _list(eps_fine), "curves": {k: list(v) for k, v in curves.items()}},
         "at_eps_c": dict(at),

@@ -199,6 +199,19 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
     ]
 
 
+def with_postprocessing(methods: list[Method], chosen) -> list[Method]:
+    """The columns and, for each chosen post-processing (names of METHODS), every column again showing its
+    estimate after it, labelled '<column> + <name>' (the central baseline too for the methods that need no law
+    of the reports)."""
+    extra = [
+        replace(m, label=f"{m.label} + {name}", postprocess=name)
+        for name in chosen
+        for m in methods
+        if not (m.central and METHODS[name].needs_law)
+    ]
+    return methods + extra
+
+
 @dataclass(frozen=True)
 class Measured:
     """One (method, eps_c) evaluation that ran: the estimate (None once left out: without_estimate) and its error

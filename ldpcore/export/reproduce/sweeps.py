@@ -51,7 +51,14 @@ def _grid(lo: float, hi: float, points: int) -> str:
     return f"[{literal(lo)}]"
 
 
-SWEEP_CODE = """measured = ldpcore.sweep(methods, eps_measured, hist, SEED)
+POST_SWEEP_WORDS = (
+    " Beside them, every column again after each post-processing of POSTPROCESS (ldpcore.experiment.protocol."
+    "postprocess), applied to the same runs' raw estimates: measured only, a post-processed estimate's error "
+    "has no analytic line."
+)
+POST_SWEEP = "columns = with_postprocessing(methods, POSTPROCESS)\n"
+
+SWEEP_CODE = """measured = ldpcore.sweep({columns}, eps_measured, hist, SEED)
 for cell in measured:
     at = f"{cell.method} at eps_c = {cell.eps_c:.4g}"
     if cell.error:
@@ -72,7 +79,8 @@ TRADEOFF_FIGURES = '''def figures(
     methods: list, curves: dict, measured: list, notion: str
 ) -> "list[go.Figure]":
     """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers
-    (open: raw, filled: clipped); epsilons restated in `notion` where it is replacement."""
+    (open: raw, filled: clipped, diamonds: after a post-processing); epsilons restated
+    in `notion` where it is replacement."""
     import plotly.graph_objects as go
     from plotly.colors import qualitative
 
@@ -80,17 +88,24 @@ TRADEOFF_FIGURES = '''def figures(
     for i, m in enumerate(methods):
         color = {"color": qualitative.Plotly[i % 10]}
         native = "removal" if m.central else ENCODINGS[m.spec.encoding].neighbouring
-        line = [c for c in curves[m.label] if c is not None]
+        line = [c for c in curves.get(m.label, []) if c is not None]
         x = [on_notion(c["eps_c"], native, notion).eps for c in line]
         y = [c["rmse_raw"] for c in line]
-        error.add_scatter(x=x, y=y, mode="lines", name=m.label, line=color)
+        if line:
+            error.add_scatter(x=x, y=y, mode="lines", name=m.label, line=color)
         ok = [c for c in measured if c.method == m.label and c.error is None]
         at = [on_notion(c.privacy["eps_c"], native, notion).eps for c in ok]
-        for key, symbol in (("rmse_raw", "circle-open"), ("rmse", "circle")):
+        marks = [("rmse", "diamond")]
+        if not m.postprocess:
+            marks = [("rmse_raw", "circle-open"), ("rmse", "circle")]
+        for key, symbol in marks:
             y = [c.metrics[key] for c in ok]
             mark = {**color, "symbol": symbol}
-            error.add_scatter(x=at, y=y, mode="markers", marker=mark, showlegend=False)
-        if m.central:
+            legend = m.postprocess is not None
+            error.add_scatter(
+                x=at, y=y, mode="markers", marker=mark, name=m.label, showlegend=legend
+            )
+        if m.central or m.postprocess:
             continue
         for key, dash in (("eps_l_inf", None), ("eps_l_1", "dash")):
             y = [on_notion(c[key], native, notion).eps for c in line]
@@ -112,7 +127,8 @@ TRADEOFF_FIGURES = '''def figures(
 class TradeoffsView:
     """The Trade-offs page: the data, the sidebar's spec and seed, the chosen eps_c, the sweep from lo to hi
     (points measured, the analytic lines on a finer grid), the tau columns, the central baseline, the
-    encodings to compare, and the notion the charts restate epsilons in."""
+    encodings to compare, the notion the charts restate epsilons in, and the post-processings measured beside
+    the columns."""
 
     source: Source
     spec: ProtocolSpec
@@ -125,6 +141,7 @@ class TradeoffsView:
     central: bool
     compare: tuple[str, ...]
     notion: str
+    postprocess: tuple[str, ...] = ()  # a measured curve per method and column after each
 
     @property
     def fine_points(self) -> int:
@@ -135,7 +152,8 @@ class TradeoffsView:
             *self.source.imports,
             "import ldpcore",
             "import numpy as np",
-            "from ldpcore.experiment.protocol.run import analytic",
+            "from ldpcore.experiment.protocol.run import analytic"
+            + (", with_postprocessing" if self.postprocess else ""),
             "from ldpcore.export import to_json",
             "from ldpcore.export.view_records import tradeoffs_record",
             "from ldpcore.oracles import ENCODINGS",
@@ -160,15 +178,19 @@ class TradeoffsView:
             Step(
                 "The measured points",
                 "Every method simulated at each measured eps_c with the seed (ldpcore.sweep: the same cells as "
-                "the page's); a setting a method cannot reach is a cell with the reason.",
-                f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n{SWEEP_CODE}",
+                "the page's); a setting a method cannot reach is a cell with the reason."
+                + (POST_SWEEP_WORDS if self.postprocess else ""),
+                f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n"
+                + (f"POSTPROCESS = {literal(list(self.postprocess))}\n{POST_SWEEP}" if self.postprocess else "")
+                + SWEEP_CODE.replace("{columns}", "columns" if self.postprocess else "methods"),
             ),
         )
-        names = ("hist", "SEED", atom(literal(self.notion)), "methods", "measured", "eps_fine", "curves", "EPS_C")
+        columns = "columns" if self.postprocess else "methods"
+        names = ("hist", "SEED", atom(literal(self.notion)), columns, "measured", "eps_fine", "curves", "EPS_C")
         record = call("tradeoffs_record", *names, "at_eps_c")
         charts = Charts(
             TRADEOFF_FIGURES,
-            call("figures", "methods", "curves", "measured", atom(literal(self.notion))),
+            call("figures", columns, "curves", "measured", atom(literal(self.notion))),
             "plotly",
             "The page's three charts: error, local epsilons (solid: eps per phone; dashed: per captured "
             "shuffler) and messages against eps_c.",
