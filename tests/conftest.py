@@ -1,5 +1,7 @@
 """Shared test helpers: AppTest page helpers, upload builders, and the browser fixtures."""
 
+import contextlib
+import io
 import os
 import re
 import resource
@@ -8,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +48,35 @@ def cli_measured(*args, limit_bytes: int) -> tuple[int, str, int]:
             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes)),
         )
         return out.returncode, out.stderr, int(peak_file.read_text()) * 1024
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What `python -m ldpcore ARGS` gave: its status and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args) -> CliResult:
+    """`python -m ldpcore ARGS` in this process, from the repository's folder (as a subprocess would run it, at a
+    fraction of the cost: the library is imported once per test worker). Argparse's usage errors exit with their
+    status; everything else is main()'s return value."""
+    from ldpcore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main([str(a) for a in args])
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+    return CliResult(status, out.getvalue(), err.getvalue())
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

@@ -5,11 +5,9 @@ forward agree on the conservative side, never below the exact binary-RR curve.""
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +15,6 @@ from ldpcore.cli import main
 from ldpcore.errors import InputError
 from ldpcore.privacy.bounds import ALIASES, BOUNDS, Amplification, get_bound
 
-ROOT = Path(__file__).resolve().parent.parent
 PROPERTY = settings(max_examples=30, deadline=None, derandomize=True)
 BINARY_K = 2  # the binary-RR setting: k-RR bounds and SOLH on 2 values are binary RR
 
@@ -141,26 +138,7 @@ def test_framework_extension_keeps_the_old_shape():
 
 
 def test_cli_amplify_json_end_to_end():
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ldpcore",
-            "amplify",
-            "--bound",
-            "solh",
-            "--eps-c",
-            "0.5",
-            "--n",
-            "1e6",
-            "--delta",
-            "1e-9",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    out = cli("amplify", "--bound", "solh", "--eps-c", "0.5", "--n", "1e6", "--delta", "1e-9", "--json")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     for key in ("bound", "eps0", "eps_c", "n", "delta", "valid", "reason", "neighbouring", "citation"):

@@ -1,19 +1,10 @@
 """The command line: stable JSON fields, files written, one-line errors with status 2."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import huge_png
+from conftest import cli, huge_png
 from PIL import Image
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpcore", *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def test_privacy_json():

@@ -3,19 +3,14 @@
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "ldpcore" / "data" / "bundled"
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpcore", *map(str, args)], cwd=ROOT, capture_output=True, text=True)
 
 
 def one_line_error(out, message: str):

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_support import CHROMIUM_ARGS, assert_no_error, chromium_path, needs_browser, streamlit_server, wait_idle
+from e2e_support import assert_no_error, needs_browser, streamlit_server, wait_idle
 
 pytestmark = [pytest.mark.browser, needs_browser()]
 
@@ -30,16 +30,6 @@ def cores_used(pid: int, seconds: float) -> float:
 def server():
     with streamlit_server(timeout=180) as (url, proc):
         yield url, proc.pid
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def test_a_session_that_leaves_a_map_sweep_stops_its_work_within_5_s(server, browser):

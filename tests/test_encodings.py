@@ -3,12 +3,10 @@ metrics; the measured raw error matches the analytic variance; the CLI and spec 
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cli
 
 from ldpcore.data.datasets import load_dataset
 from ldpcore.errors import InputError
@@ -16,9 +14,6 @@ from ldpcore.experiment.protocol.run import paper_methods, run
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.fake_reports import murs_eps_server, murs_eps_users
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 SKETCHES = [name for name, e in ENCODINGS.items() if "k" in e.param_names]
 
@@ -169,62 +164,33 @@ def test_fragments_and_accountants_are_checked_per_encoding():
 
 
 def test_cli_oracles_and_run_encoding():
-    out = subprocess.run(
-        [sys.executable, "-m", "ldpcore", "oracles", "--json"], cwd=ROOT, capture_output=True, text=True
-    )
+    out = cli("oracles", "--json")
     encodings = json.loads(out.stdout)["encodings"]
     assert [e["name"] for e in encodings] == list(ENCODINGS)
     cms = encodings[list(ENCODINGS).index("cms")]
     assert cms["certified"] is True and [p["name"] for p in cms["params"]] == ["k", "m"]
     assert encodings[list(ENCODINGS).index("sketch-fragments")]["certified"] is False
     assert cms["params"][0]["default"] == 1024 and cms["params"][1]["default"] == 65_536
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ldpcore",
-            "run",
-            "--dataset",
-            "horse",
-            "--max-side",
-            "64",
-            "--encoding",
-            "oue",
-            "--eps-c",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    out = cli("run", "--dataset", "horse", "--max-side", "64", "--encoding", "oue", "--eps-c", "1", "--json")
     rec = json.loads(out.stdout)
     assert rec["encoding"] == "oue" and rec["accountant"] == "fmt21-numeric" and rec["expected_messages"] == 1.0
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ldpcore",
-            "run",
-            "--dataset",
-            "horse",
-            "--max-side",
-            "64",
-            "--encoding",
-            "count-sketch",
-            "--param",
-            "k=16",
-            "--param",
-            "m=1024",
-            "--param",
-            "combine=mean",
-            "--eps-c",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = cli(
+        "run",
+        "--dataset",
+        "horse",
+        "--max-side",
+        "64",
+        "--encoding",
+        "count-sketch",
+        "--param",
+        "k=16",
+        "--param",
+        "m=1024",
+        "--param",
+        "combine=mean",
+        "--eps-c",
+        "1",
+        "--json",
     )
     rec = json.loads(out.stdout)
     assert rec["params"] == {"combine": "mean", "k": 16, "m": 1024} and rec["certified"] is True

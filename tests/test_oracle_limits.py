@@ -3,12 +3,10 @@ realise, named with the largest usable eps, in the library, plan() and the comma
 OLH's real hash family debiased with its exact collision probability."""
 
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cli
 from scipy import stats
 
 from ldpcore.errors import InputError
@@ -22,7 +20,6 @@ from ldpcore.oracles.onehot import OneHot, flip_probability
 from ldpcore.oracles.sketches import CountMeanSketch
 from ldpcore.oracles.unary import SUE
 
-ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = "must be at most {:.4f} .*float64 rounds its probabilities"
 
 
@@ -126,27 +123,7 @@ def test_an_accountant_above_the_limit_is_capped_with_a_note():
 
 
 def test_cli_refuses_grr_at_eps_38_with_one_line():
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ldpcore",
-            "privacy",
-            "--n",
-            "10",
-            "--delta",
-            "1e-6",
-            "--eps-l",
-            "38",
-            "--encoding",
-            "grr",
-            "--domain",
-            "4",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    out = cli("privacy", "--n", "10", "--delta", "1e-6", "--eps-l", "38", "--encoding", "grr", "--domain", "4")
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "at most 19.3834" in lines[0] and "Traceback" not in out.stderr

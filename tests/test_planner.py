@@ -7,12 +7,10 @@ import csv
 import io
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import cli
 
 from ldpcore.data.datasets import load_dataset
 from ldpcore.data.histogram import Histogram
@@ -390,12 +388,8 @@ def test_exported_confidence_intervals_cover_the_truth_95_percent_of_the_time(en
 # --- the command line -------------------------------------------------------------------------------
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpcore", *args], cwd=ROOT, capture_output=True, text=True)
-
-
 def test_cli_plan_json_has_the_issue_fields():
-    out = _cli("plan", "--dataset", "horse", "--eps-c", "1", "--json")
+    out = cli("plan", "--dataset", "horse", "--eps-c", "1", "--json")
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     assert record["recommended"] == "onehot" and record["reason"] and record["central_rmse"] > 0
@@ -406,14 +400,14 @@ def test_cli_plan_json_has_the_issue_fields():
 
 
 def test_cli_plan_solves_for_eps_c_and_n():
-    out = _cli("plan", "--n", "10000000", "--d", "5000", "--shape", "zipf:1.1", "--target-rmse", "30", "--json")
+    out = cli("plan", "--n", "10000000", "--d", "5000", "--shape", "zipf:1.1", "--target-rmse", "30", "--json")
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     assert record["solve"] == "eps_c" and record["recommended"]
     best = next(r for r in record["rows"] if r["encoding"] == record["recommended"])
     assert best["rmse"] <= 30 and best["eps_c"] < 1
     assert best["topk"] == 10 and 0.9 < best["topk_recall"] <= 1 and "independent normal" in best["topk_note"]
-    out = _cli("plan", "--dataset", "horse", "--eps-c", "1", "--target-relative-rmse", "0.5", "--solve", "n", "--json")
+    out = cli("plan", "--dataset", "horse", "--eps-c", "1", "--target-relative-rmse", "0.5", "--solve", "n", "--json")
     record = json.loads(out.stdout)
     assert record["solve"] == "n" and all(r["n"] > 0 for r in record["rows"])
 
@@ -431,6 +425,6 @@ def test_cli_plan_solves_for_eps_c_and_n():
     ],
 )
 def test_cli_plan_invalid_input_is_one_line_with_status_2(args, message):
-    out = _cli("plan", *args)
+    out = cli("plan", *args)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
