@@ -7,12 +7,10 @@ laws against the oracles' own estimators, and Norm-Sub against the clipped estim
 import csv
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import cli
 from scipy.optimize import minimize
 
 from ldpcore.data import load_dataset
@@ -291,12 +289,9 @@ def test_a_columns_post_processing_is_what_its_cell_shows():
 
 
 def test_cli_run_postprocess_writes_the_post_processed_estimate(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--eps-c", "0.25", "--postprocess", "norm-sub"]
-        + ["--max-side", "64", "--out", str(tmp_path), "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = cli(
+        *["run", "--dataset", "horse", "--eps-c", "0.25", "--postprocess", "norm-sub"],
+        *["--max-side", "64", "--out", tmp_path, "--json"],
     )
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
@@ -310,10 +305,5 @@ def test_cli_run_postprocess_writes_the_post_processed_estimate(tmp_path):
     rmse = float(np.sqrt(np.mean((estimate - truth) ** 2)))
     assert rmse == pytest.approx(record["postprocess"]["rmse"], rel=1e-4)
     assert json.loads((tmp_path / "run.json").read_text())["postprocess"]["method"] == "norm-sub"
-    bad = subprocess.run(
-        [sys.executable, "-m", "ldpcore", "run", "--dataset", "horse", "--eps-c", "1", "--postprocess", "ibu"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    bad = cli("run", "--dataset", "horse", "--eps-c", "1", "--postprocess", "ibu")
     assert bad.returncode != 0 and bad.stderr.count("\n") == 1 and "mle maximises their likelihood" in bad.stderr
