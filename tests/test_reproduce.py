@@ -154,16 +154,18 @@ def _fresh(args: list[str], cwd) -> str:
     return out.stdout
 
 
-def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
+@pytest.mark.parametrize("post", [[], ["--postprocess", "norm-sub"]])
+def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path, post):
     """`ldpcore run ... --emit-script` writes a script (the input read relative to it) whose record equals the
-    command's --json output without its timing and files."""
+    command's --json output without its timing and files (with --postprocess: the post-processed run's)."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "events.csv").write_text("user,category\n" + "".join(f"u{i % 700},c{i % 9}\n" for i in range(3000)))
     (tmp_path / "out").mkdir()
     command = ["-m", "ldpcore", "run", "--input", "data/events.csv", "--column", "category", "--user-column", "user"]
-    command += ["--eps-c", "1", "--delta", "1e-6", "--seed", "4", "--json", "--emit-script", "out/events.py"]
+    command += ["--eps-c", "1", "--delta", "1e-6", "--seed", "4", "--json", "--emit-script", "out/events.py", *post]
     printed = json.loads(_fresh(command, tmp_path))
+    assert ("postprocess" in printed) == bool(post)
     script = (tmp_path / "out" / "events.py").read_text()
     assert 'HERE / "../data/events.csv"' in script and 'user_column="user"' in script
     record = _record(_fresh(["events.py"], tmp_path / "out"))
@@ -171,10 +173,12 @@ def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
     assert record == printed and record["ingest"]["users"] == 700
 
 
-def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path):
+@pytest.mark.parametrize("post", [[], ["--postprocess", "simplex", "--encodings", "grr,oue"]])
+def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path, post):
     command = ["-m", "ldpcore", "plan", "--n", "100000", "--d", "64", "--shape", "zipf:1.1", "--eps-c", "1"]
-    command += ["--notion", "native", "--max-bits", "64", "--json", "--emit-script", "plan.py"]
+    command += ["--notion", "native", "--max-bits", "64", "--json", "--emit-script", "plan.py", *post]
     printed = json.loads(_fresh(command, tmp_path))
+    assert printed["postprocess"] == (post[1] if post else None)
     assert _record(_fresh(["plan.py"], tmp_path)) == printed
 
 
