@@ -8,6 +8,7 @@ import streamlit as st
 from ldpcore.export.reproduce import AccountantView
 from ldpcore.export.view_records import accountant_record
 from ldpcore.privacy.bounds import BOUNDS, BoundName
+from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import accountant
 from ui.kit.axes import log_lines
 from ui.kit.controls import parse_delta
@@ -59,9 +60,35 @@ k = int(
     )
 )
 delta = parse_delta(delta_text, "1e-8")
+r1, r2 = st.columns([2, 3])
+rounds = int(
+    r1.number_input(
+        "Collections from the same people (rounds)",
+        min_value=1,
+        max_value=MAX_ROUNDS,
+        value=1,
+        step=1,
+        key="acc_rounds",
+        bind="query-params",
+        help="The table's eps_c and delta are the total over this many collections (e.g. 365 daily ones), each at "
+        "the local eps0, composed through each bound's dominating pair (its privacy curve, or its closed form at "
+        "several deltas); the charts show one collection.",
+    )
+)
+notion = r2.radio(
+    "Notion of eps_c",
+    ["native", "replacement"],
+    key="acc_notion",
+    bind="query-params",
+    horizontal=True,
+    help="native: each bound's own (zero-out for Lemma II.6, Theorem III.1 and the tight curve: one attribute "
+    "fragment's channel, the respondent's bit 1 rather than 0); replacement: those three over the two channels a "
+    "one-hot respondent's replaced value changes, composed through the bound's dominating pair (as `ldpcore "
+    "amplify --notion replacement`). The other bounds are replacement bounds already. The charts show each "
+    "bound's own notion.",
+)
 
-
-rows = accountant.table(n, delta, k, direction, value)
+rows = accountant.table(n, delta, k, direction, value, rounds, notion)
 shown = "eps0" if direction == "eps_c" else "eps_c"
 by_name = {r["bound"]: r for r in rows}
 cols = st.columns(3)
@@ -78,7 +105,7 @@ for col, (name, label) in zip(
     if r[shown] is None:
         col.caption(r["note"])
 
-st.subheader("Every bound at these inputs")
+st.subheader("Every bound at these inputs" + (f", {rounds:,} collections" if rounds > 1 else ""))
 # the reason sits in the number's own cell where a bound gives no number, and the note comes right after
 st.dataframe(
     [{**r, "eps0": or_reason(r["eps0"], r["note"]), "eps_c": or_reason(r["eps_c"], r["note"])} for r in rows],
@@ -120,9 +147,10 @@ for names in ([name for name, b in BOUNDS.items() if not b.solves], [name for na
         width="stretch",
     )
 
-rows_of = accountant.amplifications(n, delta, k, direction, value)
-record = partial(accountant_record, n, delta, k, direction, value, rows_of, eps0_grid, curves, target, n_grid, per_n)
-take_home(AccountantView(n, delta, k, direction, value), "accountant", record)
+rows_of = accountant.amplifications(n, delta, k, direction, value, rounds, notion)
+setting = (n, delta, k, direction, value, rounds, notion)
+record = partial(accountant_record, *setting, rows_of, eps0_grid, curves, target, n_grid, per_n)
+take_home(AccountantView(*setting), "accountant", record)
 
 st.subheader("The bounds")
 for name, b in BOUNDS.items():

@@ -26,14 +26,16 @@ st.markdown("""
 | number | what it means | who it protects you from |
 |---|---|---|
 | **eps_c** (central) | DP of the analyzer's view: the shuffled reports of all n respondents, at failure probability **delta** | the analyzer, as long as the shufflers do not collude with it |
-| **eps_l_inf** | LDP of *everything* one respondent sends (removal neighbours: present vs absent) | anyone who sees all of one respondent's messages, e.g. every shuffler colluding with the analyzer |
+| **eps_l_inf** | LDP of *everything* one respondent sends (one-hot: zero-out neighbours, the value against the null report) | anyone who sees all of one respondent's messages, e.g. every shuffler colluding with the analyzer |
 | **eps_l_1** | LDP of a single report fragment (Theorem IV.1) | one captured shuffler |
 | **eps_b / eps_f** | backstop and fragment epsilons of report fragmentation (Algorithm 2) | — parameters behind eps_l_inf and eps_l_1 |
 | **messages / respondent** | expected anonymous messages per respondent (one-hot and the fragmented sketch: one per set bit; the other encodings: one report) and the bits of one message | — the communication cost |
 | **RMSE, l_inf** | per-bin error of the reconstruction (clipped to [0, input max]) | — the utility cost |
 
-All epsilons are in nats. Removal neighbours: a dataset with one respondent more or less; for one-hot
-encodings replacement (one value changed) costs twice the removal epsilon locally.
+All epsilons are in nats. Zero-out neighbours (one-hot, the fragmented sketch): one respondent's value
+replaced by the null value, whose report is the randomized all-zeros vector; replacement neighbours (the other
+encodings): one value replaced by another. For one-hot, replacement costs twice the zero-out epsilon locally
+(two bits change) and, centrally, the accountant's two changed channels composed.
 The **accountant** turns eps_c into eps_l: the paper's Lemma II.6 (Cheu et al.) is the default; its
 Theorem III.1 closed form is looser.
 """)

@@ -11,6 +11,7 @@ from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.export import fmt, to_json
 from ldpcore.export.reproduce import PlanView
 from ldpcore.oracles import ENCODINGS
+from ldpcore.privacy.rounds import MAX_ROUNDS
 from ui import plan
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
@@ -84,8 +85,20 @@ with st.sidebar:
         key="plan_notion",
         bind="query-params",
         horizontal=True,
-        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's removal "
-        "accounting is converted, each row says how); native: each encoding's own notion.",
+        help="replacement: every row certifies eps_c when one respondent's value is replaced (one-hot's "
+        "zero-out accounting through its two changed channels, each row says how); native: each encoding's own "
+        "notion (zero-out for one-hot: its value replaced by the null report).",
+    )
+    rounds = st.number_input(
+        "Collections from the same people (rounds)",
+        min_value=1,
+        max_value=MAX_ROUNDS,
+        value=1,
+        step=1,
+        key="plan_rounds",
+        bind="query-params",
+        help="eps_c and delta are the total over this many collections (e.g. 365 for a year of daily ones), "
+        "composed through each accountant's dominating pair; every row's eps_l is then each collection's.",
     )
     encodings = st.multiselect("Encodings (empty: all)", list(ENCODINGS), key="plan_encodings", bind="query-params")
     max_messages = st.number_input(
@@ -115,10 +128,22 @@ with st.sidebar:
 with input_errors():
     delta = delta_or_default(delta_text, inp.delta)
     table = plan.table(
-        inp, solve, eps_c, target, delta, notion, encodings, max_messages or None, max_bits or None, postprocess
+        inp,
+        solve,
+        eps_c,
+        target,
+        delta,
+        notion,
+        encodings,
+        max_messages or None,
+        max_bits or None,
+        int(rounds),
+        postprocess,
     )
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
+if table.rounds > 1:
+    notions += f"; over {table.rounds:,} collections (eps_c and delta their total, eps_l each collection's)"
 st.caption(
     f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
@@ -216,7 +241,18 @@ st.download_button(
 if inp.source is not None:  # the question as code: its script and notebook print the Table (JSON)
     asked = "table" if solve == "error" else solve
     limits = (max_messages or None, max_bits or None)
-    view = PlanView(inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits, postprocess=postprocess)
+    view = PlanView(
+        inp.source,
+        delta,
+        eps_c,
+        asked,
+        target,
+        notion,
+        tuple(encodings),
+        *limits,
+        rounds=int(rounds),
+        postprocess=postprocess,
+    )
     take_home(view, "plan", None)
 st.plotly_chart(plan.pareto_figure(table), width="stretch")
 

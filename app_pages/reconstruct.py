@@ -15,7 +15,8 @@ from ldpcore.export.reproduce import ReconstructView
 from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange
 from ldpcore.privacy.bounds import BoundName
-from ldpcore.privacy.notions import notions_differ, on_notion
+from ldpcore.privacy.guarantee import Neighbouring
+from ldpcore.privacy.notions import notions_differ
 from ui import reconstruct
 from ui.kit import runs
 from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, plain, short, with_exact
@@ -37,12 +38,13 @@ notion = (
     "replacement"
     if switch.toggle(
         "Compare as replacement LDP",
-        value=notions_differ([native, "removal"]),  # the central baseline is removal-DP
+        value=notions_differ([native, Neighbouring.ZERO_OUT]),  # the central baseline is zero-out (a count removed)
         key="replacement",
         bind="query-params",
-        help="Restate every ε under replacement (change one respondent's value), by ldpcore's conversion: a "
-        "removal guarantee of the one-hot report becomes (2 ε, 2 δ). On by default when the encoding's notion "
-        f"({native}) differs from the central baseline's (removal). The native value stays in each tooltip.",
+        help="Restate every ε under replacement (change one respondent's value), by ldpcore's conversion: the "
+        "one-hot report's central ε through its accountant's two changed channels, its whole report's local ε "
+        "doubled (one message's kept), the Gaussian's noise at sensitivity √2. On by default when the encoding's "
+        f"notion ({native}) differs from the central baseline's (zero-out). The native value stays in each tooltip.",
     )
     else "native"
 )
@@ -100,13 +102,14 @@ head.caption(
 # what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
 fragments = p.spec.tau is not None
 one_number = exact(p.eps_l_inf) == exact(p.eps_l_1)
-eps = {k: on_notion(getattr(p, k), native, notion) for k in ("eps_l_inf", "eps_l_1", "eps_c")}
+view = reconstruct.on_notion(p, notion)
+eps = {"eps_l_inf": view.eps_l_inf, "eps_l_1": view.eps_l_1, "eps_c": view.eps_c}
 
 
 def _chip(key: str, words: str) -> str:
     """The metric's caption: whom it is about, or the native value where the switch restated it."""
     e = eps[key]
-    return f"{e.native_neighbouring} {short(e.native_eps)}, ×2" if e.converted else words
+    return f"{e.native_neighbouring} {short(e.native_eps)}, restated" if e.converted else words
 
 
 def _help(key: str, text: str) -> str:
@@ -186,8 +189,8 @@ def _draw(columns, rows) -> None:
 n_party = 3 if not one_number else 2
 _draw(party, metrics[:n_party])
 
-alone_eps = on_notion(eps_c, native, notion)
-central_eps = on_notion(eps_c, "removal", notion)
+alone_eps = view.no_shuffler
+central_eps = reconstruct.central_on_notion(central, notion)
 if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     columns = shown.columns(4)
     captions = (
@@ -334,9 +337,9 @@ d3.download_button(
     on_click="ignore",
 )
 if inp.source is not None:  # the view as code: its script and notebook print run.json's numbers
-    view = (
+    as_code = (
         ReconstructView(inp.source, spec, seed, postprocess=post)
         if hist.is_image
         else ReconstructView(inp.source, spec, seed, drawn.top_k, drawn.log_y, drawn.view, False, post)
     )
-    take_home(view, "reconstruct", None)
+    take_home(as_code, "reconstruct", None)

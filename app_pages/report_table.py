@@ -24,7 +24,7 @@ THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far n
 st.title("Report table")
 st.caption(
     "Rows are ε_c, columns are methods; each cell shows the reconstruction with eps_inf (ε per phone), eps_1 "
-    "(ε per captured shuffler; removal LDP for one-hot, replacement for most others) and the RMSE beneath, "
+    "(ε per captured shuffler; zero-out LDP for one-hot, replacement for most others) and the RMSE beneath, "
     "as in Table IV of Erlingsson et al. (2020); with a post-processing, each cell shows its estimate after it "
     "and that estimate's RMSE."
 )
@@ -61,9 +61,10 @@ notion = (
         value=notions_differ(natives),
         key="table_replacement",
         bind="query-params",
-        help="Removal-LDP cells (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
-        "(change one respondent's value): (2 ε, 2 δ), with the native numbers beneath. On by default when the "
-        f"columns differ in notion. Native notions here: {', '.join(natives)}.",
+        help="Zero-out cells (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+        "(change one respondent's value): the accountant's two changed channels composed, the whole report's local "
+        "ε doubled (one message's kept), the Gaussian's noise at sensitivity √2; the native numbers beneath. On by "
+        f"default when the columns differ in notion. Native notions here: {', '.join(natives)}.",
     )
     else "native"
 )

@@ -64,15 +64,16 @@ one_notion = st.toggle(
     value=notions_differ(natives),
     key="sweep_replacement",
     bind="query-params",
-    help="Removal-LDP numbers (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
-    "(change one respondent's value): the two changed bins composed, (2 ε, 2 δ). On by default when the compared "
-    f"methods differ in notion. Native notions here: {', '.join(natives)}.",
+    help="Zero-out numbers (one-hot, the fragmented sketch, the central Gaussian) restated under replacement "
+    "(change one respondent's value): the accountant's two changed channels composed through its dominating pair, "
+    "the Gaussian's noise at sensitivity √2; the whole report's local ε doubles, one message's does not. On by "
+    f"default when the compared methods differ in notion. Native notions here: {', '.join(natives)}.",
 )
 notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
 eps_fine = np.geomspace(lo, hi, fine_points(lo, hi)) if hi > lo else np.array([lo])
-curves = {m.label: curve(inp, m, eps_fine) for m in base_methods}
+curves = {m.label: curve(inp, m, eps_fine, notion) for m in base_methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
 slots = [st.empty() for _ in range(3)]
@@ -96,11 +97,11 @@ for slot, name, fig in zip(
         export_menu(fig, name)
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
-at = {m.label: curve(inp, m, [eps_c])[0] for m in base_methods}
+at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in base_methods}
 st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
-    + ("; removal numbers restated under replacement, (2 ε, 2 δ), native value in brackets." if one_notion else ".")
+    + ("; zero-out numbers restated under replacement, native value in brackets." if one_notion else ".")
 )
 if inp.source is not None:  # the view as code: its script and notebook print the record
     view = TradeoffsView(

@@ -9,10 +9,14 @@ others use their defaults (generic blanket, SOLH choosing its hash range). Nothi
 cached between calls (ldpcore.clones' caches are cleared before each), so each timing is a
 cold inverse; * marks an inverse capped at the top of the bound's validity region (certifying
 less than the target).
+--rounds: instead, repeated collection and replacement through dominating pairs (ldpcore.privacy.rounds,
+ldpcore.privacy.notions.replacement_bound) with the tight accountant: the total after T = 1, 365 and 10,000 rounds
+(limit 1 s each, caches cleared before every run), the per-round eps0 for eps = 4 over 365 rounds, and the
+replacement eps_c of one-hot both ways; median wall and CPU seconds.
 --curves: instead, the Accountant page's curves (eps_c at 20 eps0, largest eps0 at 10 n) for every
 bound that solves, exact (rtol = 0, as before the charts' precision) and at CURVE_RTOL, in this
 process: median wall and CPU seconds of each curve, and the load average.
-Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...] [--curves [--n N]]
+Usage: python benchmarks/bench_accountant.py [--repeats R] [--delta D] [--eps-c E ...] [--curves [--n N]] [--rounds]
 """
 
 import argparse
@@ -21,9 +25,11 @@ import os
 import numpy as np
 from _common import median_seconds  # first: it puts the repository on sys.path
 
-from ldpcore.privacy import clones
+from ldpcore.privacy import clones, dominating
 from ldpcore.privacy.accountant import CURVE_RTOL, eps0_curve, eps_c_curve
-from ldpcore.privacy.bounds import BOUNDS
+from ldpcore.privacy.bounds import BOUNDS, get_bound
+from ldpcore.privacy.notions import replacement_bound
+from ldpcore.privacy.rounds import rounds_forward, rounds_inverse
 
 LIMIT = 1.0  # seconds per inverse
 LIMITS = {"tight-binary-rr": 0.1}
@@ -50,6 +56,36 @@ def curves(n: int, delta: float, repeats: int) -> None:
     print(f"load average {os.getloadavg()}")
 
 
+def _cold():
+    """Forget every cached profile and composed evaluation (each timing starts from scratch)."""
+    clones.clear_caches()
+    dominating.clear_caches()
+
+
+def rounds(repeats: int) -> None:
+    """Repeated collection and replacement with the tight accountant (n = 1e4 and Horse's n), cold each run."""
+    tight = get_bound("tight")
+    print(f"tight accountant, delta = 1e-6 (Horse: 5e-8), median of {repeats}; wall s / CPU s; load {os.getloadavg()}")
+    slow = []
+    for n, eps0, delta in ((10_000, 1.0, 1e-6), (1_914_589, 10.0, 5e-8)):
+        for t in (1, 365, 10_000):
+            w, c, r = median_seconds(lambda: rounds_forward(tight, eps0, n, delta, t), repeats, setup=_cold)
+            slow += [f"T={t} n={n:,}"] if w > LIMIT else []
+            flag = " SLOW" if w > LIMIT else ""
+            print(
+                f"n = {n:>9,} eps0 = {eps0:4g} T = {t:>6,}: eps_c total {r.eps_c_total:9.4f}  {w:6.3f} /{c:6.3f}" + flag
+            )
+        w, c, r = median_seconds(lambda: rounds_inverse(tight, 4.0, n, delta, 365), repeats, setup=_cold)
+        print(f"n = {n:>9,} eps = 4 over 365 rounds: eps0 per round {r.eps0:8.4f}  {w:6.3f} /{c:6.3f}")
+        both = replacement_bound(tight)
+        w, c, r = median_seconds(lambda: both.forward(eps0, n, delta), repeats, setup=_cold)
+        print(f"n = {n:>9,} replacement forward eps0 = {eps0:g}: eps_c {r.eps_c:8.4f}  {w:6.3f} /{c:6.3f}")
+        w, c, r = median_seconds(lambda: both.inverse(1.0, n, delta), repeats, setup=_cold)
+        print(f"n = {n:>9,} replacement inverse eps_c = 1: eps0 {r.eps0:8.4f}  {w:6.3f} /{c:6.3f}")
+    print("every total took <= 1 s" if not slow else f"over 1 s: {', '.join(slow)}")
+    print(f"load average {os.getloadavg()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -57,7 +93,11 @@ def main():
     parser.add_argument("--eps-c", type=float, nargs="+", default=[1e-4, 0.01, 1.0])
     parser.add_argument("--curves", action="store_true", help="the Accountant page's curves, exact and at CURVE_RTOL")
     parser.add_argument("--n", type=int, default=1_914_589, help="respondents for --curves (the page's default)")
+    parser.add_argument("--rounds", action="store_true", help="repeated collection and replacement (dominating pairs)")
     args = parser.parse_args()
+    if args.rounds:
+        rounds(args.repeats)
+        return
     if args.curves:
         curves(args.n, args.delta, args.repeats)
         return

@@ -24,6 +24,8 @@ from ldpcore.export import output_folder, to_json, uncertainty, write_run
 from ldpcore.oracles import ACCOUNTANT_NAMES, DEFAULT_ENCODING, ENCODINGS
 from ldpcore.privacy.bounds import BOUNDS, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES
+from ldpcore.privacy.notions import NOTIONS, channels
+from ldpcore.privacy.rounds import MAX_ROUNDS, Rounds, collection_bound, rounds_at
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,6 +95,26 @@ def _spec(a, delta: float) -> ProtocolSpec:
         accountant=a.accountant,
         encoding=a.encoding,
         params=_params(a.param),
+        notion=getattr(a, "notion", "native"),
+        rounds=getattr(a, "rounds", 1),
+    )
+
+
+def _notion_and_rounds(p: argparse.ArgumentParser, default_notion: str = "native") -> None:
+    """--notion (of eps_c) and --rounds (collections from the same respondents; eps_c is their total)."""
+    if default_notion == "native":
+        p.add_argument(
+            "--notion",
+            choices=NOTIONS,
+            default="native",
+            help="notion of eps_c: native (the encoding's or bound's own) or replacement (a zero-out guarantee per "
+            "channel through the two changed channels)",
+        )
+    p.add_argument(
+        "--rounds",
+        type=_checked(check_whole, 1, "rounds", MAX_ROUNDS),
+        default=1,
+        help=f"collections from the same respondents (1 to {MAX_ROUNDS:,}); eps_c and delta are their total",
     )
 
 
@@ -374,7 +396,9 @@ def cmd_audit(a) -> None:
 
 
 def cmd_amplify(a) -> None:
-    """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0)."""
+    """One bound, either direction; a bound not valid here prints valid=false and its reason (status 0).
+    --notion replacement reads a zero-out bound (one channel) over the two channels a replacement changes;
+    --rounds T composes T collections (eps_c and delta are their total; eps0 is each round's)."""
     if a.list:
         print(to_json([str(name) for name in BOUNDS]) if a.json else "\n".join(BOUNDS))
         return
@@ -382,15 +406,33 @@ def cmd_amplify(a) -> None:
     require((a.eps0 is None) != (a.eps_c is None), "give exactly one of --eps0 and --eps-c.")
     require(a.n is not None, "--n is required.")
     require(a.delta is not None, "--delta is required.")
-    bound = get_bound(a.bound)
+    base = get_bound(a.bound)
+    width = channels(base.neighbouring, a.notion)
+    bound = collection_bound(base, a.rounds, width)
     if a.eps0 is not None:
         amp = bound.forward(a.eps0, a.n, a.delta, a.domain)
     else:
         amp = bound.inverse(a.eps_c, a.n, a.delta, a.domain)
+    collection = None
+    if a.rounds > 1 and amp.eps0 is not None and amp.valid:
+        collection = rounds_at(base, a.rounds, width, amp.eps0, a.n, a.delta, a.domain, amp.guarantee)
     record = amp.as_dict()
     record.update(record.pop("extra"))
+    record.update(notion=a.notion, **_rounds_fields(a.rounds, amp.eps_c, a.delta, collection))
     record["domain"] = a.domain
     _print(record, a.json)
+
+
+def _rounds_fields(rounds: int, eps_c: float | None, delta: float, collection: Rounds | None) -> dict[str, Any]:
+    """The JSON fields of repeated collection: rounds, the total (eps_c, delta), one round's eps_c (at delta /
+    rounds; eps_c itself for one round), and with several rounds what basic and advanced composition of the
+    per-round guarantees would certify."""
+    out: dict[str, Any] = {"rounds": rounds, "eps_c_total": eps_c, "delta_total": delta, "eps_c_per_round": eps_c}
+    if collection is not None:
+        out["eps_c_per_round"] = collection.eps_c_per_round
+        out["eps_c_total_basic"] = None if collection.basic is None else collection.basic.eps
+        out["eps_c_total_advanced"] = None if collection.advanced is None else collection.advanced.eps
+    return out
 
 
 def cmd_oracles(a) -> None:
@@ -449,6 +491,7 @@ def _plan_query(a):
         target=targets[0] if targets else None,
         solve=a.solve,
         notion=a.notion,
+        rounds=a.rounds,
         encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
         constraints=planning.Constraints(a.max_messages, a.max_bits),
         postprocess=a.postprocess,
@@ -491,14 +534,17 @@ def cmd_plan(a) -> None:
             constraints.max_bits,
             query.delta_from,
             _command_line(a),
+            query.rounds,
             query.postprocess,
         )
         _emit(a, view)
     if a.json:
         print(to_json(record))
         return
+    over = f", the total over {table.rounds:,} collections" if table.rounds > 1 else ""
     print(
-        f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} notion"
+        f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} "
+        f"notion{over}"
     )
     post = table.postprocess
     if post is not None:
@@ -557,7 +603,8 @@ def _plan_parser(sub) -> None:
     q.add_argument("--target-linf", type=float, help="target expected l_inf error")
     q.add_argument("--solve", choices=("eps_c", "n"), help="what to solve for (default: eps_c with a target)")
     q.add_argument("--delta", type=float, help="central delta (default: the dataset's, else about 1/(10 n))")
-    q.add_argument("--notion", choices=("replacement", "native"), default="replacement", help="notion of eps_c")
+    q.add_argument("--notion", choices=NOTIONS, default="replacement", help="notion of eps_c")
+    _notion_and_rounds(q, default_notion="replacement")
     q.add_argument("--encodings", help="comma-separated encodings (default: all)")
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
@@ -632,6 +679,7 @@ def _amplify_parser(sub) -> None:
         type=_checked(check_whole, 2, "the domain size k"),
         help="domain size k for k-RR bounds; for solh a fixed hash range",
     )
+    _notion_and_rounds(m)
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_amplify)
 
@@ -646,6 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--domain", type=_checked(check_whole, 2, "the domain size d"), help="domain size d (for expected messages)"
     )
     _protocol_args(p)
+    _notion_and_rounds(p)
     p.set_defaults(func=cmd_privacy)
     _run_parser(sub)
     h = sub.add_parser("histogram", help="raw records or points -> a value,count CSV (for run --input)")

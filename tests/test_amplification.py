@@ -46,7 +46,7 @@ def test_registry():
     assert get_bound("tight").name == "tight-binary-rr" and get_bound("grr-shuffle").name == "blanket-krr"
     assert all(ALIASES[a] in BOUNDS for a in ALIASES)
     for b in BOUNDS.values():
-        assert b.neighbouring in ("removal", "replacement") and b.citation and b.applies_to
+        assert b.neighbouring in ("zero-out", "replacement") and b.citation and b.applies_to
         assert len(b.explanation) > 80 and b.title
 
 

@@ -28,7 +28,7 @@ def test_privacy_json():
     ):
         assert key in rec
     assert round(rec["eps_l_inf"], 2) == 8.55 and round(rec["eps_l_1"], 2) == 6.94
-    assert rec["accountant"] == "cheu19" and rec["neighbouring"] == "removal"
+    assert rec["accountant"] == "cheu19" and rec["neighbouring"] == "zero-out"
 
 
 def test_privacy_eps_l_to_eps_c():

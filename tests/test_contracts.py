@@ -108,12 +108,12 @@ def test_a_bound_declared_for_a_family_is_offered_to_it(monkeypatch):
 def test_bound_names_and_neighbouring_are_the_cli_words():
     assert [str(b) for b in BOUNDS] == [b.value for b in BoundName if b is not BoundName.MURS]
     assert all(isinstance(b.name, BoundName) and b.name == key for key, b in BOUNDS.items())
-    assert (Neighbouring.ADD_OR_REMOVE_ONE, Neighbouring.REPLACE_ONE) == ("removal", "replacement")
+    assert (Neighbouring.ZERO_OUT, Neighbouring.REPLACE_ONE) == ("zero-out", "replacement")
     assert f"{Neighbouring.REPLACE_ONE}" == "replacement" and str(BoundName.TIGHT_BINARY_RR) == "tight-binary-rr"
 
 
 def test_a_guarantee_has_a_value_exactly_when_valid():
-    ok = Guarantee(0.5, BoundName.CHEU19, Neighbouring.ADD_OR_REMOVE_ONE, 1e-6)
+    ok = Guarantee(0.5, BoundName.CHEU19, Neighbouring.ZERO_OUT, 1e-6)
     bad = Guarantee.invalid(BoundName.EFMRTT19, Neighbouring.REPLACE_ONE, 1e-6, "n >= 1000")
     assert ok.or_inf == 0.5 and bad.or_inf == math.inf and not bad.valid and bad.value is None
     with pytest.raises(ValueError):

@@ -146,3 +146,47 @@ def test_the_readmes_subcommands_limits_and_budgets_are_the_codes():
     for name, mb in BUDGETS_MB.items():
         claim(README, f"`{name}` {{}} MB", f"{mb:,}")
     claim(README, "at most {} pixels wide", str(DISPLAY_WIDTH))
+
+
+def _row(text: str, head: str) -> list[float]:
+    """The numbers of the markdown table row that starts with `head` (each cell's first number)."""
+    line = next(x for x in text.splitlines() if x.startswith(head))
+    return [float(re.match(r"[\d.,]+", c.strip()).group().replace(",", "")) for c in line.strip("|").split("|")]
+
+
+def test_the_composition_docs_numbers_are_what_the_tool_prints(capsys):
+    """docs/composition.md: the composed pair of the replacement table (`amplify --notion replacement`), the rounds
+    table (`amplify --rounds`: total, one round, basic, advanced; 3 significant digits) and Horse's year."""
+    text = (ROOT / "docs" / "composition.md").read_text()
+    tight = ["amplify", "--bound", "tight"]
+    for n, eps0, delta in ((30, "1.1", "1e-6"), (75, "1.1", "1e-6"), (50, "1.75", "1e-3"), (100, "0.75", "1e-6")):
+        r = as_json(capsys, *tight, "--eps0", eps0, "--n", str(n), "--delta", delta, "--notion", "replacement")
+        assert _row(text, f"| {n} | {eps0} | {delta} |")[5] == pytest.approx(r["eps_c"], abs=5e-5)
+    for rounds in ("1", "365", "10,000"):
+        r = as_json(
+            capsys, *tight, "--eps0", "1", "--n", "10000", "--delta", "1e-6", "--rounds", rounds.replace(",", "")
+        )
+        basic, advanced = r.get("eps_c_total_basic", r["eps_c"]), r.get("eps_c_total_advanced")
+        shown = _row(text, f"| {rounds} |")[1:]
+        tool = [r["eps_c_total"], r["eps_c_per_round"], basic, advanced]
+        for doc, value in zip(shown, tool):
+            assert value is None or doc == pytest.approx(value, rel=5e-3), (rounds, shown, tool)
+    horse = [*tight, *HORSE, "--notion", "replacement"]
+    year = as_json(capsys, *horse, "--eps0", "6", "--rounds", "365")
+    claim(text, "a year {} (basic", f"{year['eps_c_total']:.2f}")
+    claim(text, "(basic {}, advanced", f"{year['eps_c_total_basic']:.1f}")
+    budget = as_json(capsys, *horse, "--eps-c", "4", "--rounds", "365")
+    claim(text, "allows eps0 = {} per day under replacement", f"{budget['eps0']:.2f}")
+    claim(text, "would cost {} by basic", f"{budget['eps_c_total_basic']:.1f}")
+
+
+def test_the_readmes_plan_numbers_are_what_the_tool_prints(capsys):
+    """README's Plan paragraph: Horse at replacement eps_c = 1 recommends one-hot with the tight accountant (its
+    eps_l and RMSE) against GRR with the Bennett blanket (the runner-up among one-hot and GRR rows)."""
+    table = as_json(capsys, "plan", "--dataset", "horse", "--eps-c", "1", "--encodings", "onehot,grr")
+    best = min((r for r in table["rows"] if r["ranked"]), key=lambda r: r["rmse"])
+    grr = next(r for r in table["rows"] if r["encoding"] == "grr" and r["accountant"] == "blanket-bennett")
+    assert (table["recommended"], best["accountant"]) == ("onehot", "tight-binary-rr")
+    claim(README, "the tight accountant: eps_l {}, predicted", f"{best['eps_l']:.2f}")
+    claim(README, "predicted RMSE {} per bin", f"{best['rmse']:.2f}")
+    claim(README, "GRR with the Bennett blanket at {}.", f"{grr['rmse']:.2f}")

@@ -32,7 +32,7 @@ def test_table_iv_attribute_fragments(eps_c):
     assert round(p.eps_l_inf, 2) == TABLE_IV_ATTR[eps_c]
     assert p.eps_l_1 == p.eps_l_inf
     assert p.eps_c <= eps_c and p.eps_c == pytest.approx(eps_c, rel=1e-12)
-    assert p.as_dict()["neighbouring"] == "removal"
+    assert p.as_dict()["neighbouring"] == "zero-out"
 
 
 # Where eps_b - ln(tau) >= 2.5 the paper's rule eps_f = eps_b - ln(tau) reproduces Table IV;

@@ -72,7 +72,8 @@ def test_every_encoding_and_accountant_has_one_row_and_the_numbers_come_from_pla
             assert not r.certified and not r.ranked and r.reason == r.error
             continue
         again = plan(r.spec, hist.n, hist.d)
-        assert r.eps_l == again.eps_l_inf and r.eps_c_native == again.eps_c
+        assert r.eps_l == again.eps_l_inf and r.eps_c == again.eps_c
+        assert r.eps_c_native == again.eps_c or "composed" in r.conversion
         assert r.rmse == pytest.approx(analytic_rmse(again.oracle(), hist.n, hist.counts), rel=1e-12)
         assert r.messages == pytest.approx(again.expected_messages)
         assert r.bits_per_respondent == pytest.approx(r.messages * r.bits_per_message)
@@ -80,20 +81,48 @@ def test_every_encoding_and_accountant_has_one_row_and_the_numbers_come_from_pla
         assert r.eps_c <= 1.0 * (1 + 1e-12)
 
 
-def test_one_notion_removal_rows_are_converted_by_composing_the_two_changed_bins():
+def test_zero_out_rows_under_replacement_compose_the_two_changed_channels():
+    """One-hot (zero-out, per channel) read under replacement: the accountant's dominating pair over the two changed
+    bins at the same delta, well below basic composition (which asked the accountant for eps_c / 2 at delta / 2:
+    eps_l 9.629 with the tight accountant); the local eps of the whole report doubles, one message's does not."""
     hist = load_dataset("horse")
     table = plan_table(hist.counts, 1.0, 5e-8)
     onehot = next(r for r in table.rows if r.encoding == "onehot" and r.accountant == "tight-binary-rr")
-    assert onehot.neighbouring == "removal" and onehot.local_neighbouring == "removal"
-    assert onehot.spec.eps_c == 0.5 and onehot.delta_native == 2.5e-8 and "composed" in onehot.conversion
-    assert onehot.eps_c == pytest.approx(2 * onehot.eps_c_native)
+    assert onehot.neighbouring == "zero-out" and onehot.local_neighbouring == "zero-out"
+    assert onehot.spec.notion == "replacement" and onehot.spec.eps_c == 1.0 and onehot.delta_native == 5e-8
+    assert "composed" in onehot.conversion and onehot.eps_c_native < onehot.eps_c < 2 * onehot.eps_c_native
+    assert onehot.eps_l == pytest.approx(10.2916, abs=1e-3) and onehot.eps_l > 9.629
     assert onehot.eps_l_replacement == 2 * onehot.eps_l and onehot.eps_l_1 == onehot.eps_l
     grr = next(r for r in table.rows if r.encoding == "grr" and not r.error)
     assert grr.eps_l_replacement == grr.eps_l and grr.eps_l_1 is None and grr.conversion.startswith("none")
     native = plan_table(hist.counts, 1.0, 5e-8, notion="native", encodings=["onehot"])
     tight = next(r for r in native.rows if r.accountant == "tight-binary-rr")
-    assert tight.eps_l == pytest.approx(10.683, abs=1e-3)  # the tight accountant at Horse's eps_c = 1 (removal)
+    assert tight.eps_l == pytest.approx(10.683, abs=1e-3)  # the tight accountant at Horse's eps_c = 1 (zero-out)
     assert onehot.eps_l < tight.eps_l
+
+
+def test_repeated_collection_spends_the_budget_over_the_rounds():
+    """plan with rounds: eps_c is the total over the rounds; each row's eps_l is per round, smaller than for one
+    round, and its eps_c_per_round at delta / rounds is below the total."""
+    hist = load_dataset("horse")
+    one = plan_table(hist.counts, 4.0, 5e-8, encodings=["onehot"])
+    year = plan_table(hist.counts, 4.0, 5e-8, encodings=["onehot"], rounds=365)
+    assert year.rounds == 365 and year.as_dict()["eps_c_total"] == 4.0 and year.as_dict()["delta_total"] == 5e-8
+    a = next(r for r in one.rows if r.accountant == "tight-binary-rr")
+    b = next(r for r in year.rows if r.accountant == "tight-binary-rr")
+    assert b.rounds == 365 and b.eps_c == pytest.approx(4.0) and b.eps_c_per_round < b.eps_c / 10
+    assert b.eps_l < a.eps_l and b.rmse > a.rmse
+    assert year.central_rmse > one.central_rmse
+
+
+def test_read_natively_the_reason_says_when_notions_differ():
+    """The issue's case: natively one-hot (zero-out) and GRR (replacement) are not on one scale; the reason says so."""
+    table = plan_shape(100_000, 64, "zipf:1.1", 1.0, 1e-6, notion="native")
+    assert table.recommended is not None
+    if "runner-up" in table.reason and {table.recommended.local_neighbouring} != {"replacement"}:
+        assert "not on one scale" in table.reason
+    replaced = plan_shape(100_000, 64, "zipf:1.1", 1.0, 1e-6)
+    assert "not on one scale" not in replaced.reason
 
 
 def test_uncertified_rows_are_shown_but_never_ranked():
@@ -141,7 +170,7 @@ def test_cost_does_not_depend_on_n():
         (lambda: Target("rmse", -1.0), "must be a number > 0"),
         (lambda: Target("mae", 1.0), "the target must be one of"),
         (lambda: plan_shape(100, 10, "uniform", 1.0, 1e-6, encodings=["nope"]), "unknown encoding"),
-        (lambda: plan_shape(100, 10, "uniform", 1.0, 1e-6, notion="removal"), "notion must be one of"),
+        (lambda: plan_shape(100, 10, "uniform", 1.0, 1e-6, notion="zero-out"), "notion must be one of"),
         (lambda: Constraints(max_bits=0), "max bits must be"),
     ],
 )
@@ -253,6 +282,9 @@ def test_inverse_eps_c_meets_the_target_and_is_minimal(kind, value):
         assert measured <= value * 1.01 + noise, (row.encoding, row.accountant, measured)
         lower = plan_table(hist.counts, 0.95 * row.eps_c, 5e-8, encodings=[row.encoding])
         below = next(r for r in lower.rows if r.accountant == row.accountant)
+        assert below.metric(kind) > value, (row.encoding, row.accountant, below.metric(kind))
+        if below.metric(kind) < value + noise:  # a steep row (a closed form near its region's end): the eps_l at
+            continue  # 0.95 x eps_c is nearly the same; the simulation cannot tell the predicted gap from noise
         sims = _simulated(below, hist, range(3))
         measured = sims.mean() * (1 if kind == "rmse" else hist.d / hist.n)
         assert measured > value + noise, (row.encoding, row.accountant, measured)

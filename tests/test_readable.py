@@ -11,7 +11,6 @@ from conftest import assert_clean, open_page
 from ldpcore.data.datasets import load_dataset
 from ldpcore.experiment.protocol.run import analytic, paper_methods
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.privacy.notions import on_notion
 from ui.kit.format import exact, short
 
 
@@ -80,8 +79,8 @@ def test_histogram_units_and_view():
 
 @pytest.mark.app
 def test_tradeoffs_onehot_with_grr_on_one_notion():
-    """Trade-offs comparing one-hot (removal) with GRR (replacement): the switch is on by default and every
-    plotted epsilon equals ldpcore's conversion; with the switch off the native values are drawn."""
+    """Trade-offs comparing one-hot (zero-out) with GRR (replacement): the switch is on by default and every
+    plotted epsilon is ldpcore's analytic curve in that notion; with the switch off the native values are drawn."""
     import json
 
     at = open_page("app_pages/tradeoffs.py", max_side="64", sweep_compare=["grr"], sweep_taus=[], sweep_central="false")
@@ -92,16 +91,16 @@ def test_tradeoffs_onehot_with_grr_on_one_notion():
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     local = {t["name"]: t for t in figs[1]["data"] if t.get("showlegend", True) is not False}
     for m in methods:
-        native = "removal" if m.spec.encoding == "onehot" else "replacement"
         trace = next(t for name, t in local.items() if name.startswith(m.label))
-        first = analytic(m, trace_x0_native := 0.05, hist)
-        assert trace["x"][0] == pytest.approx(on_notion(first["eps_c"], native).eps)
-        assert trace["y"][0] == pytest.approx(on_notion(first["eps_l_inf"], native).eps)
-        assert trace_x0_native == 0.05
+        first = analytic(m, 0.05, hist, "replacement")
+        assert trace["x"][0] == pytest.approx(first["eps_c"]) and trace["y"][0] == pytest.approx(first["eps_l_inf"])
+        if m.spec.encoding == "onehot":  # the whole report: both changed bits; eps_c through the two channels
+            assert first["eps_l_inf"] == 2 * first["native_eps_l_inf"] and first["converted"]
+            assert first["native_eps_c"] < first["eps_c"] < 2 * first["native_eps_c"]
     onehot = next(t for name, t in local.items() if name.startswith("Attribute fragments"))
-    assert onehot["name"].endswith("[removal ×2]")
+    assert onehot["name"].endswith("[zero-out, restated]")
     table = at.dataframe[0].value
-    assert "(removal" in table[table["method"] == "Attribute fragments"].iloc[0]["ε per phone"]
+    assert "(zero-out" in table[table["method"] == "Attribute fragments"].iloc[0]["ε per phone"]
     at.toggle(key="sweep_replacement").set_value(False).run()
     assert_clean(at)
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -156,25 +155,26 @@ def test_longitudinal_names_periods_t_and_clips_the_band():
 
 @pytest.mark.app
 def test_reconstruct_compare_as_replacement():
-    """GRR (replacement) against the central baseline (removal): the switch is on by default and the central
-    caption restates its eps_c; one-hot (removal) with the switch on shows 2 eps_l with the native beside it."""
+    """GRR (replacement) against the central baseline (zero-out): the switch is on by default and the central
+    caption restates its eps_c (the same noise at sensitivity sqrt(2)); one-hot (zero-out) with the switch on shows
+    2 eps_l (the whole report) with the native beside it."""
     grr = open_page("app_pages/reconstruct.py", encoding="grr", max_side="64")
     assert_clean(grr)
     assert grr.toggle(key="replacement").value is True
-    assert any("(ε_c = 2.00 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
+    assert any("(ε_c = 1.45 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
     onehot = open_page("app_pages/reconstruct.py", replacement="true")
     assert_clean(onehot)
     phone = next(x for x in onehot.metric if x.label == "ε per phone")
-    assert phone.value == short(on_notion(8.547, "removal").eps) == "17.1"
-    assert phone.proto.delta == "removal 8.55, ×2" and "natively removal: 8.5" in phone.proto.help
+    assert phone.value == short(2 * 8.547) == "17.1"
+    assert phone.proto.delta == "zero-out 8.55, restated" and "natively zero-out: 8.5" in phone.proto.help
     plain = open_page("app_pages/reconstruct.py")
     assert plain.toggle(key="replacement").value is False
 
 
 @pytest.mark.app
 def test_report_table_compare_as_replacement():
-    """One-hot (removal) beside GRR (replacement): on by default; one-hot's cells show 2 eps_l with the native
-    numbers beneath, in the page and in the CSV export alike."""
+    """One-hot (zero-out) beside GRR (replacement): on by default; one-hot's cells show 2 eps_l (the whole report)
+    with the native numbers beneath, in the page and in the CSV export alike."""
     import csv
     import io
 
@@ -191,7 +191,8 @@ def test_report_table_compare_as_replacement():
     cells = cells_on_notion(native)
     onehot = next(c for c in cells if c.method == "Attribute fragments")
     plain = next(n for n in native if n.method == "Attribute fragments")
-    assert onehot.privacy["eps_l_inf"] == on_notion(plain.privacy["eps_l_inf"], "removal").eps
+    assert onehot.privacy["eps_l_inf"] == 2 * plain.privacy["eps_l_inf"]
+    assert onehot.privacy["eps_l_1"] == plain.privacy["eps_l_1"]  # one message: one bit
     grr = next(c for c in cells if c.method.startswith("Generalized"))
     assert grr.privacy["neighbouring"] == "replacement" and "native_eps_l_inf" not in grr.privacy
     rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
@@ -199,7 +200,7 @@ def test_report_table_compare_as_replacement():
     for r in rows:
         assert "  \n".join(cell_caption(r)) in shown
     attr = next(r for r in rows if r["method"] == "Attribute fragments")
-    assert attr["neighbouring"] == "replacement" and attr["native"].startswith("removal: eps_c=1, eps_inf=")
+    assert attr["neighbouring"] == "replacement" and attr["native"].startswith("zero-out: eps_c=1, eps_inf=")
 
 
 @pytest.mark.app

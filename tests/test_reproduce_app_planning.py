@@ -42,12 +42,14 @@ def test_report_table_and_plan_after_a_post_processing(downloads, tmp_path):
 
 
 def test_plan_on_a_dataset(downloads, tmp_path, monkeypatch):
-    at = open_page("app_pages/plan.py", max_side="16", eps_c="0.5", plan_encodings=["onehot", "grr", "olh"])
+    query = dict(max_side="16", eps_c="0.5", plan_rounds="12")
+    at = open_page("app_pages/plan.py", **query, plan_encodings=["onehot", "grr", "olh"])
     assert_clean(at)
     page = downloads.json("plan.json")
     script, notebook = script_and_notebook(downloads, "plan", tmp_path, monkeypatch)
     assert script == page and notebook == page
     assert page["eps_c"] == 0.5 and {r["encoding"] for r in page["rows"]} == {"onehot", "grr", "olh"}
+    assert page["rounds"] == 12 and page["eps_c_total"] == 0.5
 
 
 def test_plan_for_a_shape_solving_for_eps_c(downloads, tmp_path):

@@ -15,12 +15,21 @@ def downloads(monkeypatch):
 
 
 def test_accountant(downloads, tmp_path, monkeypatch):
-    at = open_page("app_pages/accountant.py", acc_n="100000", acc_given="eps0", acc_value="3", acc_k="4")
+    at = open_page(
+        "app_pages/accountant.py",
+        acc_n="100000",
+        acc_given="eps0",
+        acc_value="3",
+        acc_k="4",
+        acc_rounds="30",
+        acc_notion="replacement",
+    )
     assert_clean(at)
     page = downloads.json("accountant.json")
     script, notebook = script_and_notebook(downloads, "accountant", tmp_path, monkeypatch)
     assert script == page and notebook == page
-    assert page["given"] == "eps0" and page["value"] == 3.0 and page["k"] == 4
+    assert page["given"] == "eps0" and page["value"] == 3.0 and page["k"] == 4 and page["rounds"] == 30
+    assert page["notion"] == "replacement" and {b["neighbouring"] for b in page["bounds"]} == {"replacement"}
     assert len(page["bounds"]) == len(page["eps_c_against_eps0"]["curves"]) >= 10
 
 

@@ -13,15 +13,21 @@ eps0_against_n = cached("results")(eps0_curve)
 
 
 @cached("results")
-def amplifications(n: int, delta: float, k: int, direction: str, value: float) -> list[Amplification]:
-    """Every bound at the inputs (ldpcore.privacy.accountant.compare; direction "eps_c" or "eps0" = value)."""
-    return compare(n, delta, k, **{direction: value})
+def amplifications(
+    n: int, delta: float, k: int, direction: str, value: float, rounds: int = 1, notion: str = "native"
+) -> list[Amplification]:
+    """Every bound at the inputs (ldpcore.privacy.accountant.compare; direction "eps_c" or "eps0" = value; with
+    rounds > 1, eps_c the total over the rounds and eps0 each round's; notion "replacement": zero-out bounds over
+    the two changed channels)."""
+    return compare(n, delta, k, **{direction: value}, rounds=rounds, notion=notion)
 
 
-def table(n: int, delta: float, k: int, direction: str, value: float) -> list[dict]:
+def table(
+    n: int, delta: float, k: int, direction: str, value: float, rounds: int = 1, notion: str = "native"
+) -> list[dict]:
     """One row per bound: eps0 and eps_c (None where the bound gives no number), the reason or a note, and what
-    the bound is (title, neighbouring, what it applies to)."""
-    rows = amplifications(n, delta, k, direction, value)
+    the bound is (title, neighbouring of its eps_c, what it applies to)."""
+    rows = amplifications(n, delta, k, direction, value, rounds, notion)
     return [
         {
             "bound": a.bound,

@@ -49,6 +49,7 @@ def _table(
     encodings: tuple,
     max_messages: float | None,
     max_bits: float | None,
+    rounds: int,
     postprocess: str | None,
 ) -> planner.PlanTable:
     query = planner.PlanQuery(
@@ -59,6 +60,7 @@ def _table(
         target=None if target is None else planner.Target(*target),
         solve="table" if solve == "error" else solve,
         notion=notion,
+        rounds=rounds,
         encodings=encodings,
         constraints=planner.Constraints(max_messages, max_bits),
         postprocess=postprocess,
@@ -76,23 +78,37 @@ def table(
     encodings: list[str],
     max_messages: float | None,
     max_bits: float | None,
+    rounds: int = 1,
     postprocess: str | None = None,
 ) -> planner.PlanTable:
     """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
-    meets the target; postprocess: rank on each row's simulated error after it), cached on the input's key and the
-    settings."""
+    meets the target; rounds: collections from the same respondents, eps_c their total; postprocess: rank on each
+    row's simulated error after it), cached on the input's key and the settings."""
     return _table(
-        inp.key, inp.hist, solve, eps_c, target, delta, notion, tuple(encodings), max_messages, max_bits, postprocess
+        inp.key,
+        inp.hist,
+        solve,
+        eps_c,
+        target,
+        delta,
+        notion,
+        tuple(encodings),
+        max_messages,
+        max_bits,
+        rounds,
+        postprocess,
     )
 
 
 @cached("results", spinner="Drawing the error curves...")
-def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion):
-    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params)
+def _curve(input_key: str, _hist: Histogram, encoding, accountant, params, eps_cs, delta, kind, notion, rounds):
+    return planner.error_curve(_hist.counts, encoding, accountant, eps_cs, delta, kind, notion, params, rounds)
 
 
 def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
-    return _curve(inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion)
+    return _curve(
+        inp.key, inp.hist, row.encoding, row.accountant, row.params, eps_cs, row.delta, kind, row.notion, row.rounds
+    )
 
 
 def _up(x: float) -> str:
@@ -107,15 +123,16 @@ def _up(x: float) -> str:
 
 def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
     """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
-    accountant at the accountant's own eps_c and delta, so the same eps_l."""
+    accountant at the accountant's own eps_c and delta for one channel and one collection (eps_c_native), so the
+    same eps_l."""
     spec = row.spec
-    if spec is None or spec.eps_c is None:  # no configuration: the row says why
+    if spec is None or spec.eps_c is None or row.eps_c_native is None:  # no configuration: the row says why
         return None
     query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
     if row.postprocess is not None:
         query["postprocess"] = row.postprocess
-    query["eps_c"] = _up(spec.eps_c)
-    query["delta"] = repr(spec.delta)
+    query["eps_c"] = _up(row.eps_c_native)
+    query["delta"] = repr(row.delta_native)
     if max_side:
         query["max_side"] = str(max_side)
     for name, value in spec.params:

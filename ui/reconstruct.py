@@ -17,18 +17,42 @@ import streamlit as st
 from ldpcore import export
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import InputError
+from ldpcore.experiment.protocol.compare import central_eps_on_notion
 from ldpcore.experiment.protocol.histogram_view import bin_std, ranked
 from ldpcore.experiment.protocol.local_only import without_shuffler
 from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method
-from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
+from ldpcore.experiment.protocol.spec import Plan, PlanOnNotion, ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
 from ldpcore.export.view_records import reconstruct_record
+from ldpcore.privacy.notions import OnNotion
 from ui.kit.cache import cached
 from ui.kit.chart_export import export_menu
 from ui.kit.colours import CENTRAL_COLOR, PALETTE, method_color
 from ui.kit.inputs import Input
 from ui.kit.runs import DISPLAY_WIDTH, FAST, cell, cell_of, fit, ran, run_spec
+
+
+@cached("results")
+def _on_notion(spec: dict, n: int, d: int | None, _plan: Plan, notion: str) -> PlanOnNotion:
+    return _plan.on_notion(notion)
+
+
+def on_notion(p: Plan, notion: str) -> PlanOnNotion:
+    """The plan's epsilons in `notion` (ldpcore's Plan.on_notion), cached on the spec, n and d."""
+    return _on_notion(p.spec.as_dict(), p.n, p.d, p, notion)
+
+
+@cached("results")
+def _central_on_notion(eps_c: float, sigma: float, delta: float, _cell: Measured, notion: str) -> OnNotion:
+    return central_eps_on_notion(_cell, notion)
+
+
+def central_on_notion(c: Cell, notion: str) -> OnNotion:
+    """The central Gaussian baseline's eps_c in `notion` (ldpcore's conversion), cached on its numbers; the cell
+    ran (the page stops before otherwise)."""
+    assert isinstance(c, Measured)
+    return _central_on_notion(c.privacy["eps_c"], c.privacy["sigma"], c.privacy["delta"], c, notion)
 
 
 @cached("runs")

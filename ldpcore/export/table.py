@@ -98,8 +98,9 @@ def cell_caption(row: dict) -> list[str]:
 
 
 def native_line(row: dict) -> list[str]:
-    """A converted cell's notion and its native numbers (ldpcore.experiment.protocol.compare), else nothing."""
-    return [f"as {row['neighbouring']} (2 eps, 2 delta); native {row['native']}"] if row.get("native") else []
+    """A restated cell's notion and its native numbers (ldpcore.experiment.protocol.compare: a zero-out accountant's
+    two changed channels composed, the Gaussian at sensitivity sqrt(2)), else nothing."""
+    return [f"as {row['neighbouring']}; native {row['native']}"] if row.get("native") else []
 
 
 def table_grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:

@@ -93,9 +93,9 @@ def tradeoffs_record(
     eps_c: float,
     at: Mapping[str, dict | None],
 ) -> dict:
-    """Trade-offs: every measured cell (the columns after a post-processing among them), the analytic curves of
-    every column without one on the fine grid of eps_c, and the analytic values at the chosen eps_c (the page's
-    table), in the methods' native notions (notion: the one the charts restate them in)."""
+    """Trade-offs: every measured cell (in the methods' native notions; the columns after a post-processing among
+    them), the analytic curves of every column without one on the fine grid of eps_c and the analytic values at
+    the chosen eps_c (the page's table), in `notion` (each restated value with its native one beside it)."""
     return {
         "input": hist.name,
         "seed": seed,
@@ -135,6 +135,8 @@ def accountant_record(
     k: int,
     given: str,
     value: float,
+    rounds: int,
+    notion: str,
     rows: Sequence[Amplification],
     eps0_grid: Sequence[float],
     eps_c_curves: Mapping,
@@ -142,14 +144,17 @@ def accountant_record(
     n_grid: Sequence[int],
     eps0_curves: Mapping,
 ) -> dict:
-    """The Accountant page: every bound at the inputs (given "eps_c" or "eps0" = value), eps_c against eps0 at
-    n, and the largest eps0 for eps_c = target against n (NaN where a bound gives nothing)."""
+    """The Accountant page: every bound at the inputs (given "eps_c" or "eps0" = value; over `rounds`
+    collections, eps_c the total; in `notion`), eps_c against eps0 at n, and the largest eps0 for eps_c = target
+    against n (one collection, each bound's own notion; NaN where a bound gives nothing)."""
     return {
         "n": n,
         "delta": delta,
         "k": k,
         "given": given,
         "value": value,
+        "rounds": rounds,
+        "notion": notion,
         "bounds": [a.as_dict() for a in rows],
         "eps_c_against_eps0": {"eps0": _list(eps0_grid), "curves": {k: _list(v) for k, v in eps_c_curves.items()}},
         "eps0_against_n": {

@@ -32,8 +32,8 @@ from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.laws import ResponseLaws
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
 from ldpcore.oracles.support import SupportLaw
-from ldpcore.privacy import bounds as amplification
-from ldpcore.privacy.bounds import Randomizer, blanket_limit
+from ldpcore.privacy import formulas
+from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
 
@@ -105,19 +105,19 @@ class SupportAnalyzer:
 
 
 def blanket_a(eps_c: float, n: int, delta: float) -> float:
-    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (amplification.blanket_a),
-    for checked inputs with eps_c <= blanket_limit(delta)."""
+    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps_l + k - 1 of the k-RR blanket bound (formulas.blanket_a),
+    for checked inputs with eps_c <= formulas.blanket_limit(delta)."""
     eps_c, delta = check_eps(eps_c), check_delta(delta)
-    cap = blanket_limit(delta)
+    cap = formulas.blanket_limit(delta)
     require(
         eps_c <= cap,
         f"the privacy blanket bound holds for eps_c <= min(1, 14 ln(2/delta)/27) = {cap:.4g} (got {eps_c:g}).",
     )
-    return amplification.blanket_a(eps_c, check_respondents(n), delta)
+    return formulas.blanket_a(eps_c, check_respondents(n), delta)
 
 
 def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
-    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (amplification.krr_eps0,
+    """Largest eps_l with shuffled d-ary GRR (eps_c, delta)-DP: ln(A - d + 1) (formulas.krr_eps0,
     T. Wang et al. 2019, Theorem 1)."""
     d, eps_c, delta = check_domain(d), check_eps(eps_c), check_delta(delta)
     a = blanket_a(eps_c, n, delta)
@@ -128,7 +128,7 @@ def shuffled_grr_eps(eps_c: float, n: int, delta: float, d: int) -> float:
             f"A = (n-1) eps_c^2/(14 ln(2/delta)) = {a:.4g} > d = {d}; raise eps_c or n, or use SOLH."
         ),
     )
-    return amplification.krr_eps0(eps_c, int(n), delta, d)
+    return formulas.krr_eps0(eps_c, int(n), delta, d)
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from typing import ClassVar
 import numpy as np
 
 from ldpcore.errors import check_delta, check_eps, check_whole, require
-from ldpcore.oracles.direct import GRR, blanket_a, blanket_limit, check_domain, check_respondents
+from ldpcore.oracles.direct import GRR, blanket_a, check_domain, check_respondents
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.laws import Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy import solver
-from ldpcore.privacy.bounds import EPS0_MIN, Bound, BoundName, Randomizer, solh_hash_range
+from ldpcore.privacy.bounds import Bound, BoundName, Randomizer
+from ldpcore.privacy.formulas import EPS0_MIN, blanket_limit, solh_hash_range
 from ldpcore.privacy.guarantee import Neighbouring
 
 MURS_EPS_MAX = 30.0  # local eps cap of murs_bound: where the fakes alone almost give eps_1, reports stay

@@ -190,7 +190,7 @@ class OLH(SupportAnalyzer):
 
 def solh_parameters(eps_c: float, n: int, delta: float) -> tuple[int, float]:
     """(d', eps_l) of SOLH at central (eps_c, delta): the solh bound's inverse, its hash_range and eps0
-    (d' near the variance-optimal (A+2)/3, amplification.solh_hash_range)."""
+    (d' near the variance-optimal (A+2)/3, formulas.solh_hash_range)."""
     a = blanket_a(eps_c, n, delta)
     amp = get_bound(BoundName.SOLH).inverse(eps_c, n, delta)
     if not amp.valid or amp.eps0 is None or amp.eps0 <= 0:

@@ -3,8 +3,8 @@ Thakurta, Encode, Shuffle, Analyze Privacy Revisited (2020), Algorithm 1), optio
 fragments and a backstop (Algorithm 2).
 
 Every one-hot bit goes through binary randomized response and to its own shuffler, so
-the analyzer sees, per bin j, only the number of 1-reports. Removal LDP: the reference
-report of an absent respondent is the randomized all-zeros vector, one bit away from
+the analyzer sees, per bin j, only the number of 1-reports. Zero-out LDP: the reference
+report of a respondent whose value is null is the randomized all-zeros vector, one bit away from
 any one-hot vector, so a flip probability p gives eps = ln((1-p)/p) (docs/esa.md).
 
 Float64 realises a flip probability's eps only while it stays well above 2^-53: eps_b and eps_f
@@ -40,7 +40,7 @@ def flip_probability(eps: float) -> float:
 
 
 def eps_of_flip(p: float) -> float:
-    """ln((1-p)/p), the removal eps of one bit flipped w.p. p."""
+    """ln((1-p)/p), the zero-out eps of one bit flipped w.p. p."""
     return math.log1p(-p) - math.log(p)
 
 
@@ -79,7 +79,7 @@ class OneHot:
 
     name: ClassVar[str] = "onehot"
     title: ClassVar[str] = "One-hot (k-RAPPOR), attribute fragments"
-    neighbouring: ClassVar[Neighbouring] = Neighbouring.ADD_OR_REMOVE_ONE
+    neighbouring: ClassVar[Neighbouring] = Neighbouring.ZERO_OUT
     randomizer: ClassVar[Randomizer] = Randomizer.BINARY_RR  # every bit is its own shuffled channel
     variance_note: ClassVar[str] = ""  # the variance is exact
 

@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 
-from ldpcore.errors import InputError
+from ldpcore.errors import InputError, check_whole
 from ldpcore.privacy.bounds import BOUNDS, Amplification, get_bound
+from ldpcore.privacy.notions import channels
+from ldpcore.privacy.rounds import MAX_ROUNDS, collection_bound
 
 CURVE_RTOL = 1e-4  # a chart's points: certified, within this relative distance of the exact answers
 
@@ -21,11 +23,17 @@ def evaluate_bound(
     eps_c: float | None = None,
     eps0: float | None = None,
     rtol: float = 0.0,
+    rounds: int = 1,
+    notion: str = "native",
 ) -> Amplification:
     """One bound forward (eps0 given) or inverse (eps_c given); a bound that cannot take
     these inputs comes back not valid, with the reason, instead of raising. rtol > 0: a curve's
-    point, certified but up to a relative rtol on the safe side of the exact answer."""
-    bound = get_bound(name)
+    point, certified but up to a relative rtol on the safe side of the exact answer. rounds: eps_c (at delta) is
+    the total over that many collections at eps0 each (ldpcore.privacy.rounds). notion "replacement": a zero-out
+    bound over the two channels a replacement changes (ldpcore.privacy.notions.channels), as `amplify --notion`."""
+    base = get_bound(name)
+    width = channels(base.neighbouring, notion)
+    bound = collection_bound(base, check_whole(rounds, 1, "rounds", MAX_ROUNDS), width)
     try:
         if eps0 is not None:
             return bound.forward(eps0, n, delta, k, rtol)
@@ -48,12 +56,19 @@ def evaluate_bound(
 
 
 def compare(
-    n: int, delta: float, k: int | None = None, eps_c: float | None = None, eps0: float | None = None
+    n: int,
+    delta: float,
+    k: int | None = None,
+    eps_c: float | None = None,
+    eps0: float | None = None,
+    rounds: int = 1,
+    notion: str = "native",
 ) -> list[Amplification]:
-    """Every bound at the same inputs; exactly one of eps_c and eps0."""
+    """Every bound at the same inputs; exactly one of eps_c and eps0 (with rounds > 1, eps_c the total; notion
+    "replacement": zero-out bounds over the two changed channels)."""
     if (eps_c is None) == (eps0 is None):
         raise InputError("give exactly one of eps_c and eps0.")
-    return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0) for name in BOUNDS]
+    return [evaluate_bound(name, n, delta, k, eps_c=eps_c, eps0=eps0, rounds=rounds, notion=notion) for name in BOUNDS]
 
 
 def eps_c_curve(

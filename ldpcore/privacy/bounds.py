@@ -13,17 +13,19 @@ the numeric curves live in ldpcore.privacy.clones and ldpcore.privacy.tight.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ldpcore.errors import InputError, check_delta, check_eps, check_whole, require
-from ldpcore.privacy import clones, solver, tight
-from ldpcore.privacy.guarantee import Guarantee, Neighbouring
+import numpy as np
 
-EPS0_MIN, EPS0_MAX = 1e-6, 100.0  # numeric bounds are evaluated for eps0 in [EPS0_MIN, EPS0_MAX]
+from ldpcore.errors import InputError, check_delta, check_eps, check_whole
+from ldpcore.privacy import clones, formulas, solver, tight
+from ldpcore.privacy.guarantee import Guarantee, Neighbouring, PairKind
+
 CAP_RTOL = 1e-9  # an inverse at the top of the region is capped when it certifies < target (1 - CAP_RTOL)
 
 
@@ -77,7 +79,8 @@ class Amplification:
     eps_c certified there is below the target asked for (by more than CAP_RTOL). note says
     when the trivial bound was used instead (an eps0-LDP report is eps0-DP after shuffling,
     so eps_c <= eps0 always holds). extra holds bound-specific details (SOLH's hash range,
-    the tight accountant's worst case).
+    the tight accountant's worst case). pair: for a composed guarantee (several channels or rounds), where its
+    dominating pair came from.
     """
 
     bound: str
@@ -93,9 +96,11 @@ class Amplification:
     target_eps_c: float | None = None
     note: str = ""
     extra: dict = field(default_factory=dict, hash=False)
+    pair: PairKind | None = None
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """The fields (pair only where the result is composed)."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "pair" or self.pair is not None}
 
     @property
     def guarantee(self) -> Guarantee:
@@ -125,6 +130,12 @@ class Bound:
     solves: forward_fn and inverse_fn (or exact_forward and exact_inverse) take a last argument
     rtol > 0, for a curve's points: certified, but up to a relative rtol on the safe side of the
     exact answer (forward and inverse pass it on; other bounds are exact at no extra cost).
+    folds: how many eps0-LDP channels (or rounds) one neighbouring change reaches; the trivial bound is folds eps0
+    (ldpcore.privacy.dominating.composed_bound builds such bounds); pair: where their dominating pair came from.
+    curve_fn(eps, eps0, n, k, floor) -> upper bounds of the privacy profile delta(eps) at an array of eps (tight down
+    to floor; below it they may be loose), optional: for a bound given by its privacy curve (composition builds a
+    dominating pair from it; ldpcore.privacy.dominating); proxy_fn: the same for a cheap curve close to it, for
+    searches whose answer curve_fn then certifies.
     holds_for: the widest randomizer family the bound holds for as an encoding's accountant (the
     encodings' accountants are derived from it, accountants_for); rank: its place when offered for
     a family other than binary RR (tightest first at typical parameters).
@@ -148,11 +159,25 @@ class Bound:
     explanation: str = ""
     holds_for: Randomizer = Randomizer.ANY_LDP
     rank: int = 0
+    curve_fn: Callable[[np.ndarray, float, int, int | None, float], np.ndarray] | None = None
+    proxy_fn: Callable[[np.ndarray, float, int, int | None, float], np.ndarray] | None = None
+    folds: int = 1
+    pair: PairKind | None = None
 
     def _result(self, eps0, eps_c, n, delta, k, **kw) -> Amplification:
         if eps_c is not None and self.extra_fn is not None and not kw.get("extra"):
             kw["extra"] = self.extra_fn(eps0, n, delta, k)
-        return Amplification(self.name, eps0, eps_c, n, delta, self.neighbouring, self.citation, **kw)
+        return Amplification(self.name, eps0, eps_c, n, delta, self.neighbouring, self.citation, pair=self.pair, **kw)
+
+    @property
+    def trivial(self) -> str:
+        """The note of a result that falls back on the trivial bound, folds eps0 with delta = 0."""
+        if self.folds == 1:
+            return TRIVIAL
+        return (
+            f"the trivial bound: each of the {self.folds} composed eps0-LDP channels is eps0-DP after shuffling, so "
+            f"together {self.folds} eps0 with delta = 0, which is tighter than this bound here."
+        )
 
     def region(self, n: int, delta: float, k=None) -> tuple[float, float, str]:
         """The closed interval of eps0 where the bound holds (or a reason it holds nowhere)."""
@@ -182,12 +207,12 @@ class Bound:
             eps_c, extra = self.exact_forward(eps0, n, delta, *coarse)
         else:
             eps_c = self.forward_fn(eps0, n, delta, k, *coarse)
-        if eps_c > eps0:
-            return self._result(eps0, eps0, n, delta, k, note=TRIVIAL, extra=extra)
+        if eps_c > self.folds * eps0:
+            return self._result(eps0, self.folds * eps0, n, delta, k, note=self.trivial, extra=extra)
         return self._result(eps0, eps_c, n, delta, k, **({"extra": extra} if extra else {}))
 
     def inverse(self, eps_c: float, n: int, delta: float, k: int | None = None, rtol: float = 0.0) -> Amplification:
-        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c (trivial).
+        """The largest eps0 the bound certifies at eps_c (conservative side), at least eps_c / folds (trivial).
         rtol > 0: for a curve, an eps0 the bound certifies that may lie up to a relative rtol below the largest.
         Inside shared_inverses() the results (frozen) are memoised: encodings that share a bound share it."""
         rtol = rtol or getattr(_SHARED, "rtol", 0.0)  # search_precision()
@@ -210,16 +235,17 @@ class Bound:
             ok = lambda e: f(e) <= eps_c  # noqa: E731
         else:
             ok = lambda e: certify(eps_c, e, n, delta, k)  # noqa: E731
+        trivial = eps_c / self.folds
         if not ok(lo):
             alone = (
                 f"{self.title} alone cannot certify eps_c={eps_c:g} at n={n:,}, delta={delta:g}: its "
                 f"smallest certified value is {f(lo):.4g} (at eps0={lo:.4g})."
             )
-            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=f"{TRIVIAL} {alone}")
+            return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=f"{self.trivial} {alone}")
         if ok(hi):
             top = f(hi)
-            if hi < eps_c:
-                return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
+            if hi < trivial:
+                return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=self.trivial)
             return self._result(hi, top, n, delta, k, capped=top < eps_c * (1 - CAP_RTOL), target_eps_c=eps_c)
         coarse = (rtol,) if rtol > 0 and self.solves else ()
         if self.exact_inverse is not None:
@@ -230,8 +256,8 @@ class Bound:
         else:
             eps0 = self.inverse_fn(eps_c, n, delta, k, *coarse)
         eps0 = solver.settle(ok, eps0, lo, single_steps=0)  # land on the conservative side; ok(lo) holds
-        if eps0 < eps_c:
-            return self._result(eps_c, eps_c, n, delta, k, target_eps_c=eps_c, note=TRIVIAL)
+        if eps0 < trivial:
+            return self._result(trivial, eps_c, n, delta, k, target_eps_c=eps_c, note=self.trivial)
         return self._result(eps0, eps_c if self.certify_fn else f(eps0), n, delta, k, target_eps_c=eps_c)
 
 
@@ -272,229 +298,6 @@ TRIVIAL = (
 )
 
 
-def _check_k(k, bound: str = "", required: bool = False) -> int | None:
-    """The domain size k: a whole number >= 2, or None unless the bound requires it."""
-    if k is None:
-        require(not required, f"{bound} needs the domain size k (--domain).")
-        return None
-    return check_whole(k, 2, "the domain size k")
-
-
-# --- EFMRTT'19 (Erlingsson et al. 2019 Theorem 8): any eps0-LDP randomizers, shuffled before randomizing ---
-
-
-def _efmrtt_forward(eps0, n, delta, k):
-    return 12 * eps0 * math.sqrt(math.log(1 / delta) / n)
-
-
-def _efmrtt_inverse(eps_c, n, delta, k):
-    return eps_c / (12 * math.sqrt(math.log(1 / delta) / n))
-
-
-def _efmrtt_region(n, delta, k):
-    if n < 1000:
-        return 0.0, 0.0, f"too few respondents for amplification: Theorem 8 needs n >= 1000 (n={n:,})."
-    if delta >= 0.01:
-        return 0.0, 0.0, f"Theorem 8 needs delta < 1/100 (delta={delta:g})."
-    return 0.0, 0.5, ""  # 0 < eps0 < 1/2 (open_top)
-
-
-# --- Cheu et al. (Erlingsson et al. 2020 Lemma II.6): binary RR with flip probability lambda/(2n) ---
-
-
-def cheu_eps_of_lambda(lam: float, n: int, delta: float) -> float:
-    """eps_c of shuffled binary RR flipping w.p. lambda/(2n), lambda in [14 ln(4/delta), n]."""
-    m = lam - math.sqrt(2 * lam * math.log(2 / delta))
-    return math.sqrt(32 * math.log(4 / delta) / m) * (1 - m / n)
-
-
-def _cheu_forward(eps0, n, delta, k):
-    return cheu_eps_of_lambda(2 * n / (math.exp(eps0) + 1), n, delta)
-
-
-def _cheu_inverse(eps_c, n, delta, k):
-    """Lemma II.6 solved exactly: with m = lambda - sqrt(2 lambda ln(2/delta)) and C = 32 ln(4/delta),
-    eps_c^2 m = C (1 - m/n)^2 is a quadratic in m (take the root in (0, n]); then sqrt(lambda)
-    solves s^2 - sqrt(2 ln(2/delta)) s - m = 0, and eps0 = ln(2n/lambda - 1)."""
-    c, b2 = 32 * math.log(4 / delta), 2 * math.log(2 / delta)
-    b = 2 * c / n + eps_c**2
-    m = 2 * c / (b + math.sqrt(b * b - 4 * c * c / n**2))  # the smaller root, stably
-    s = (math.sqrt(b2) + math.sqrt(b2 + 4 * m)) / 2
-    return math.log(2 * n / (s * s) - 1)
-
-
-def _cheu_region(n, delta, k):
-    lam_min = 14 * math.log(4 / delta)
-    if n <= lam_min:
-        return (
-            0.0,
-            0.0,
-            (
-                f"too few respondents for amplification: Lemma II.6 needs n > 14 ln(4/delta) = "
-                f"{lam_min:.1f} at delta={delta:g} (n={n:,})."
-            ),
-        )
-    # eps0 = ln(2n/lambda - 1); lambda = n gives eps0 = 0 (coin flips) with eps_c > 0.
-    return 0.0, math.log(2 * n / lam_min - 1), ""
-
-
-# --- ESA Theorem III.1: the closed form of the same lemma ---
-
-
-def _thm31_forward(eps0, n, delta, k):
-    return math.sqrt(64 * math.exp(eps0) * math.log(4 / delta) / n)
-
-
-def _thm31_region(n, delta, k):
-    hi = math.log(n) - math.log(14 * math.log(4 / delta))
-    if hi < 1:
-        return (
-            0.0,
-            0.0,
-            (
-                f"too few respondents for amplification: Theorem III.1 needs ln n - ln(14 ln(4/delta)) >= 1 "
-                f"(n={n:,}, delta={delta:g} give {hi:.3g})."
-            ),
-        )
-    return 1.0, hi, ""
-
-
-# --- FMT'21 closed form (docs/accountants.md) ---
-
-
-def _fmt_closed_forward(eps0, n, delta, k):
-    e = math.exp(eps0)
-    return math.log1p(math.tanh(eps0 / 2) * (8 * math.sqrt(e * math.log(4 / delta) / n) + 8 * e / n))
-
-
-def _fmt_closed_region(n, delta, k):
-    hi = math.log(n / (16 * math.log(2 / delta)))
-    if hi <= 0:
-        return (
-            0.0,
-            0.0,
-            (
-                f"too few respondents for amplification: the clones closed form needs "
-                f"n > 16 ln(2/delta) = {16 * math.log(2 / delta):.1f} (n={n:,})."
-            ),
-        )
-    return 0.0, hi, ""
-
-
-# --- Balle et al. k-RR closed form = shuffled GRR; SOLH is GRR on the hash range d' ---
-
-
-def blanket_a(eps_c: float, n: int, delta: float) -> float:
-    """A = (n-1) eps_c^2/(14 ln(2/delta)) = e^eps0 + k - 1 at eps_c (docs/encodings.md)."""
-    return (n - 1) * eps_c**2 / (14 * math.log(2 / delta))
-
-
-def blanket_limit(delta: float) -> float:
-    """The largest eps_c of the k-RR blanket closed form: min(1, 14 ln(2/delta)/27) (Balle et al. 2019
-    Theorem 3.1 needs eps_c <= 1 and gamma >= 27k/((n-1) eps_c))."""
-    return min(1.0, 14 * math.log(2 / delta) / 27)
-
-
-def _krr_forward(eps0, n, delta, k):
-    return math.sqrt(14 * math.log(2 / delta) * (math.exp(eps0) + k - 1) / (n - 1))
-
-
-def krr_eps0(eps_c: float, n: int, delta: float, k: int | None) -> float:
-    """The k-RR blanket closed form solved for eps0: ln(A - k + 1) (T. Wang et al. 2019, Theorem 1); A > k is
-    the caller's, and so is k (the k-RR bound requires it)."""
-    if k is None:
-        raise InputError("the k-RR blanket bound needs the domain size k (--domain).")
-    return math.log(blanket_a(eps_c, n, delta) - k + 1)
-
-
-def _blanket_region(n, delta, k, floor_k, what, inverse):
-    """[0, inverse at blanket_limit] for a k-RR blanket bound, or why it is empty: with A at the limit
-    <= floor_k (the alphabet at eps0 = 0), even eps0 = 0 exceeds the limit."""
-    cap = blanket_limit(delta)
-    if n < 2 or blanket_a(cap, n, delta) <= floor_k:
-        floor = math.sqrt(14 * math.log(2 / delta) * floor_k / max(n - 1, 1))
-        return (
-            0.0,
-            0.0,
-            (
-                f"too few respondents for amplification: {what} gives eps_c >= sqrt(14 ln(2/delta) "
-                f"{floor_k}/(n-1)) = {floor:.4g} even at eps0 = 0, above its limit {cap:.4g} (n={n:,})."
-            ),
-        )
-    return 0.0, inverse(cap, n, delta, k), ""
-
-
-def _krr_region(n, delta, k):
-    k = _check_k(k, BoundName.BLANKET_KRR, required=True)
-    return _blanket_region(n, delta, k, k, "the k-RR blanket", krr_eps0)
-
-
-def solh_hash_range(x: float, k: int | None) -> int:
-    """Hash range d' at e^eps0 = x: k if fixed, else ceil((x-1)/2) >= 2.
-
-    At fixed eps_c the variance-optimal range is d' = (A+2)/3 with e^eps0 = A - d' + 1
-    (T. Wang et al. 2019), i.e. d' = (e^eps0 + 1)/2; this rule stays within 1 below it and is
-    non-decreasing, so the forward is monotone and has an exact inverse.
-    """
-    return k if k is not None else max(2, math.ceil((x - 1) / 2))
-
-
-def _solh_forward(eps0, n, delta, k):
-    return _krr_forward(eps0, n, delta, solh_hash_range(math.exp(eps0), k))
-
-
-def _solh_inverse(eps_c, n, delta, k):
-    """Largest x = e^eps0 with x + d'(x) - 1 <= A: d' = ceil((A+2)/3) - 1 (= floor((A+2)/3) unless an integer)."""
-    if k is not None:
-        return krr_eps0(eps_c, n, delta, k)
-    a = blanket_a(eps_c, n, delta)
-    d = max(2, math.ceil((a + 2) / 3) - 1)
-    return math.log(min(a - d + 1, 2 * d + 1))  # x in (2d-1, 2d+1] maps to d
-
-
-def _solh_region(n, delta, k):
-    k = _check_k(k)
-    return _blanket_region(n, delta, k, k or 2, "SOLH", _solh_inverse)
-
-
-def _solh_extra(eps0, n, delta, k):
-    return {"hash_range": solh_hash_range(math.exp(eps0), k)}
-
-
-# --- bounds given as a privacy curve delta(eps; eps0, n): ldpcore.privacy.clones, ldpcore.privacy.tight ---
-
-
-def _curve_bound(curve: Callable[[float, float, int, int | None], float], uses_k: bool = False) -> dict:
-    """forward_fn, region_fn, inverse_fn and certify_fn of a bound given by its privacy curve delta(eps; eps0, n, k).
-
-    The region is [EPS0_MIN, EPS0_MAX]: below, eps0-LDP alone already gives eps_c < 1e-6;
-    above, nothing is left to amplify. uses_k: k (optional) selects a k-specific curve, else it
-    is ignored.
-    """
-
-    def forward(eps0, n, delta, k, rtol=0.0):
-        return tight.smallest_eps(lambda e: curve(e, eps0, n, k), eps0, delta, rtol)
-
-    def inverse(eps_c, n, delta, k, rtol=0.0):
-        if rtol > 0:
-            return tight.largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta, rtol, rtol / 4)
-        return tight.largest_eps0(lambda e0: curve(eps_c, e0, n, k), eps_c, EPS0_MAX, delta)
-
-    def certify(eps_c, eps0, n, delta, k):
-        return curve(eps_c, eps0, n, k) <= delta
-
-    def region(n, delta, k):
-        if uses_k:
-            _check_k(k)
-        return EPS0_MIN, EPS0_MAX, ""
-
-    return dict(forward_fn=forward, region_fn=region, inverse_fn=inverse, certify_fn=certify, solves=True)
-
-
-def _clones_curve(p_clone: Callable[[float], float]):
-    return lambda eps, eps0, n, k: clones.clones_delta(eps, eps0, n, p_clone(eps0))
-
-
 BOUNDS: dict[BoundName, Bound] = {}
 ALIASES = {
     "paper": BoundName.CHEU19,
@@ -526,10 +329,10 @@ register(
         f"{_ESA}, Lemma II.6, from "
         "Cheu, Smith, Ullman, Zeber, Zhilyaev, Distributed differential privacy via shuffling (EUROCRYPT 2019)",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
-        _cheu_forward,
-        _cheu_region,
-        inverse_fn=_cheu_inverse,
+        Neighbouring.ZERO_OUT,
+        formulas.cheu_forward,
+        formulas.cheu_region,
+        inverse_fn=formulas.cheu_inverse,
         explanation="The bound the ESA paper uses for attribute fragments: binary randomized response that "
         "flips each bit with probability lambda/(2n) is (eps_c, delta)-DP once shuffled, for "
         "lambda >= 14 ln(4/delta). The paper's tables are computed with it.",
@@ -543,39 +346,15 @@ register(
         "Theorem III.1 closed form",
         f"{_ESA}, Theorem III.1",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
-        _thm31_forward,
-        _thm31_region,
+        Neighbouring.ZERO_OUT,
+        formulas.thm31_forward,
+        formulas.thm31_region,
         explanation="A simpler closed form of Lemma II.6, eps_c = sqrt(64 e^eps0 ln(4/delta)/n), for eps0 "
         "between 1 and ln n - ln(14 ln(4/delta)); looser than the lemma it comes from.",
         holds_for=Randomizer.BINARY_RR,
         rank=9,
     )
 )
-
-
-def _tight_region(n, delta, k):
-    if n < 2:
-        return 0.0, 0.0, f"the exact curve needs n >= 2 respondents: one alone has nobody to hide among (n={n:,})."
-    if n > tight.N_MAX:
-        return 0.0, 0.0, f"the exact curve takes n <= {tight.N_MAX:,} respondents (n={n:,})."
-    return EPS0_MIN, EPS0_MAX, ""
-
-
-def _worst(worst, n) -> dict:
-    """How many of the other n-1 respondents hold the target's value in the worst case found (a range when
-    a block of such counts was bounded at once)."""
-    return {"worst_c": [worst.ones, worst.ones + (n - 1 - worst.crowd)]}
-
-
-def _tight_forward(eps0, n, delta, rtol=0.0):
-    eps_c, worst = tight.removal_forward(eps0, n, delta, rtol)
-    return eps_c, _worst(worst, n)
-
-
-def _tight_inverse(eps_c, n, delta, hi, rtol=0.0):
-    eps0, worst = tight.removal_inverse(eps_c, n, delta, hi, rtol)
-    return eps0, _worst(worst, n)
 
 
 register(
@@ -585,13 +364,15 @@ register(
         f"{_ESA}; the exact privacy curve of one attribute-fragment channel, in the worst case over the other "
         "respondents' data (this project's tight accountant)",
         "binary randomized response (one attribute-fragment channel)",
-        Neighbouring.ADD_OR_REMOVE_ONE,
-        lambda eps0, n, delta, k: _tight_forward(eps0, n, delta)[0],
-        _tight_region,
+        Neighbouring.ZERO_OUT,
+        lambda eps0, n, delta, k: formulas.tight_forward(eps0, n, delta)[0],
+        formulas.tight_region,
         certify_fn=lambda eps_c, eps0, n, delta, k: tight.certifies(eps_c, eps0, n, delta),
-        exact_forward=_tight_forward,
-        exact_inverse=_tight_inverse,
+        exact_forward=formulas.tight_forward,
+        exact_inverse=formulas.tight_inverse,
         solves=True,
+        curve_fn=lambda eps, eps0, n, k, floor: tight.curve_on_grid(eps, eps0, n, floor=floor),
+        proxy_fn=lambda eps, eps0, n, k, floor: tight.curve_on_grid(eps, eps0, n, first_block=True, floor=floor),
         explanation="Each bin of an attribute-fragmented report is shuffled binary randomized response, whose "
         "privacy curve can be computed exactly from binomial probabilities; the worst case over how "
         "many of the other respondents hold the same value is searched. No bound is tighter: at the "
@@ -610,9 +391,9 @@ register(
         "central differential privacy via anonymity (SODA 2019), Theorem 8",
         "any eps0-LDP randomizers (also adaptive), shuffled before randomizing; eps0 < 1/2",
         Neighbouring.REPLACE_ONE,
-        _efmrtt_forward,
-        _efmrtt_region,
-        inverse_fn=_efmrtt_inverse,
+        formulas.efmrtt_forward,
+        formulas.efmrtt_region,
+        inverse_fn=formulas.efmrtt_inverse,
         open_top=True,
         explanation="The first amplification-by-shuffling theorem: n shuffled reports of eps0-LDP randomizers "
         "are (12 eps0 sqrt(ln(1/delta)/n), delta)-DP. It needs n >= 1000, eps0 < 1/2 and "
@@ -629,8 +410,8 @@ register(
         "eps0 <= ln(n/(16 ln(2/delta))))",
         "any eps0-LDP randomizers",
         Neighbouring.REPLACE_ONE,
-        _fmt_closed_forward,
-        _fmt_closed_region,
+        formulas.fmt_closed_forward,
+        formulas.fmt_closed_region,
         explanation="Every other respondent's report is, with probability e^-eps0, a 'clone' of the target's, "
         "so the target hides among about n e^-eps0 clones: eps_c = ln(1 + (e^eps0-1)/(e^eps0+1) "
         "(8 sqrt(e^eps0 ln(4/delta)/n) + 8 e^eps0/n)), for eps0 <= ln(n/(16 ln(2/delta))).",
@@ -645,7 +426,7 @@ register(
         f"{_FMT21}, numerical bound from the clone reduction",
         "any eps0-LDP randomizers",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: math.exp(-e0))),
+        **formulas.clones_curve(lambda e0: math.exp(-e0)),
         explanation="The clone reduction computed exactly instead of bounded in closed form: the shuffled "
         "output is a post-processing of two counts decided by Bin(n-1, e^-eps0) clones, whose "
         "privacy curve is summed numerically. Holds for any eps0-LDP randomizer.",
@@ -660,7 +441,7 @@ register(
         f"{_FMT23}, stronger clone reduction",
         "randomized-response-type randomizers (binary RR, k-RR)",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(_clones_curve(lambda e0: 2 / (math.exp(e0) + 1))),
+        **formulas.clones_curve(lambda e0: 2 / (math.exp(e0) + 1)),
         explanation="For randomized-response-type randomizers each other report is a clone with probability "
         "2/(e^eps0+1) instead of e^-eps0, so more clones hide the target; same numeric curve as "
         "the numerical clones.",
@@ -675,9 +456,9 @@ register(
         f"{_BALLE}, Theorem 3.1 (k-ary randomized response)",
         "k-ary randomized response / generalized RR on k values",
         Neighbouring.REPLACE_ONE,
-        _krr_forward,
-        _krr_region,
-        inverse_fn=krr_eps0,
+        formulas.krr_forward,
+        functools.partial(formulas.krr_region, name=BoundName.BLANKET_KRR),
+        inverse_fn=formulas.krr_eps0,
         explanation="k-RR reports a uniformly random value with probability gamma = k/(e^eps0+k-1); these "
         "reports form a 'blanket' of binomial noise over every value, giving eps_c = "
         "sqrt(14 ln(2/delta)(e^eps0+k-1)/(n-1)) for eps_c <= 1. Even eps0 = 0 cannot beat "
@@ -699,7 +480,7 @@ register(
         f"{_GENERIC_BLANKET}",
         "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(lambda *a: clones.blanket_hoeffding_delta(*a), uses_k=True),
+        **formulas.curve_bound(lambda *a: clones.blanket_hoeffding_delta(*a), uses_k=True),
         explanation="The privacy blanket bound evaluated numerically: the blanket of the other reports has "
         "mass gamma (k/(e^eps0+k-1) for k-RR, e^-eps0 for any randomizer) and Hoeffding's "
         "inequality bounds the tail of the privacy-amplification sum. With k it is Balle et al.'s "
@@ -718,7 +499,7 @@ register(
         f"{_GENERIC_BLANKET}",
         "k-RR on k values (with k), or any eps0-LDP randomizer (blanket mass e^-eps0; this project's derivation)",
         Neighbouring.REPLACE_ONE,
-        **_curve_bound(lambda *a: clones.blanket_bennett_delta(*a), uses_k=True),
+        **formulas.curve_bound(lambda *a: clones.blanket_bennett_delta(*a), uses_k=True),
         explanation="The same privacy blanket bound with Bennett's inequality, which also uses the variance "
         "of the privacy-amplification variable and is usually tighter than Hoeffding's. Without k "
         "the range and variance bounds are this project's derivation (valid, looser than Balle et "
@@ -735,10 +516,10 @@ register(
         f"Theorem 3 (SOLH), from {_BALLE}, Theorem 3.1",
         "optimized local hashing: GRR on a hash range d' (k fixes d', else the bound chooses it)",
         Neighbouring.REPLACE_ONE,
-        _solh_forward,
-        _solh_region,
-        inverse_fn=_solh_inverse,
-        extra_fn=_solh_extra,
+        formulas.solh_forward,
+        formulas.solh_region,
+        inverse_fn=formulas.solh_inverse,
+        extra_fn=formulas.solh_extra,
         explanation="Each respondent hashes the value into d' buckets and runs GRR there, so the k-RR blanket "
         "bound applies with d' in place of the domain: the variance no longer grows with the "
         "domain. Without a fixed range the bound picks d' close to the variance-optimal "

@@ -3,7 +3,8 @@
 Analytic calibration of Balle and Wang (ICML 2018, Theorem 8): N(0, sigma^2) noise with
 L2 sensitivity s is (eps, delta)-DP iff
   Phi(s/(2 sigma) - eps sigma/s) - e^eps Phi(-s/(2 sigma) - eps sigma/s) <= delta.
-Adding or removing one respondent changes one count by 1, so s = 1 (removal).
+Zero-out (a respondent's value replaced by the null value, not counted) changes one count by 1, as adding or
+removing a respondent would: s = 1.
 The paper's Table IV sigma column is not this calibration (docs/departures.md); both are shown.
 """
 
@@ -39,6 +40,19 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     )
     ok = lambda sigma: gaussian_delta(sigma, eps, sensitivity) <= delta  # noqa: E731
     return solver.settle(ok, math.exp(log_sigma), math.inf, single_steps=10_000)
+
+
+def gaussian_eps(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Smallest eps with gaussian_delta(sigma, eps) <= delta (conservative side): the eps of noise sigma at another
+    sensitivity (sqrt(2): the same release under replacement)."""
+    delta = check_delta(delta)
+    value = lambda eps: gaussian_delta(sigma, eps, sensitivity)  # noqa: E731
+    if value(0.0) <= delta:
+        return 0.0
+    hi = 1.0
+    while value(hi) > delta:
+        hi *= 2
+    return solver.boundary(value, delta, hi, 0.0, log=True)
 
 
 def gaussian_mechanism(counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:

@@ -51,7 +51,12 @@ def _clone_blocks(m: int, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
-    """delta(eps) of the clone reduction with C ~ Bin(n-1, p_clone) (docs/accountants.md).
+    """delta(eps) of the clone reduction with C ~ Bin(n-1, p_clone) (docs/accountants.md): clones_curve at one eps."""
+    return float(clones_curve(np.array([eps]), eps0, n, p_clone)[0])
+
+
+def clones_curve(eps: np.ndarray, eps0: float, n: int, p_clone: float) -> np.ndarray:
+    """delta(eps) of the clone reduction at every eps of an array (docs/accountants.md).
 
     Given C = c and A ~ Bin(c, 1/2), P_c = A + Bern(alpha) vs Q_c = A + Bern(1-alpha),
     alpha = e^eps0/(e^eps0+1). Exactly, D_{e^eps}(P_c || Q_c) = kappa g(c) with
@@ -60,18 +65,23 @@ def clones_delta(eps: float, eps0: float, n: int, p_clone: float) -> float:
     B_c ~ Bin(c, 1/2), i.e. g(c) = P(B_c = a*-1) - (e^eps' - 1) P(B_c >= a*); the other
     direction is the mirror image. One more clone is a post-processing, so g is
     non-increasing in c and each block of C is charged g at its start: an upper bound,
-    exact where blocks are single values.
+    exact where blocks are single values. 0 from eps0 on.
     """
-    if eps >= eps0:
-        return 0.0
+    eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
+    out = np.zeros(len(eps))
+    live = eps < eps0
+    if not live.any():
+        return out
+    e = eps[live][:, None]
     e0 = math.exp(eps0)
-    gap = e0 * -math.expm1(eps - eps0)  # e^eps0 - e^eps > 0, also when eps ~ eps0
-    kappa, e_prime = gap / (e0 + 1), math.expm1(eps + eps0) / gap
-    e_prime_m1 = math.expm1(eps) * (e0 + 1) / gap  # e^eps' - 1
+    gap = e0 * -np.expm1(e - eps0)  # e^eps0 - e^eps > 0, also when eps ~ eps0
+    kappa, e_prime = gap / (e0 + 1), np.expm1(e + eps0) / gap
+    e_prime_m1 = np.expm1(e) * (e0 + 1) / gap  # e^eps' - 1
     c, mass = _clone_blocks(n - 1, p_clone)
     k = np.floor((c + 1) * (e_prime / (1 + e_prime)))  # a* - 1: c + 1 where the fraction rounds to 1 (g = 0 there)
     g = binomial.pmf(k, c, 0.5) - e_prime_m1 * binomial.sf(k, c, 0.5)
-    return kappa * float(np.dot(mass, np.maximum(g, 0.0)))
+    out[live] = kappa[:, 0] * (np.maximum(g, 0.0) @ mass)
+    return out
 
 
 def _blanket_moments(eps: float, eps0: float, k: int | None) -> tuple[float, float, float, float]:

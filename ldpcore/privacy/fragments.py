@@ -22,7 +22,7 @@ def _logaddexp(a: float, b: float) -> float:
 def eps_of_t(eps_b: float, eps_f: float, t: int) -> float:
     """Theorem IV.1: LDP of any t fragments, ln((e^(eps_b+t eps_f)+1)/(e^eps_b+e^(t eps_f))).
 
-    At most min(eps_b, t eps_f); removal-DP whenever the backstop is.
+    At most min(eps_b, t eps_f); zero-out-DP whenever the backstop is.
     """
     return _logaddexp(eps_b + t * eps_f, 0.0) - _logaddexp(eps_b, t * eps_f)
 

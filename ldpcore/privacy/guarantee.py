@@ -1,11 +1,8 @@
 """The typed vocabulary of a privacy result: the neighbouring relation and one certified number.
 
-``Neighbouring`` uses dp_accounting's names (NeighboringRelation.ADD_OR_REMOVE_ONE and
-REPLACE_ONE); its string values, 'removal' and 'replacement', are the words the dashboard,
-the CLI and the JSON records show. ``Guarantee`` is every certified number of the library:
-a value with the bound that certifies it, the relation, delta, and where it certifies
-nothing valid=False with the reason (value None), instead of an exception, NaN, inf or an
-error string.
+``Neighbouring`` names the relation as the literature does (docs/notions.md). ``Guarantee`` is every certified
+number of the library: a value with the bound that certifies it, the relation, delta, and where it certifies
+nothing valid=False with the reason (value None), instead of an exception, NaN, inf or an error string.
 """
 
 from __future__ import annotations
@@ -16,10 +13,26 @@ from enum import StrEnum
 
 
 class Neighbouring(StrEnum):
-    """Which datasets are neighbours: one respondent added or removed, or one respondent's value replaced."""
+    """Which datasets of n respondents are neighbours (docs/notions.md).
 
-    ADD_OR_REMOVE_ONE = "removal"
+    REPLACE_ONE ("replacement"): one respondent's value replaced by another value (dp_accounting's REPLACE_ONE).
+    ZERO_OUT ("zero-out"): one respondent's value replaced by the null value, whose report is the randomized
+    all-zeros report (substitution with a null value; dp_accounting's REPLACE_SPECIAL). This is what the one-hot
+    report, the fragmented sketch and their accountants certify: n stays n, one bit of the report changes.
+    Add/remove-one (a report more or fewer in every channel) is not a relation any result here states.
+    """
+
     REPLACE_ONE = "replacement"
+    ZERO_OUT = "zero-out"
+
+
+class PairKind(StrEnum):
+    """Where the dominating pair of a composed guarantee comes from (ldpcore.privacy.dominating): the bound's
+    privacy curve at every grid point, or its closed form at several deltas (each (eps, delta) it certifies
+    bounds the curve from eps on)."""
+
+    CURVE = "the bound's privacy curve"
+    POINTS = "the bound's closed form at several deltas"
 
 
 @dataclass(frozen=True)

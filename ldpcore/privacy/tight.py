@@ -3,7 +3,7 @@ in the worst case over the other respondents' data (docs/tight_accountant.md).
 
 Each bin of an attribute-fragmented one-hot report is its own shuffled channel of binary
 randomized response with flip probability p = 1/(1+e^eps0). One respondent changes ONE
-bin (removal, as the product accounts). If c of the other m = n-1 respondents hold a 1
+bin (zero-out, as the product accounts). If c of the other m = n-1 respondents hold a 1
 in that bin, the analyzer sees Y_c + Bern(1-p) (target present) or Y_c + Bern(p) (absent),
 Y_c = Bin(c, 1-p) + Bin(m-c, p), and
 
@@ -17,7 +17,8 @@ block. Branch and bound over blocks covers every c <= C and c >= m-C exactly or 
 LOSS of the crowd; the docs give the argument for the middle. Every value is an upper
 bound: pmf errors, rounding, the mass outside each window and A's truncation are added.
 
-``removal_inverse``/``removal_forward`` solve on the worst-case curve (ldpcore.privacy.solver);
+``removal_inverse``/``removal_forward`` solve on the worst-case curve (ldpcore.privacy.solver); ``curve_on_grid``
+gives it at many eps at once (the dominating pairs of ldpcore.privacy.dominating);
 ``smallest_eps`` and ``largest_eps0`` are the inversions the other privacy-curve bounds share.
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import expit
@@ -101,13 +103,7 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
         return np.zeros(len(ones)), np.zeros(len(ones))  # the likelihood ratio is at most e^eps0
     p, q, a, b = _coefficients(eps, eps0)
     big = crowd - ones
-    sd_a = np.sqrt(ones * p * q)
-    a_lo = np.maximum(0, np.floor(ones * p - A_SD * (sd_a + 1))).astype(np.int64)
-    a_hi = np.minimum(ones, np.ceil(ones * p + A_SD * (sd_a + 1))).astype(np.int64)
-    ia = np.arange(int((a_hi - a_lo).max()) + 1)
-    pa = np.where(ia <= (a_hi - a_lo)[:, None], pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
-    # mass of A outside [a_lo, a_hi] (charged twice its computed value): s loses at most this in total
-    a_out = 2 * (np.where(a_lo > 0, cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, sf(a_hi, ones, p), 0.0))
+    pa, a_lo, a_hi, a_out = _a_window(ones, p, q)
     # B ~ Bin(big, p) alone: P(B=k)/P(B=k-1) = (big-k+1) p/(k q) crosses b/a below kd, a/b above ku;
     # S's thresholds lie within A's span of these (mediants), +-1 for rounding
     kd = np.ceil((big + 1) * (p * a / (q * b + p * a))).astype(np.int64) + 1 - a_lo
@@ -116,6 +112,18 @@ def directed(eps: float, eps0: float, crowd, ones) -> tuple[np.ndarray, np.ndarr
     down = _tail_sum(pa, a_lo, a_hi, big, p, a, b, kd, start, left=True)
     up = _tail_sum(pa, a_lo, a_hi, big, p, a, b, ku, start, left=False)
     return down + a * a_out, up + a * a_out
+
+
+def _a_window(ones: np.ndarray, p: float, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The 1-holders' flips A ~ Bin(ones, p) per row: (pmf on [a_lo, a_hi] padded to a common span, a_lo, a_hi,
+    a_out), with a_out twice the computed mass outside [a_lo, a_hi]: s loses at most that in total."""
+    sd_a = np.sqrt(ones * p * q)
+    a_lo = np.maximum(0, np.floor(ones * p - A_SD * (sd_a + 1))).astype(np.int64)
+    a_hi = np.minimum(ones, np.ceil(ones * p + A_SD * (sd_a + 1))).astype(np.int64)
+    ia = np.arange(int((a_hi - a_lo).max()) + 1)
+    pa = np.where(ia <= (a_hi - a_lo)[:, None], pmf(a_lo[:, None] + ia, ones[:, None], p), 0.0)
+    a_out = 2 * (np.where(a_lo > 0, cdf(a_lo - 1, ones, p), 0.0) + np.where(ones > a_hi, sf(a_hi, ones, p), 0.0))
+    return pa, a_lo, a_hi, a_out
 
 
 def _binomial_window(lo: np.ndarray, length: int, big: np.ndarray, p: float) -> np.ndarray:
@@ -220,6 +228,13 @@ class WorstCase:
     crowd: int
 
 
+def _searched(eps0: float, n: int) -> tuple[int, int]:
+    """(top, w_min): every c <= top (and, by symmetry, >= m - top) is searched, in blocks of at least w_min."""
+    m = n - 1
+    p = float(expit(-eps0))
+    return min(m, max(C_MIN, math.ceil(THETA / p))), max(1, math.floor(LOSS * m))
+
+
 def worst_case(eps: float, eps0: float, n: int, level: float = 0.0) -> WorstCase:
     """The curve at eps: the largest bound over the blocks of c of the narrowest width, and where.
 
@@ -239,9 +254,7 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
     m = n - 1
     if eps >= eps0 or m == 0:
         return [WorstCase(0.0 if eps >= eps0 else float(max(directed(eps, eps0, [0], [0]))), 0, m)]
-    p = float(expit(-eps0))
-    top = min(m, max(C_MIN, math.ceil(THETA / p)))
-    w_min = max(1, math.floor(LOSS * m))
+    top, w_min = _searched(eps0, n)
     width = max(w_min, math.ceil((top + 1) / FIRST_BLOCKS))
     blocks = np.array([(c, min(width, top + 1 - c)) for c in range(0, top + 1, width)], dtype=np.int64)
     best, leaves = 0.0, []
@@ -275,6 +288,106 @@ def _leaves(eps: float, eps0: float, n: int, level: float, first_above: bool = F
 def delta_removal(eps: float, eps0: float, n: int) -> float:
     """The worst-case privacy curve of one shuffled binary-RR channel (an upper bound)."""
     return worst_case(eps, eps0, n).delta
+
+
+GRID_SHARE = 64  # curve_on_grid's blocks of c are at most max(w_min, c / GRID_SHARE) wide
+
+
+@lru_cache(maxsize=64)
+def blocks(eps0: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(start, width) of blocks partitioning the searched c (0 .. top, _searched): w_min wide up to
+    GRID_SHARE w_min, then about c / GRID_SHARE, so that each block's crowd loss is small beside its c."""
+    top, w_min = _searched(eps0, n)
+    out, c = [], 0
+    while c <= top:
+        w = min(max(w_min, c // GRID_SHARE), top + 1 - c)
+        out.append((c, w))
+        c += w
+    start, width = np.array(out, dtype=np.int64).T
+    start.setflags(write=False)
+    width.setflags(write=False)
+    return start, width
+
+
+def curve_on_grid(eps, eps0: float, n: int, first_block: bool = False, floor: float = 0.0) -> np.ndarray:
+    """Upper bounds of the worst-case curve at every eps of a grid: the largest block bound (item 3 of the docs'
+    argument: delta_{c1}(m - w + 1) bounds every c in [c1, c1 + w)) over one partition of the searched c
+    (``blocks``), both directions. first_block: the bound of the first block alone (c < w_min), a cheap
+    stand-in close to the curve (at most its bound), for searches whose answers are then certified.
+
+    One pmf window of S per block serves every eps. By log-concavity a direction's positive terms are a prefix
+    (left tail: a s(k) - b s(k-1), while s(k)/s(k-1) > b/a) or a suffix (right tail: a s(k-1) - b s(k), while
+    s(k)/s(k-1) < a/b) of the window, so each is a s-sum minus b s-sum, from cumulative sums taken from the
+    window's outer end (positive terms). The mass beyond the window is a geometric series from its edge (the
+    window widens until it is below TAIL_RTOL of the sum). Charged: each s value's error eta (as in
+    ``directed``), the cumulative sums' rounding, a term or two misread at the sign change (covered by 4 eta of
+    the sums' parts) and A's truncation. floor: a window stops widening once the mass beyond it is below floor
+    (the value stays an upper bound; below floor it may be loose)."""
+    eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
+    out = np.zeros(len(eps))
+    live = eps < eps0  # the likelihood ratio is at most e^eps0: 0 from eps0 on
+    if not live.any():
+        return out
+    m = n - 1
+    if m == 0:
+        out[live] = [max(float(x[0]) for x in directed(float(e), eps0, [0], [0])) for e in eps[live]]
+        return out
+    start, width = blocks(eps0, n)
+    if first_block:
+        start, width = start[:1], width[:1]
+    ones = start
+    big = m - (width - 1) - ones
+    p, q = float(expit(-eps0)), float(expit(eps0))
+    e = eps[live]
+    a, b = q * -np.expm1(e - eps0), p * np.expm1(e + eps0)  # per eps, as _coefficients
+    pa, a_lo, a_hi, a_out = _a_window(ones, p, q)
+    span = a_hi - a_lo
+    s_min, s_max = -a_hi, big - a_lo  # support of S (A kept on [a_lo, a_hi])
+    center = np.round(big * p - ones * p).astype(np.int64)  # S's mean
+    margin = int(max(64, 8 * math.ceil(math.sqrt(m * p * q)))) + int(span.max())
+    limit = 4 * int(big.max() + pa.shape[1] + 2)
+    rows = np.arange(len(big))[:, None]
+    while True:  # a window around the mean, widened until the mass beyond it is negligible at every eps
+        lo = np.maximum(s_min, center - margin)
+        length = int(np.max(np.minimum(s_max + 1, center + margin) - lo)) + 3
+        s = _s_pmf(pa, a_lo, a_hi, big, p, lo - 1, length)  # s[:, j] = s(lo - 1 + j)
+        hi = lo + length - 3  # terms k = lo .. hi; s(hi + 1) closes the right tail's bound
+        cur, prev = s[:, 1:-1], s[:, :-2]  # s(k), s(k-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = cur / prev
+        left = np.arange(length - 2) < np.argmax(s, axis=1)[:, None]  # both 0 (underflow): inf left of the mode
+        ratio = np.minimum.accumulate(np.where(np.isnan(ratio), np.where(left, np.inf, 0.0), ratio), axis=1)
+        w = length - 2
+        # prefix sums of s(k), s(k-1) over k = lo .. (left tail) and suffix sums from hi down (right tail)
+        pre1 = np.concatenate((np.zeros((len(big), 1)), np.cumsum(cur, axis=1)), axis=1)
+        pre0 = np.concatenate((np.zeros((len(big), 1)), np.cumsum(prev, axis=1)), axis=1)
+        suf1 = np.concatenate((np.cumsum(cur[:, ::-1], axis=1)[:, ::-1], np.zeros((len(big), 1))), axis=1)
+        suf0 = np.concatenate((np.cumsum(prev[:, ::-1], axis=1)[:, ::-1], np.zeros((len(big), 1))), axis=1)
+        # each row's ratios are non-increasing: how many exceed b/a (down) and where they fall below a/b (up)
+        n_down = np.stack([np.searchsorted(-r, -b / a, side="left") for r in ratio])
+        n_up = np.stack([np.searchsorted(-r, -a / b, side="right") for r in ratio])
+        d1, d0 = a * pre1[rows, n_down], b * pre0[rows, n_down]
+        u0, u1 = a * suf0[rows, n_up], b * suf1[rows, n_up]
+        eta = ETA_PMF + 6 * (length + span[:, None] + 8) * U  # relative error bound of an s value
+        charge = 4 * eta + 2 * (w + 4) * U
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho_l = np.where(s[:, 0] > 0, s[:, 1] / s[:, 0], np.inf)  # >= every ratio further left
+            rho_r = np.where(s[:, -1] > 0, s[:, -2] / s[:, -1], np.inf)  # s(hi)/s(hi + 1), >= further right
+            tail_l = np.where(rho_l > 1, s[:, 1] / (rho_l - 1), np.inf)[:, None] * a
+            tail_r = np.where(rho_r > 1, s[:, -2] * rho_r / (rho_r - 1), np.inf)[:, None] * a
+        tail_l = np.where(((lo - 1 < s_min) | (s[:, 1] == 0))[:, None], 0.0, tail_l)
+        tail_r = np.where(((hi + 1 > s_max) | (s[:, -2] == 0))[:, None], 0.0, tail_r)
+        down = np.maximum(d1 - d0, 0.0)
+        up = np.maximum(u0 - u1, 0.0)
+        small_l = (tail_l <= TAIL_RTOL * down) | (tail_l <= floor)
+        small_r = (tail_r <= TAIL_RTOL * up) | (tail_r <= floor)
+        if (small_l & small_r).all() or length >= limit:
+            break
+        margin *= 2
+    down += tail_l + charge * (d1 + d0) + a_out[:, None] * a
+    up += tail_r + charge * (u0 + u1) + a_out[:, None] * a
+    out[live] = np.maximum(down, up).max(axis=0)
+    return out
 
 
 def certifies(eps: float, eps0: float, n: int, delta: float) -> bool:
@@ -392,17 +505,3 @@ def _display_solve(
 
     good = solver.bisect(ok, x, bad, rtol)
     return good, seen[good]
-
-
-def replacement_forward(eps0: float, n: int, delta: float) -> tuple[float, WorstCase]:
-    """eps_c under replacement: the respondent's 1 leaves one bin and appears in another. The two bins
-    are independent channels, each bounded by the worst case, so basic composition gives
-    (2 eps, 2 delta'): eps_c = 2 x removal eps_c at delta/2. Conservative; composing the two
-    channels' privacy-loss distributions would be tighter."""
-    eps_c, worst = removal_forward(eps0, n, delta / 2)
-    return 2 * eps_c, worst
-
-
-def replacement_inverse(eps_c: float, n: int, delta: float, hi: float) -> tuple[float, WorstCase]:
-    """The largest eps0 whose replacement eps_c (basic composition of two bins) is at most eps_c."""
-    return removal_inverse(eps_c / 2, n, delta / 2, hi)

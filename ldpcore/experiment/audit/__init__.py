@@ -25,7 +25,7 @@ The server's and the shuffler's attacks are the likelihood-ratio tests on the re
 sufficient statistic, whose law is finite and drawn exactly (multinomial). The analyst's
 attack draws only the bins the target touches with the exact aggregate samplers' laws
 (binomial / multinomial), so its cost does not depend on n or d: the target's value v against
-absence (removal, one-hot) or against another value v' (replacement), the other n - 1
+the null report (zero-out, one-hot) or against another value v' (replacement), the other n - 1
 respondents' data fixed at a worst case and stated (``ObserverAudit.others``).
 
 Risk in words (``guessing_risk``): the probability that each observer's Bayes-optimal guess of

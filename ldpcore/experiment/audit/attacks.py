@@ -2,7 +2,7 @@
 (ldpcore.oracles.laws; an encoding that states none for an observer is not attacked, and the reason is
 given). The server's and a captured shuffler's statistic is one report's, whose law is finite and drawn
 exactly (multinomial). The analyst's attack draws only the bins the target touches, so its cost does not
-depend on n or d: the target's value v against absence (removal) or against another value v'
+depend on n or d: the target's value v against the null report (zero-out) or against another value v'
 (replacement), the other n - 1 respondents' data fixed at a worst case that is stated (Attack.others)."""
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from ldpcore.privacy.bounds import BoundName, get_bound
 from ldpcore.privacy.guarantee import Neighbouring
 
 REMOVAL = (
-    "H1: the target holds value v; H0: the target is absent (sends the randomized all-zeros report). "
+    "H1: the target holds value v; H0: the target's value is null (it sends the randomized all-zeros report: "
+    "zero-out). "
     "Only bin v's {what} between the two."
 )
 REPLACEMENT = "H1: the target holds value v; H0: the target holds value v' (replacement)."
@@ -90,10 +91,10 @@ def _categorical_attack(pmf0, pmf1, **words) -> Attack:
 
 def report_laws(law: Law, neighbouring: Neighbouring) -> tuple[np.ndarray, np.ndarray]:
     """(law under H0, law under H1) of what tells the hypotheses apart in one report: bin v's observation
-    against absence (removal), or the pair of v's and v''s (replacement; for k-RR the categories report
+    against the null report (zero-out), or the pair of v's and v''s (replacement; for k-RR the categories report
     v', another value, v)."""
     match law:
-        case BinLaws(ref=ref, present=present) if neighbouring == Neighbouring.ADD_OR_REMOVE_ONE:
+        case BinLaws(ref=ref, present=present) if neighbouring == Neighbouring.ZERO_OUT:
             return ref, present
         case BinLaws(ref=ref, present=present) | PairLaws(ref=ref, present=present):
             return np.outer(ref, present).ravel(), np.outer(present, ref).ravel()
@@ -105,7 +106,7 @@ def report_laws(law: Law, neighbouring: Neighbouring) -> tuple[np.ndarray, np.nd
 def local_attack(plan: Plan, observer: Observer | str) -> Attack:
     """The server's (or a captured shuffler's) likelihood-ratio test on one respondent's report."""
     law = stated_law(plan, observer)
-    removal = plan.neighbouring == Neighbouring.ADD_OR_REMOVE_ONE
+    removal = plan.neighbouring == Neighbouring.ZERO_OUT
     pmf0, pmf1 = report_laws(law, plan.neighbouring)
     return _categorical_attack(
         pmf0,
@@ -118,7 +119,7 @@ def local_attack(plan: Plan, observer: Observer | str) -> Attack:
 
 def worst_c(plan: Plan) -> tuple[int, str]:
     """How many of the others hold the target's value in the tight accountant's worst case at the plan's
-    eps_b (its extra["worst_c"], the start of the block found), and the words for it. A removal count law
+    eps_b (its extra["worst_c"], the start of the block found), and the words for it. A zero-out count law
     is binary randomized response per bin, the tight accountant's channel."""
     amp = forward(get_bound(BoundName.TIGHT_BINARY_RR), plan.eps_b, plan.n, plan.spec.delta, None)
     if not amp.valid:
@@ -167,7 +168,7 @@ def _removal_counts(plan: Plan, law: CountLaws) -> Attack:
             hypotheses=hyp,
             others=others,
             statistic="the 1-reports in bin v (the likelihood ratio increases with it)",
-            neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
+            neighbouring=Neighbouring.ZERO_OUT,
         )
     tau, p_f = law.fragments
 
@@ -186,7 +187,7 @@ def _removal_counts(plan: Plan, law: CountLaws) -> Attack:
         hypotheses=hyp,
         others=others,
         worst_c=c,
-        neighbouring=Neighbouring.ADD_OR_REMOVE_ONE,
+        neighbouring=Neighbouring.ZERO_OUT,
         draw=draw,
         statistic=(
             f"the 1-reports in bin v summed over the {tau} fragments (the likelihood ratio "
@@ -267,7 +268,7 @@ def analyst_attack(plan: Plan) -> Attack:
     """The analyst's likelihood-ratio test on the bins of the shuffled aggregate that the target touches."""
     law = stated_law(plan, Observer.ANALYST)
     match law:
-        case CountLaws() if plan.neighbouring == Neighbouring.ADD_OR_REMOVE_ONE:
+        case CountLaws() if plan.neighbouring == Neighbouring.ZERO_OUT:
             return _removal_counts(plan, law)
         case CountLaws():
             return _replacement_counts(plan, law)

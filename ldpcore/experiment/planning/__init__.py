@@ -3,7 +3,7 @@ in both directions (docs/plan.md).
 
 For a histogram (or n, d and a shape without data) and a central (eps_c, delta), ``plan_table``
 returns one typed ``PlanRow`` per (encoding, accountant): the certified eps_c in one neighbouring
-notion (replacement by default; removal accountants converted and the conversion named), the local
+notion (replacement by default; zero-out accountants composed and the conversion named), the local
 eps in the encoding's own notion and under replacement, messages and bits, the predicted raw RMSE
 per bin (the oracle's analytic variance), the 95% confidence half-width, the predicted expected
 l_inf error (Gaussian approximation), the same encoding without a shuffler at eps_l = eps_c, and

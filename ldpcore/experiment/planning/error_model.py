@@ -157,14 +157,15 @@ def error_of(var: np.ndarray, groups: Groups, kind: str) -> float:
     return rmse if kind == "rmse" else rmse * groups.d / groups.n
 
 
-def central_rmse(eps_c: float, delta: float, notion: str) -> tuple[float, str]:
+def central_rmse(eps_c: float, delta: float, notion: str, rounds: int = 1) -> tuple[float, str]:
     """The analytic Gaussian mechanism's sigma (= its RMSE per bin) at (eps_c, delta): L2 sensitivity 1
-    under removal, sqrt(2) under replacement (one count down, another up)."""
-    if notion == "replacement":
-        return analytic_gaussian_sigma(
-            eps_c, delta, math.sqrt(2)
-        ), "analytic Gaussian, L2 sensitivity sqrt(2) (replacement)"
-    return analytic_gaussian_sigma(eps_c, delta), "analytic Gaussian, L2 sensitivity 1 (removal)"
+    under zero-out (one count down), sqrt(2) under replacement (one count down, another up); over `rounds`
+    releases with the same sigma (a Gaussian of sensitivity sqrt(rounds) times as large, exactly), (eps_c, delta)
+    is their total."""
+    words = "sqrt(2) (replacement)" if notion == "replacement" else "1 (zero-out)"
+    sensitivity = (math.sqrt(2) if notion == "replacement" else 1.0) * math.sqrt(rounds)
+    over = "" if rounds == 1 else f", each of {rounds:,} rounds (sensitivity sqrt({rounds:,}) times as large)"
+    return analytic_gaussian_sigma(eps_c, delta, sensitivity), f"analytic Gaussian, L2 sensitivity {words}{over}"
 
 
 def standard_errors(oracle, n: int, estimate: np.ndarray, upper: float | None = None) -> np.ndarray:

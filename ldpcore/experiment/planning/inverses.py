@@ -24,13 +24,13 @@ from ldpcore.experiment.planning.table import (
     check_counts,
     evaluate_row,
     local_cache,
-    native_notion,
-    row_numbers,
     row_options,
+    row_spec,
     rows_wanted,
     shared,
     table_of,
 )
+from ldpcore.experiment.protocol.spec import plan
 from ldpcore.oracles import get_encoding
 from ldpcore.privacy.bounds import search_precision
 
@@ -41,20 +41,20 @@ SEARCH_RTOL = 1e-5  # the inverses' trial points solve the accountants to this r
 
 
 def metric_at_eps(
-    enc, acc, ps, groups: Groups, delta, notion, kind, capped_counts: bool = False
+    enc, acc, ps, groups: Groups, delta, notion, kind, rounds: int = 1, capped_counts: bool = False
 ) -> Callable[[float], float | None]:
-    """eps_c (table notion) -> the row's predicted error there (None where the accountant certifies nothing, or
-    is capped below eps_c: then a larger eps_c buys nothing). capped_counts: a capped plan is a row all the same
-    (the inverse in n at a fixed eps_c: it certifies a smaller eps_c, at least as private as asked, and its error
-    is what it is). Without it the n-search's predicate was not monotone: MURS on SOLH at eps_c = 1, the blanket
-    bound's limit, is capped at 35% of the n in [5e6, 3e7] (its forward map jumps where the rounded hash range
-    changes, so the top of its region certifies up to 2e-5 below 1), at no pattern in n, and the search landed
-    on any capped-to-uncapped edge, up to 300x above the smallest n."""
+    """eps_c (table notion, total over the rounds) -> the row's predicted error there (None where the accountant
+    certifies nothing, or is capped below eps_c: then a larger eps_c buys nothing). capped_counts: a capped plan
+    is a row all the same (the inverse in n at a fixed eps_c: it certifies a smaller eps_c, at least as private as
+    asked, and its error is what it is). Without it the n-search's predicate was not monotone: MURS on SOLH at
+    eps_c = 1, the blanket bound's limit, is capped at 35% of the n in [5e6, 3e7] (its forward map jumps where the
+    rounded hash range changes, so the top of its region certifies up to 2e-5 below 1), at no pattern in n, and
+    the search landed on any capped-to-uncapped edge, up to 300x above the smallest n."""
 
     def value(eps: float) -> float | None:
         try:
             with search_precision(SEARCH_RTOL):  # a trial point; the answer's row is evaluated exactly
-                p, *_ = row_numbers(enc, acc, ps, groups.n, groups.d, eps, delta, notion)
+                p = plan(row_spec(enc, acc, ps, eps, delta, notion, rounds), groups.n, groups.d)
             if p.amplification.capped and not capped_counts:
                 return None
             return error_of(variances(p.oracle(), groups), groups, kind)
@@ -79,24 +79,23 @@ def _smallest_eps_l(enc: str, ps: tuple, groups: Groups, kind: str, target: floa
     return search(value, 1e-4, min(e.eps_limit(groups.d, params), 60.0), target)
 
 
-def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notion, eps_l_star):
+def _row_eps_c_search(enc, acc, ps, groups: Groups, target: Target, delta, notion, rounds, eps_l_star):
     """The smallest eps_c of a row: from the smallest eps_l meeting the target (eps_l_star, shared by the rows
     of an encoding), the accountant's forward map gives the eps_c that certifies exactly that eps_l; it is
     checked through plan() (its inverse allows eps_l >= eps_l_star there) and stepped up if rounding left
     it short. An encoding without an oracle at a local eps alone (its parameters come from its bound) and a
     forward map that is not valid there: the monotone search in eps_c."""
-    f = metric_at_eps(enc, acc, ps, groups, delta, notion, target.kind)
+    f = metric_at_eps(enc, acc, ps, groups, delta, notion, target.kind, rounds)
     guess = None
     if eps_l_star is not None:
         e = get_encoding(enc)
-        bound = e.bound(acc, dict(ps))
-        native_delta = native_notion(1.0, delta, e.neighbouring, notion)[1]
+        bound = row_spec(enc, acc, ps, 1.0, delta, notion, rounds).bound  # in the table's notion, over the rounds
         try:
-            amp = bound.forward(eps_l_star, groups.n, native_delta, e.channel_k(groups.d, dict(ps)))
+            amp = bound.forward(eps_l_star, groups.n, delta, e.channel_k(groups.d, dict(ps)))
         except InputError:
             amp = None
         if amp is not None and amp.valid and amp.eps_c is not None:
-            x = amp.eps_c * (2 if (notion == "replacement" and e.neighbouring == "removal") else 1)
+            x = amp.eps_c
             if EPS_C_MIN <= x <= EPS_C_MAX:
                 for _ in range(8):  # minimal: a smaller eps_c certifies only a smaller eps_l than eps_l_star
                     if (v := f(x)) is not None and v <= target.value:
@@ -135,8 +134,8 @@ def solve_eps_c(counts, target: Target, delta: float, **options: Unpack[RowOptio
     """For each row (options: RowOptions) the smallest certified eps_c in [EPS_C_MIN, EPS_C_MAX] whose predicted
     error meets the target (the row evaluated there; 0.998 x it does not meet it), or the row at EPS_C_MAX
     marked 'not reachable' with the reason."""
-    notion, encodings, constraints, params, name = row_options(options)
-    counts = check_counts(counts, None, delta, notion)
+    notion, rounds, encodings, constraints, params, name = row_options(options)
+    counts = check_counts(counts, None, delta, notion, rounds)
     groups = groups_of(counts)
     rows, flags, stars = [], [], {}
     for enc, acc, ps in rows_wanted(encodings, params):
@@ -145,9 +144,9 @@ def solve_eps_c(counts, target: Target, delta: float, **options: Unpack[RowOptio
                 _smallest_eps_l(enc, ps, groups, target.kind, target.value) if get_encoding(enc).fixed_by_eps else None
             )
             stars[(enc, ps)] = None if found_l is None else found_l[0]
-        found = _row_eps_c_search(enc, acc, ps, groups, target, delta, notion, stars[(enc, ps)])
+        found = _row_eps_c_search(enc, acc, ps, groups, target, delta, notion, rounds, stars[(enc, ps)])
         at = EPS_C_MAX if found is None else found[0]
-        rows.append(evaluate_row(enc, acc, groups, at, delta, notion, constraints, ps))
+        rows.append(evaluate_row(enc, acc, groups, at, delta, notion, constraints, ps, rounds=rounds))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable below eps_c = {EPS_C_MAX:g}: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
@@ -157,7 +156,7 @@ def solve_eps_c(counts, target: Target, delta: float, **options: Unpack[RowOptio
         f"eps_c meeting {target}",
         reached,
     )
-    return table_of(rows, counts, ranked, (delta, notion, constraints, target, "eps_c", name))
+    return table_of(rows, counts, ranked, (delta, notion, rounds, constraints, target, "eps_c", name))
 
 
 @shared
@@ -173,8 +172,8 @@ def solve_n(
     From the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess. The
     encoding's answer under its previous accountant, else another encoding's under this accountant, with the
     slope found there, is a closer guess (accountants, and one-hot and its sketch, often nearly agree)."""
-    notion, encodings, constraints, params, name = row_options(options)
-    counts = check_counts(counts, eps_c, delta, notion)
+    notion, rounds, encodings, constraints, params, name = row_options(options)
+    counts = check_counts(counts, eps_c, delta, notion, rounds)
     start = groups_of(counts)
     weights, total = start.values / start.n, float((counts / start.n).sum())
     memo: dict[int, Groups] = {}
@@ -192,7 +191,7 @@ def solve_n(
         seen: dict[float, float | None] = {}
 
         def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
-            seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind, True)(eps_c)
+            seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind, rounds, True)(eps_c)
             return seen[x]
 
         guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)
@@ -201,14 +200,14 @@ def solve_n(
         n = n_max if found is None else int(round(found[0]))
         if found is not None:
             answers[(enc, ps)] = answers[acc] = (found[0], _local_slope(seen, found[0]) or slope)
-        local = locals_at.setdefault(n, local_cache(notion, eps_c, at(n)))  # rows at the same n share it
-        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps, local(enc, ps)))
+        local = locals_at.setdefault(n, local_cache(notion, eps_c, at(n), rounds))  # rows at the same n share it
+        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps, local(enc, ps), rounds))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
     words = f"number of respondents meeting {target}"
     ranked = (lambda r: (not r.ranked, not r.certified, r.n), lambda r: float(r.n), words, reached)
-    return table_of(rows, counts, ranked, (delta, notion, constraints, target, "n", name), eps_c)
+    return table_of(rows, counts, ranked, (delta, notion, rounds, constraints, target, "n", name), eps_c)
 
 
 @shared
@@ -221,9 +220,10 @@ def error_curve(
     kind: str = "rmse",
     notion: str = "replacement",
     params: tuple = (),
+    rounds: int = 1,
 ) -> list[float | None]:
     """A row's predicted error at every eps_c of eps_cs (None where its accountant certifies nothing there)."""
-    counts = check_counts(counts, None, delta, notion)
+    counts = check_counts(counts, None, delta, notion, rounds)
     params = tuple(sorted(get_encoding(encoding).check_params(dict(params)).items()))
-    value = metric_at_eps(encoding, accountant, params, groups_of(counts), delta, notion, kind)
+    value = metric_at_eps(encoding, accountant, params, groups_of(counts), delta, notion, kind, rounds)
     return [value(float(e)) for e in eps_cs]

@@ -34,11 +34,11 @@ class PlanQuery:
     """What to plan: counts (a dataset's or an upload's histogram, or a shape's scaled to n: from_shape) named
     `name`; delta and how it was chosen (delta_from, one of DELTA_FROM); solve, one of QUESTIONS: the table
     at eps_c, the smallest eps_c meeting target, or the smallest n meeting target at eps_c (None: 'eps_c'
-    when only a target is given, 'n' when both are, else 'table'); the notion of eps_c; the encodings (empty:
-    all) with their parameters ({encoding: {parameter: value}}); the constraints; postprocess: the
-    post-processing the table ranks on (None: the raw estimate; a method's name: each row's simulated error
-    after it, planning.simulate; the table at eps_c only). Every field is checked here, once (InputError naming
-    it)."""
+    when only a target is given, 'n' when both are, else 'table'); the notion of eps_c and the rounds (collections
+    from the same respondents: eps_c and delta are their total); the encodings (empty: all) with their
+    parameters ({encoding: {parameter: value}}); the constraints; postprocess: the post-processing the table
+    ranks on (None: the raw estimate; a method's name: each row's simulated error after it, planning.simulate;
+    the table at eps_c only). Every field is checked here, once (InputError naming it)."""
 
     counts: np.ndarray
     name: str
@@ -48,6 +48,7 @@ class PlanQuery:
     target: Target | None = None
     solve: str | None = None
     notion: str = "replacement"
+    rounds: int = 1
     encodings: tuple[str, ...] = ()
     constraints: Constraints = NO_CONSTRAINTS
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -55,7 +56,7 @@ class PlanQuery:
 
     def __post_init__(self):
         require(self.delta_from in DELTA_FROM, f"delta_from must be one of {', '.join(DELTA_FROM)}.")
-        object.__setattr__(self, "counts", check_counts(self.counts, self.eps_c, self.delta, self.notion))
+        object.__setattr__(self, "counts", check_counts(self.counts, self.eps_c, self.delta, self.notion, self.rounds))
         solve = self.solve
         if solve is None:
             solve = "table" if self.target is None else ("eps_c" if self.eps_c is None else "n")
@@ -90,6 +91,7 @@ def answer(query: PlanQuery) -> PlanTable:
     """The planner's table for the query (plan_table, solve_eps_c or solve_n)."""
     kw: RowOptions = dict(
         notion=query.notion,
+        rounds=query.rounds,
         encodings=list(query.encodings) or None,
         constraints=query.constraints,
         params=query.params,

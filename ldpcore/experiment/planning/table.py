@@ -1,7 +1,8 @@
 """The planner's table: every encoding with every accountant that holds for it, at one eps_c, side by side
 (docs/plan.md). One typed PlanRow per (encoding, accountant): the certified eps_c in one neighbouring notion
-(replacement by default; removal accountants converted and the conversion named), the local eps in the
-encoding's own notion and under replacement, messages and bits, the predicted errors (error_model), the same
+(replacement by default; a zero-out encoding's two changed channels composed, the conversion named), over one
+or several collections (rounds: eps_c their total), the local eps in the encoding's own notion and under
+replacement, messages and bits, the predicted errors (error_model), the same
 encoding without a shuffler at eps_l = eps_c, and whether the row is certified and within the constraints,
 with the reason when not. The recommendation is the certified row within the constraints with the least
 predicted error. Every number comes from plan() and the oracles' own variance."""
@@ -38,9 +39,9 @@ from ldpcore.oracles.base import hash_tail, prediction_limit
 from ldpcore.oracles.laws import Unsupported
 from ldpcore.oracles.sketches.tail import HashTail
 from ldpcore.privacy.bounds import shared_inverses
-from ldpcore.privacy.notions import on_notion, replacement_eps
+from ldpcore.privacy.notions import COMPOSED, NOTIONS, Seen, channels, local_on_notion, replacement_eps
+from ldpcore.privacy.rounds import COMPARE_RTOL, MAX_ROUNDS
 
-NOTIONS = ("replacement", "native")
 TARGETS = ("rmse", "relative_rmse", "linf")
 TARGET_WORDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mean count)", "linf": "l_inf"}
 
@@ -104,20 +105,23 @@ NO_CONSTRAINTS = Constraints()
 
 class RowOptions(TypedDict, total=False):
     """Which rows a planner table holds and how they are judged, the keywords of plan_table, solve_eps_c and
-    solve_n: notion of eps_c ('replacement', the default, or 'native'), encodings (None: all), their params
+    solve_n: notion of eps_c ('replacement', the default, or 'native'), rounds (collections from the same
+    respondents; eps_c and delta are their total, 1 by default), encodings (None: all), their params
     ({encoding: {parameter: value}}), constraints, and the table's name."""
 
     notion: str
+    rounds: int
     encodings: Sequence[str] | None
     constraints: Constraints
     params: Mapping[str, Mapping[str, Any]] | None
     name: str
 
 
-def row_options(options: RowOptions) -> tuple[str, Sequence[str] | None, Constraints, Mapping | None, str]:
-    """(notion, encodings, constraints, params, name) with their defaults."""
+def row_options(options: RowOptions) -> tuple[str, int, Sequence[str] | None, Constraints, Mapping | None, str]:
+    """(notion, rounds, encodings, constraints, params, name) with their defaults."""
     return (
         options.get("notion", "replacement"),
+        options.get("rounds", 1),
         options.get("encodings"),
         options.get("constraints", NO_CONSTRAINTS),
         options.get("params"),
@@ -129,9 +133,10 @@ def row_options(options: RowOptions) -> tuple[str, Sequence[str] | None, Constra
 class PlanRow:
     """One (encoding, accountant) at n respondents.
 
-    eps_c: the central eps certified in the table's notion (None where the accountant is not valid);
-    eps_c_native, delta_native, neighbouring: what the accountant itself certifies and in which notion;
-    conversion: how eps_c was obtained from it. eps_l: local eps in the encoding's own notion
+    eps_c: the central eps certified in the table's notion, the total over `rounds` collections (None where the
+    accountant is not valid); eps_c_per_round: one collection's (at delta / rounds); eps_c_native, delta_native,
+    neighbouring: what the accountant itself certifies for one channel and one collection at the row's eps_l, and
+    in which notion; conversion: how eps_c follows from it. eps_l: local eps (each round's) in the encoding's own notion
     (local_neighbouring), eps_l_replacement: under replacement for every encoding, eps_l_1: one attribute
     fragment (None where the encoding sends no fragments). rmse: predicted raw RMSE per bin (exact for
     unbiased estimators; rmse_note says what it is short of exact), ci95: the half-width of the 95%
@@ -158,6 +163,8 @@ class PlanRow:
     notion: str
     certified: bool
     eps_c: float | None = None
+    eps_c_per_round: float | None = None
+    rounds: int = 1
     eps_c_native: float | None = None
     delta_native: float | None = None
     neighbouring: str = ""
@@ -235,7 +242,8 @@ class PlanRow:
 class PlanTable:
     """Every row, the central Gaussian baseline at (eps_c, delta) in the table's notion, the
     recommendation (None if no row qualifies) and one sentence saying why. solve: None (forward at
-    eps_c), 'eps_c' (each row at its smallest eps_c meeting target) or 'n' (each at its smallest n)."""
+    eps_c), 'eps_c' (each row at its smallest eps_c meeting target) or 'n' (each at its smallest n). rounds:
+    collections from the same respondents (eps_c and delta are their total)."""
 
     rows: tuple[PlanRow, ...]
     n: int
@@ -251,6 +259,7 @@ class PlanTable:
     target: Target | None = None
     solve: str | None = None
     name: str = ""
+    rounds: int = 1
     postprocess: str | None = None
 
     def as_dict(self) -> dict:
@@ -262,6 +271,9 @@ class PlanTable:
             "delta": self.delta,
             "notion": self.notion,
             "eps_c": self.eps_c,
+            "rounds": self.rounds,
+            "eps_c_total": self.eps_c,
+            "delta_total": self.delta,
             "solve": self.solve,
             "target": None if self.target is None else {"kind": self.target.kind, "value": self.target.value},
             "constraints": {"max_messages": self.constraints.max_messages, "max_bits": self.constraints.max_bits},
@@ -278,28 +290,30 @@ class PlanTable:
 # --- the pieces of a row ---------------------------------------------------------------------------
 
 
-def native_notion(eps_c: float, delta: float, neighbouring: str, notion: str) -> tuple[float, float, str]:
-    """(eps_c, delta) to ask the accountant for so that the row holds in the table's notion, and the words.
-
-    A removal encoding (one-hot, the fragmented sketch) is accounted per shuffled channel: the accountant
-    bounds one bin's channel when the respondent's bit there is 1 rather than 0. Replacing the respondent's
-    value changes two bins, independent channels, so basic composition gives (2 eps, 2 delta); this is
-    tighter than group privacy over remove-then-add, (2 eps, (1 + e^eps) delta)."""
-    if notion == "native" or neighbouring == "replacement":
-        return eps_c, delta, f"none: the encoding's own notion ({neighbouring})"
-    return eps_c / 2, delta / 2, "replacement: the two changed bins' channels composed, (2 eps, 2 delta)"
+def row_spec(
+    encoding: str, accountant: str, params: tuple, eps_c: float, delta: float, notion: str, rounds: int = 1
+) -> ProtocolSpec:
+    """The spec of a row: eps_c (at delta) certified in the table's notion, the total over `rounds` collections
+    (ldpcore.privacy.notions: a zero-out encoding under replacement through the two changed channels)."""
+    return ProtocolSpec(
+        eps_c=eps_c, delta=delta, encoding=encoding, accountant=accountant, params=params, notion=notion, rounds=rounds
+    )
 
 
-def _certified_eps_c(p: Plan, neighbouring: str, notion: str) -> float:
-    """The plan's certified eps_c in the table's notion (the inverse of native_notion): ldpcore.privacy.notions, the
-    one conversion the dashboard's comparisons use too."""
-    return on_notion(p.eps_c, neighbouring, notion).eps
+def conversion(encoding: Encoding, notion: str, rounds: int) -> str:
+    """How a row's eps_c follows from its accountant's own guarantee for one channel and one collection."""
+    own = f"none: the encoding's own notion ({encoding.neighbouring})"
+    words = COMPOSED if channels(encoding.neighbouring, notion) == 2 else own
+    if rounds == 1:
+        return words
+    return f"{words}; {rounds:,} collections composed through the same dominating pair (eps_c is their total)"
 
 
-def local_eps(encoding: Encoding, eps_c: float, notion: str) -> float:
-    """The local eps of the no-shuffler row at eps_c: eps_c in the encoding's own notion (a removal
-    encoding's replacement eps_c is two channels at eps_c / 2 each, native_notion)."""
-    return eps_c / 2 if (encoding.neighbouring == "removal" and notion == "replacement") else eps_c
+def local_eps(encoding: Encoding, eps_c: float, notion: str, rounds: int = 1) -> float:
+    """The local eps of the no-shuffler row at eps_c, each round's: the whole report in the table's notion (a
+    zero-out encoding's report is 2 eps-LDP under replacement: local_on_notion), rounds composed basically."""
+    whole = local_on_notion(1.0, encoding.neighbouring, notion, Seen.REPORT).eps
+    return eps_c / whole / rounds
 
 
 def local_only(encoding: str, params: tuple, eps: float, groups: Groups) -> tuple[float | None, str]:
@@ -317,17 +331,6 @@ def local_only(encoding: str, params: tuple, eps: float, groups: Groups) -> tupl
     return rmse_of(variances(oracle, groups), groups), note
 
 
-def row_numbers(
-    encoding: str, accountant: str, params: tuple, n: int, d: int, eps_c: float, delta: float, notion: str
-) -> tuple[Plan, float, str, float, str]:
-    """(plan, eps_c in the table's notion, the accountant's notion, the native delta, conversion) or InputError."""
-    e = get_encoding(encoding)
-    native_eps, native_delta, conversion = native_notion(eps_c, delta, e.neighbouring, notion)
-    spec = ProtocolSpec(eps_c=native_eps, delta=native_delta, encoding=encoding, accountant=accountant, params=params)
-    p = plan(spec, n, d)
-    return p, _certified_eps_c(p, e.neighbouring, notion), e.neighbouring, native_delta, conversion
-
-
 def evaluate_row(
     encoding: str,
     accountant: str,
@@ -338,6 +341,7 @@ def evaluate_row(
     constraints: Constraints = NO_CONSTRAINTS,
     params: tuple = (),
     local: tuple[float | None, str] | None = None,
+    rounds: int = 1,
 ) -> PlanRow:
     """One row at n = sum(counts) (counts: the histogram or its Groups); an accountant that is not valid here
     gives a row with error set. local: the no-shuffler (RMSE, note), computed here when not given. (Over 60
@@ -348,11 +352,13 @@ def evaluate_row(
     n, d = groups.n, groups.d
     title = e.bound(accountant, dict(params)).title
     base: dict[str, Any] = dict(encoding=encoding, title=e.title, accountant=accountant, accountant_title=title)
-    base.update(n=n, d=d, delta=delta, notion=notion, params=params)
+    base.update(n=n, d=d, delta=delta, notion=notion, params=params, rounds=rounds)
     try:
-        p, eps_c_cert, neighbouring, native_delta, conversion = row_numbers(
-            encoding, accountant, params, n, d, eps_c, delta, notion
-        )
+        p = plan(row_spec(encoding, accountant, params, eps_c, delta, notion, rounds), n, d)
+        native = p.eps_c
+        if p.spec.channels > 1 or rounds > 1:  # the accountant's own guarantee: one channel, one collection
+            k = e.channel_k(d, dict(params))
+            native = p.spec.channel_bound.forward(p.eps_b, n, delta, k, COMPARE_RTOL).guarantee.or_inf
         oracle = p.oracle()
         var = variances(oracle, groups)
         rmse, linf = spread(var, groups)
@@ -367,15 +373,16 @@ def evaluate_row(
     reasons = [f"eps_c is not certified for {encoding}: {e.privacy_note}"] if not e.certified else []
     reasons += [f"outside the constraints: {broken}"] if broken else []
     reasons += [limit] if limit else []
-    local = local if local is not None else local_only(encoding, params, local_eps(e, eps_c, notion), groups)
+    local = local if local is not None else local_only(encoding, params, local_eps(e, eps_c, notion, rounds), groups)
     return PlanRow(
         **base,
         certified=e.certified,
-        eps_c=eps_c_cert,
-        eps_c_native=p.eps_c,
-        delta_native=native_delta,
-        neighbouring=neighbouring,
-        conversion=conversion,
+        eps_c=p.eps_c,
+        eps_c_per_round=p.eps_c_per_round,
+        eps_c_native=native,
+        delta_native=delta,
+        neighbouring=e.neighbouring,
+        conversion=conversion(e, notion, rounds),
         eps_l=p.eps_l_inf,
         eps_l_replacement=replacement_eps(p.eps_b, e.neighbouring),
         eps_l_1=p.eps_b if e.channel_k(d, dict(params)) == 2 else None,
@@ -413,7 +420,7 @@ def rows_wanted(encodings, params: Mapping | None) -> list[tuple[str, str, tuple
     return out
 
 
-def check_counts(counts, eps_c, delta, notion) -> np.ndarray:
+def check_counts(counts, eps_c, delta, notion, rounds: int = 1) -> np.ndarray:
     counts = np.asarray(counts)
     require(counts.ndim == 1 and counts.size >= 2, "the planner needs a histogram of at least 2 bins.")
     require(np.issubdtype(counts.dtype, np.integer) and bool((counts >= 0).all()), "counts must be whole numbers >= 0.")
@@ -423,10 +430,13 @@ def check_counts(counts, eps_c, delta, notion) -> np.ndarray:
         check_eps(eps_c, "eps_c", MAX_EPS)
     check_delta(delta)
     require(notion in NOTIONS, f"the notion must be one of {', '.join(NOTIONS)} (got {notion!r}).")
+    check_whole(rounds, 1, "rounds", MAX_ROUNDS)
     return counts.astype(np.int64, copy=False)
 
 
-def recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
+def recommend(rows, key, words: str, notion: str = "replacement") -> tuple[PlanRow | None, str]:
+    """The ranked row with the least key, and one sentence: why, against the best row of another encoding. Read
+    natively, rows of different notions are not on one scale: the sentence says so where the two differ."""
     ranked = sorted((r for r in rows if r.ranked and math.isfinite(key(r))), key=key)
     if not ranked:
         return None, "no certified row meets the constraints" + (" and the target" if "meeting" in words else "") + "."
@@ -439,20 +449,27 @@ def recommend(rows, key, words: str) -> tuple[PlanRow | None, str]:
     if other is None:
         return best, why + "; no other encoding qualifies."
     cost = f"{best.bits_per_respondent:,.0f} bits per respondent against {other.bits_per_respondent:,.0f}"
+    differ = ""
+    if notion == "native" and best.local_neighbouring != other.local_neighbouring:
+        differ = (
+            f" The two are not on one scale: {best.encoding}'s eps_c is certified under "
+            f"{best.local_neighbouring}, {other.encoding}'s under {other.local_neighbouring} (read both under "
+            "replacement to compare them)."
+        )
     return best, (
         f"{why}; the runner-up {other.encoding} with {other.accountant} gives {key(other):.4g} "
-        f"({key(other) / key(best):.2f}x), at {cost}."
+        f"({key(other) / key(best):.2f}x), at {cost}.{differ}"
     )
 
 
-def local_cache(notion, eps_c, groups: Groups):
+def local_cache(notion, eps_c, groups: Groups, rounds: int = 1):
     """local_only per (encoding, parameters) at eps_c, computed once (rows of one encoding share it)."""
     cache = {}
 
     def get(encoding, params):
         if (encoding, params) not in cache:
             cache[(encoding, params)] = local_only(
-                encoding, params, local_eps(get_encoding(encoding), eps_c, notion), groups
+                encoding, params, local_eps(get_encoding(encoding), eps_c, notion, rounds), groups
             )
         return cache[(encoding, params)]
 
@@ -463,16 +480,16 @@ def table_of(
     rows: list[PlanRow], counts: np.ndarray, ranked: tuple, query: tuple, eps_c: float | None = None
 ) -> PlanTable:
     """The PlanTable of the rows, sorted and with the recommendation: ranked = (sort key, the recommendation's
-    key, its words, the rows eligible for it); query = (delta, notion, constraints, target, solve, name); the
-    central baseline at eps_c where given."""
+    key, its words, the rows eligible for it); query = (delta, notion, rounds, constraints, target, solve, name);
+    the central baseline at eps_c where given."""
     sort_key, key, words, eligible = ranked
-    delta, notion, constraints, target, solve, name = query
+    delta, notion, rounds, constraints, target, solve, name = query
     rows.sort(key=sort_key)
-    best, reason = recommend(eligible, key, words)
-    central, note = central_rmse(eps_c, delta, notion) if eps_c is not None else (None, "")
+    best, reason = recommend(eligible, key, words, notion)
+    central, note = central_rmse(eps_c, delta, notion, rounds) if eps_c is not None else (None, "")
     n, d = int(counts.sum()), int(counts.size)
     return PlanTable(
-        tuple(rows), n, d, delta, notion, eps_c, central, note, best, reason, constraints, target, solve, name
+        tuple(rows), n, d, delta, notion, eps_c, central, note, best, reason, constraints, target, solve, name, rounds
     )
 
 
@@ -494,14 +511,14 @@ def plan_table(
     """Every (encoding, accountant) at eps_c on these counts (options: RowOptions), ranked on the predicted raw
     RMSE, or with postprocess (a method's name, ldpcore.experiment.protocol.postprocess.METHODS) on each row's
     simulated RMSE after it (planning.simulate)."""
-    notion, encodings, constraints, params, name = row_options(options)
-    counts = check_counts(counts, eps_c, delta, notion)
+    notion, rounds, encodings, constraints, params, name = row_options(options)
+    counts = check_counts(counts, eps_c, delta, notion, rounds)
     if postprocess is not None:
         check_method(postprocess)
     groups = groups_of(counts)
-    local = local_cache(notion, eps_c, groups)
+    local = local_cache(notion, eps_c, groups, rounds)
     rows = [
-        evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps))
+        evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps), rounds)
         for enc, acc, ps in rows_wanted(encodings, params)
     ]
     if postprocess is not None:
@@ -512,7 +529,7 @@ def plan_table(
 
     words = "predicted RMSE" if postprocess is None else f"simulated RMSE after {METHODS[postprocess].title}"
     ranked = (lambda r: (not r.ranked, not r.certified, key(r)), key, words, rows)
-    table = table_of(rows, counts, ranked, (delta, notion, constraints, None, None, name), eps_c)
+    table = table_of(rows, counts, ranked, (delta, notion, rounds, constraints, None, None, name), eps_c)
     return replace(table, postprocess=postprocess)
 
 

@@ -1,14 +1,26 @@
 """Cells of a sweep or report table restated in one neighbouring notion (ldpcore.privacy.notions), so that
-encodings of different notions are compared on one footing; the native numbers stay beside them."""
+encodings of different notions are compared on one footing; the native numbers stay beside them. The central eps_c
+of a zero-out encoding under replacement is its accountant's composed over the two changed channels (at the same
+delta), the Gaussian baseline's its noise at sensitivity sqrt(2); the local eps follow the one rule (the whole
+report: both changed bits, 2 eps; one message: one bit, eps)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ldpcore.experiment.protocol.run import Cell, Failed, Measured
-from ldpcore.privacy.notions import on_notion
+from ldpcore.privacy.notions import OnNotion, Seen, gaussian_on_notion, local_on_notion
 
 EPS_KEYS = ("eps_c", "eps_l_inf", "eps_l_1")
+SEEN = {"eps_l_inf": Seen.REPORT, "eps_l_1": Seen.MESSAGE}
+
+
+def central_eps_on_notion(cell: Measured, notion: str) -> OnNotion:
+    """A cell's central eps_c in `notion` (the Gaussian baseline's: its noise at sensitivity sqrt(2))."""
+    p = cell.privacy
+    if cell.plan is None:  # the central Gaussian baseline
+        return gaussian_on_notion(p["eps_c"], p["sigma"], p["delta"], notion)
+    return cell.plan.on_notion(notion).eps_c
 
 
 def cell_on_notion(cell: Cell, notion: str = "replacement") -> Cell:
@@ -17,17 +29,19 @@ def cell_on_notion(cell: Cell, notion: str = "replacement") -> Cell:
     if isinstance(cell, Failed) or not cell.privacy or notion == "native":
         return cell
     p = cell.privacy
-    converted = {k: on_notion(p[k], p["neighbouring"], notion, p.get("delta")) for k in EPS_KEYS if k in p}
-    if not any(c.converted for c in converted.values()):
+    if p["neighbouring"] == "replacement" or (cell.plan is not None and cell.plan.spec.notion == notion):
         return cell
-    first = next(iter(converted.values()))
+    central = central_eps_on_notion(cell, notion)
+    converted = {"eps_c": central} | {
+        k: local_on_notion(p[k], p["neighbouring"], notion, SEEN[k]) for k in ("eps_l_inf", "eps_l_1") if k in p
+    }
     privacy = {**p, **{k: c.eps for k, c in converted.items()}, **{f"native_{k}": p[k] for k in converted}}
     privacy.update(
-        neighbouring=first.neighbouring,
-        delta=first.delta,
-        native_neighbouring=first.native_neighbouring,
+        neighbouring=central.neighbouring,
+        delta=central.delta,
+        native_neighbouring=central.native_neighbouring,
         native_delta=p.get("delta"),
-        conversion=first.conversion,
+        conversion=central.conversion,
     )
     return replace(cell, privacy=privacy)
 

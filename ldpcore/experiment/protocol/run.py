@@ -29,6 +29,7 @@ from ldpcore.oracles.limits import check_reference
 from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
 from ldpcore.privacy.guarantee import Neighbouring
+from ldpcore.privacy.notions import gaussian_on_notion
 
 CENTRAL_LAW = Unsupported("the central Gaussian baseline adds Gaussian noise to the counts: it has no support counts")
 
@@ -149,7 +150,7 @@ class CentralResult:
 
 
 def run_central(eps_c: float, delta: float, hist: Histogram, seed: int = 0) -> CentralResult:
-    """Analytic-Gaussian baseline at the same (eps_c, delta), removal neighbours."""
+    """Analytic-Gaussian baseline at the same (eps_c, delta), zero-out neighbours (one count removed)."""
     sigma, seed = analytic_gaussian_sigma(eps_c, delta), check_seed(seed)
     estimate = gaussian_mechanism(hist.counts, sigma, np.random.default_rng(seed))
     metrics = error_metrics(hist.counts, estimate, hist.max_count, hist.peak if hist.is_image else None)
@@ -284,7 +285,7 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "sigma": c.sigma,
                 "eps_l_inf": math.inf,
                 "eps_l_1": math.inf,
-                "neighbouring": Neighbouring.ADD_OR_REMOVE_ONE,
+                "neighbouring": Neighbouring.ZERO_OUT,
                 "mechanism": "analytic Gaussian",
             }
             cell: Cell = Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
@@ -323,15 +324,19 @@ def sweep(
     return cells
 
 
-def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
-    """The analytic curves of a method at eps_c (no simulation): eps_l_inf, eps_l_1, the root
-    mean variance of the bins' raw estimates (rmse_raw_note: what it is short of exact, "" when
-    exact), messages; None where the method is undefined."""
+def analytic(method: Method, eps_c: float, hist: Histogram, notion: str = "native") -> dict | None:
+    """The analytic curves of a method at eps_c (no simulation): eps_c certified, eps_l_inf, eps_l_1, the root
+    mean variance of the bins' raw estimates (rmse_raw_note: what it is short of exact, "" when exact),
+    messages; None where the method is undefined. notion 'replacement': the epsilons restated (Plan.on_notion;
+    the Gaussian baseline's noise at sensitivity sqrt(2)), the native ones under native_<key>, converted True."""
     try:
         if method.central:
             sigma = analytic_gaussian_sigma(eps_c, method.spec.delta)
+            central = gaussian_on_notion(eps_c, sigma, method.spec.delta, notion)
             return {
-                "eps_c": eps_c,
+                "eps_c": central.eps,
+                "native_eps_c": eps_c,
+                "converted": central.converted,
                 "eps_l_inf": math.inf,
                 "eps_l_1": math.inf,
                 "rmse_raw": sigma,
@@ -339,10 +344,15 @@ def analytic(method: Method, eps_c: float, hist: Histogram) -> dict | None:
                 "expected_messages": 1.0,
             }
         p = plan(method.at(eps_c), hist.n, hist.d)
+        view = p.on_notion(notion)
         return {
-            "eps_c": p.eps_c,
-            "eps_l_inf": p.eps_l_inf,
-            "eps_l_1": p.eps_l_1,
+            "eps_c": view.eps_c.eps,
+            "eps_l_inf": view.eps_l_inf.eps,
+            "eps_l_1": view.eps_l_1.eps,
+            "native_eps_c": p.eps_c,
+            "native_eps_l_inf": p.eps_l_inf,
+            "native_eps_l_1": p.eps_l_1,
+            "converted": view.eps_c.converted,
             "rmse_raw": analytic_rmse(p.oracle(), hist.n, hist.counts),
             "rmse_raw_note": p.oracle().variance_note,
             "expected_messages": p.expected_messages,

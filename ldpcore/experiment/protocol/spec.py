@@ -24,6 +24,8 @@ from ldpcore.oracles.onehot import flip_probability
 from ldpcore.privacy.bounds import Amplification, Bound, get_bound
 from ldpcore.privacy.fragments import EPS_F_RULES, choose_eps_f, eps_of_t
 from ldpcore.privacy.guarantee import Guarantee, Neighbouring
+from ldpcore.privacy.notions import COMPOSED, NOTIONS, OnNotion, Seen, channels, local_on_notion
+from ldpcore.privacy.rounds import MAX_ROUNDS, Rounds, collection_bound, rounds_at
 
 
 def default_delta(n: int) -> float:
@@ -40,6 +42,9 @@ class ProtocolSpec:
 
     tau=None: attribute fragments only (Algorithm 1); tau >= 1: report fragments with a
     backstop (Algorithm 2), eps_f from eps_f_rule ('paper', 'equal-variance', 'manual').
+    notion: of eps_c, 'native' (the encoding's own relation) or 'replacement' (a zero-out encoding through the
+    two changed channels, ldpcore.privacy.notions); rounds: eps_c (at delta) is the total over this many
+    collections from the same respondents, eps_l the local eps of each (ldpcore.privacy.rounds).
     """
 
     eps_c: float | None = 1.0
@@ -51,6 +56,8 @@ class ProtocolSpec:
     encoding: str = DEFAULT_ENCODING
     eps_l: float | None = None
     params: Any = ()  # the encoding's parameters: a dict or (name, value) pairs; stored as sorted pairs
+    notion: str = "native"
+    rounds: int = 1
 
     def __post_init__(self):
         require((self.eps_c is None) != (self.eps_l is None), "give exactly one of eps_c and eps_l.")
@@ -59,6 +66,8 @@ class ProtocolSpec:
         if self.eps_l is not None:
             check_eps(self.eps_l, "eps_l", MAX_EPS)
         check_delta(self.delta)
+        require(self.notion in NOTIONS, f"the notion must be one of {', '.join(NOTIONS)} (got {self.notion!r}).")
+        object.__setattr__(self, "rounds", check_whole(self.rounds, 1, "rounds", MAX_ROUNDS))
         if self.tau is not None:
             object.__setattr__(self, "tau", check_whole(self.tau, 1, "tau (report fragments)", MAX_TAU))
         require(self.eps_f_rule in EPS_F_RULES, f"eps_f_rule must be one of {', '.join(EPS_F_RULES)}.")
@@ -99,12 +108,36 @@ class ProtocolSpec:
         return self.accountant
 
     @property
-    def bound(self) -> Bound:
-        """The accountant's bound (for MURS one built for its fake reports)."""
+    def channel_bound(self) -> Bound:
+        """The accountant's bound for one channel and one round (for MURS one built for its fake reports)."""
         return get_encoding(self.encoding).bound(self.accountant_name, self.param_dict)
+
+    @property
+    def channels(self) -> int:
+        """How many of the accountant's channels a neighbouring change in the spec's notion reaches (2: a zero-out
+        encoding under replacement)."""
+        return channels(get_encoding(self.encoding).neighbouring, self.notion)
+
+    @property
+    def bound(self) -> Bound:
+        """The bound that certifies eps_c: the accountant's, over the changed channels and the rounds."""
+        return collection_bound(self.channel_bound, self.rounds, self.channels)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "params": self.param_dict}
+
+
+@dataclass(frozen=True)
+class PlanOnNotion:
+    """A plan's epsilons in one notion, each with its native value and the words of its conversion: eps_c (the
+    accountant through the two changed channels for a zero-out encoding under replacement), eps_l_inf (the
+    whole report), eps_l_1 (one message), and no_shuffler: the same encoding without a shuffler at eps_l = the
+    spec's eps_c (the whole report)."""
+
+    eps_c: OnNotion
+    eps_l_inf: OnNotion
+    eps_l_1: OnNotion
+    no_shuffler: OnNotion
 
 
 @dataclass(frozen=True)
@@ -117,6 +150,9 @@ class Plan:
     respondent's eps against the server and all other respondents and against the server and all
     shufflers (T. Wang et al. 2019, Theorem 4); for the fragmented sketch (not certified) the ESA paper's
     range [eps_c, eps_l_inf] and what a generic bound certifies for the whole report.
+    neighbouring: the encoding's own relation (its local eps); central_neighbouring: eps_c's (replacement when the
+    spec's notion is). collection: with spec.rounds > 1, the per-round eps_c and what basic and advanced
+    composition would certify over the rounds (eps_c is the total).
     """
 
     spec: ProtocolSpec
@@ -131,10 +167,11 @@ class Plan:
     p_f: float | None
     notes: tuple[str, ...] = field(default=())
     certified: bool = True
-    neighbouring: Neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
+    neighbouring: Neighbouring = Neighbouring.ZERO_OUT
     expected_messages: float | None = None
     bits_per_message: int | None = None
     extras: PlanExtras | None = None
+    collection: Rounds | None = None
 
     @property
     def eps_c(self) -> float:
@@ -145,8 +182,39 @@ class Plan:
 
     @property
     def guarantee(self) -> Guarantee:
-        """The certified central eps_c as a Guarantee (the accountant's bound, relation and delta)."""
-        return self.amplification.guarantee
+        """The certified central eps_c as a Guarantee (the accountant's bound, eps_c's relation and delta)."""
+        return replace(self.amplification.guarantee, neighbouring=self.central_neighbouring)
+
+    @property
+    def central_neighbouring(self) -> Neighbouring:
+        """The relation eps_c is stated under: replacement in that notion, else the encoding's."""
+        return Neighbouring.REPLACE_ONE if self.spec.notion == "replacement" else self.neighbouring
+
+    @property
+    def eps_c_per_round(self) -> float:
+        """One round's certified eps_c (at delta / rounds with several rounds; eps_c itself with one)."""
+        if self.collection is None:
+            return self.eps_c
+        return self.collection.per_round.or_inf
+
+    def on_notion(self, notion: str) -> PlanOnNotion:
+        """The plan's epsilons restated in `notion` (PlanOnNotion). A zero-out plan read under replacement: its
+        accountant over the two changed channels (and the plan's rounds) at the plan's eps_b and delta; a plan
+        whose eps_c is already in that notion keeps it; the local eps follow the one rule (ldpcore.privacy.notions)."""
+        native, eps_c, delta = self.central_neighbouring, self.eps_c, self.spec.delta
+        central = OnNotion(eps_c, delta, native, eps_c, delta, native, "")
+        if channels(native, notion) == 2:
+            k = get_encoding(self.spec.encoding).channel_k(self.d, self.spec.param_dict)
+            both = collection_bound(self.spec.channel_bound, self.spec.rounds, 2).forward(self.eps_b, self.n, delta, k)
+            central = OnNotion(both.guarantee.or_inf, delta, Neighbouring.REPLACE_ONE, eps_c, delta, native, COMPOSED)
+        local = "native" if self.spec.notion == notion else notion
+        target = self.spec.eps_c if self.spec.eps_c is not None else eps_c
+        return PlanOnNotion(
+            central,
+            local_on_notion(self.eps_l_inf, self.neighbouring, local, Seen.REPORT),
+            local_on_notion(self.eps_l_1, self.neighbouring, local, Seen.MESSAGE),
+            local_on_notion(target, self.neighbouring, local, Seen.REPORT),
+        )
 
     def eps_l_t(self, t: int) -> float:
         """LDP of any t captured fragments (Theorem IV.1)."""
@@ -187,7 +255,13 @@ class Plan:
             "p_f": self.p_f,
             "accountant": self.amplification.bound,
             "citation": self.amplification.citation,
-            "neighbouring": self.neighbouring,
+            "notion": self.spec.notion,
+            "neighbouring": self.central_neighbouring,
+            "local_neighbouring": self.neighbouring,
+            "rounds": self.spec.rounds,
+            "eps_c_total": self.eps_c,
+            "delta_total": self.spec.delta,
+            "eps_c_per_round": self.eps_c_per_round,
             "encoding": self.spec.encoding,
             "params": self.spec.param_dict,
             "target_eps_c": self.spec.eps_c,
@@ -199,6 +273,12 @@ class Plan:
             out["bits_per_message"] = self.bits_per_message
         if self.extras is not None:
             out.update(self.extras.as_dict())
+        if self.collection is not None:
+            basic, advanced = self.collection.basic, self.collection.advanced
+            out["eps_c_total_basic"] = None if basic is None else basic.eps
+            out["eps_c_total_advanced"] = None if advanced is None else advanced.eps
+        if self.amplification.pair is not None:
+            out["pair"] = self.amplification.pair
         return out
 
 
@@ -217,7 +297,8 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
     notes = [] if encoding.certified else [encoding.privacy_note]
     limit = encoding.eps_limit(d, spec.param_dict)
     what = encoding.title + ("" if d is None else f" on d={d:,} values")
-    amp, eps_b = _local_eps(spec, n, encoding.channel_k(d, spec.param_dict), limit, what, notes)
+    k = encoding.channel_k(d, spec.param_dict)
+    amp, eps_b = _local_eps(spec, n, k, limit, what, notes)
     eps_f, p_f, eps_l_inf, eps_l_1 = _fragments(spec, eps_b, limit, what, notes)
     require(eps_b > 1e-9, f"the accountant gives eps_l = {eps_b:.3g}, too small to report anything; raise eps_c.")
     p = Plan(
@@ -234,6 +315,11 @@ def plan(spec: ProtocolSpec, n: int, d: int | None = None) -> Plan:
         tuple(notes),
         certified=encoding.certified,
         neighbouring=encoding.neighbouring,
+        collection=(
+            None
+            if spec.rounds == 1
+            else rounds_at(spec.channel_bound, spec.rounds, spec.channels, eps_b, n, spec.delta, k, amp.guarantee)
+        ),
     )
     oracle: FrequencyOracle | None = None
     if d is not None:

@@ -46,7 +46,7 @@ PARETO = '''def figures(table: PlanTable) -> "list[go.Figure]":
 class PlanView:
     """The Plan page (and `ldpcore plan`): the data and the fields of its PlanQuery (delta and how it was
     chosen, eps_c, the target error, what to solve for, the notion, the encodings, the constraints, the
-    post-processing ranked on)."""
+    collections from the same people; the post-processing ranked on)."""
 
     source: Source
     delta: float
@@ -59,6 +59,7 @@ class PlanView:
     max_bits: float | None = None
     delta_from: str = "given"
     command: str = ""  # the `ldpcore plan` command it comes from ("": the Plan page)
+    rounds: int = 1
     postprocess: str | None = None  # the post-processing the table ranks on (None: the raw estimate)
 
     def query(self) -> Code:
@@ -75,6 +76,8 @@ class PlanView:
             options["encodings"] = atom(literal(tuple(self.encodings)))
         if self.max_messages is not None or self.max_bits is not None:
             options["constraints"] = call("Constraints", atom(literal(self.max_messages)), atom(literal(self.max_bits)))
+        if self.rounds != 1:
+            options["rounds"] = atom(literal(self.rounds))
         if self.postprocess is not None:
             options["postprocess"] = atom(literal(self.postprocess))
         return call("PlanQuery", "hist.counts", "hist.name", atom(literal(float(self.delta))), **options)
@@ -95,8 +98,10 @@ class PlanView:
                 "The question",
                 "One PlanQuery: the data's counts, delta, and either eps_c (the table at eps_c), a target error "
                 "to solve for the smallest eps_c, or both to solve for the smallest number of respondents n; "
-                "the neighbouring notion every row's eps_c is stated in (replacement: one-hot's removal "
-                "accounting converted, each row says how); the encodings (empty: all) and the constraints.",
+                "the neighbouring notion every row's eps_c is stated in (replacement: one-hot's zero-out "
+                "accounting composed over the two changed channels, each row says how); the encodings (empty: "
+                "all), the constraints and the collections from the same people (rounds: eps_c and delta their "
+                "total).",
                 assign("query", self.query()),
             ),
             Step(
@@ -121,7 +126,7 @@ class PlanView:
         )
 
 
-BOUNDS_CODE = """rows = compare(N, DELTA, K, **{GIVEN: VALUE})
+BOUNDS_CODE = """rows = compare(N, DELTA, K, **{GIVEN: VALUE}, rounds=ROUNDS, notion=NOTION)
 for a in rows:
     found = f"eps0 {a.eps0:.4g}, eps_c {a.eps_c:.4g}" if a.valid else a.reason
     print(f"{a.bound}: {found}")"""
@@ -155,13 +160,17 @@ ACCOUNTANT_FIGURES = '''def figures(
 
 @dataclass(frozen=True)
 class AccountantView:
-    """The Accountant page: n, delta, the domain k and the given epsilon (given "eps_c" or "eps0", value)."""
+    """The Accountant page: n, delta, the domain k, the given epsilon (given "eps_c" or "eps0", value), the
+    collections from the same people (rounds: the table's eps_c their total, eps0 each one's) and the notion of
+    the table's eps_c."""
 
     n: int
     delta: float
     k: int
     given: str
     value: float
+    rounds: int = 1
+    notion: str = "native"
 
     @property
     def target(self) -> float:
@@ -173,6 +182,7 @@ class AccountantView:
             [
                 f"N, DELTA, K = {self.n}, {literal(float(self.delta))}, {self.k}",
                 f"GIVEN, VALUE = {literal(self.given)}, {literal(float(self.value))}",
+                f"ROUNDS, NOTION = {self.rounds}, {literal(self.notion)}",
             ]
         )
         steps = (
@@ -180,7 +190,10 @@ class AccountantView:
                 "Every bound at these inputs",
                 "How much a crowd of N shuffled reports amplifies a local eps0 into a central (eps_c, delta) "
                 "guarantee, by every bound (ldpcore.privacy.bounds): given eps_c, the largest eps0 each "
-                "certifies; given eps0, the eps_c. A bound that does not apply says why.",
+                "certifies; given eps0, the eps_c; over ROUNDS collections from the same people, eps_c and "
+                "delta are their total (ldpcore.privacy.rounds); NOTION replacement: the zero-out bounds over "
+                "the two channels a one-hot respondent's replaced value changes. A bound that does not apply "
+                "says why.",
                 f"{inputs}\n{BOUNDS_CODE}",
             ),
             Step(
@@ -198,6 +211,8 @@ class AccountantView:
             "K",
             "GIVEN",
             "VALUE",
+            "ROUNDS",
+            "NOTION",
             "rows",
             "eps0_grid",
             "eps_c_curves",

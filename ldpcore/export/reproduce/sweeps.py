@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.export.reproduce.code import Charts, Program, Step, assign, atom, call, literal, value
+from ldpcore.export.reproduce.code import Charts, Program, Step, assign, call, literal, value
 from ldpcore.export.reproduce.protocol import protocol_words, spec_code
 from ldpcore.export.reproduce.sources import Source
 
@@ -67,8 +67,8 @@ for cell in measured:
         m = cell.metrics
         print(f"{at}: RMSE {m['rmse']:.6g} (raw {m['rmse_raw']:.6g})")"""
 
-CURVES_CODE = """curves = {m.label: [analytic(m, e, hist) for e in eps_fine] for m in methods}
-at_eps_c = {m.label: analytic(m, EPS_C, hist) for m in methods}
+CURVES_CODE = """curves = {m.label: [analytic(m, e, hist, NOTION) for e in eps_fine] for m in methods}
+at_eps_c = {m.label: analytic(m, EPS_C, hist, NOTION) for m in methods}
 for label, row in at_eps_c.items():
     if row is None:
         print(f"{label} at eps_c = {EPS_C:g}: not defined")
@@ -78,23 +78,23 @@ for label, row in at_eps_c.items():
 TRADEOFF_FIGURES = '''def figures(
     methods: list, curves: dict, measured: list, notion: str
 ) -> "list[go.Figure]":
-    """RMSE, local epsilons and messages against eps_c: analytic lines, measured markers
-    (open: raw, filled: clipped, diamonds: after a post-processing); epsilons restated
-    in `notion` where it is replacement."""
+    """RMSE, local epsilons and messages against eps_c: analytic lines (computed in
+    `notion`), measured markers (open: raw, filled: clipped, diamonds: after a
+    post-processing; restated in `notion`)."""
     import plotly.graph_objects as go
     from plotly.colors import qualitative
 
     error, local, messages = go.Figure(), go.Figure(), go.Figure()
+    cells = cells_on_notion([c for c in measured if c.error is None], notion)
     for i, m in enumerate(methods):
         color = {"color": qualitative.Plotly[i % 10]}
-        native = "removal" if m.central else ENCODINGS[m.spec.encoding].neighbouring
         line = [c for c in curves.get(m.label, []) if c is not None]
-        x = [on_notion(c["eps_c"], native, notion).eps for c in line]
+        x = [c["eps_c"] for c in line]
         y = [c["rmse_raw"] for c in line]
         if line:
             error.add_scatter(x=x, y=y, mode="lines", name=m.label, line=color)
-        ok = [c for c in measured if c.method == m.label and c.error is None]
-        at = [on_notion(c.privacy["eps_c"], native, notion).eps for c in ok]
+        ok = [c for c in cells if c.method == m.label]
+        at = [c.privacy["eps_c"] for c in ok]
         marks = [("rmse", "diamond")]
         if not m.postprocess:
             marks = [("rmse_raw", "circle-open"), ("rmse", "circle")]
@@ -108,7 +108,7 @@ TRADEOFF_FIGURES = '''def figures(
         if m.central or m.postprocess:
             continue
         for key, dash in (("eps_l_inf", None), ("eps_l_1", "dash")):
-            y = [on_notion(c[key], native, notion).eps for c in line]
+            y = [c[key] for c in line]
             style = {**color, "dash": dash}
             name = f"{m.label}: {key}"
             local.add_scatter(x=x, y=y, mode="lines", name=name, line=style)
@@ -155,13 +155,12 @@ class TradeoffsView:
             "from ldpcore.experiment.protocol.run import analytic"
             + (", with_postprocessing" if self.postprocess else ""),
             "from ldpcore.export import to_json",
+            "from ldpcore.experiment.protocol.compare import cells_on_notion",
             "from ldpcore.export.view_records import tradeoffs_record",
-            "from ldpcore.oracles import ENCODINGS",
-            "from ldpcore.privacy.notions import on_notion",
         }
         grids = "\n".join(
             [
-                f"EPS_C = {literal(self.eps_c)}",
+                f"EPS_C, NOTION = {literal(self.eps_c)}, {literal(self.notion)}",
                 f"eps_fine = {_grid(self.lo, self.hi, self.fine_points)}",
             ]
         )
@@ -172,7 +171,9 @@ class TradeoffsView:
                 "The analytic lines",
                 "Each method's plan at every eps_c of a fine grid, without simulating: the local epsilons, the "
                 "messages and the root mean variance of the bins' raw estimates (exact for the unbiased "
-                "estimators); and the same at the chosen eps_c (the page's table).",
+                "estimators); and the same at the chosen eps_c (the page's table). NOTION replacement: eps_c "
+                "and the local epsilons read under replacement (a zero-out accountant's two changed channels "
+                "composed, the Gaussian at sensitivity sqrt(2)), the native values beside them.",
                 f"{grids}\n{CURVES_CODE}",
             ),
             Step(
@@ -186,11 +187,11 @@ class TradeoffsView:
             ),
         )
         columns = "columns" if self.postprocess else "methods"
-        names = ("hist", "SEED", atom(literal(self.notion)), columns, "measured", "eps_fine", "curves", "EPS_C")
+        names = ("hist", "SEED", "NOTION", columns, "measured", "eps_fine", "curves", "EPS_C")
         record = call("tradeoffs_record", *names, "at_eps_c")
         charts = Charts(
             TRADEOFF_FIGURES,
-            call("figures", columns, "curves", "measured", atom(literal(self.notion))),
+            call("figures", columns, "curves", "measured", "NOTION"),
             "plotly",
             "The page's three charts: error, local epsilons (solid: eps per phone; dashed: per captured "
             "shuffler) and messages against eps_c.",
@@ -253,8 +254,9 @@ class ReportTableView:
             Step(
                 "The table",
                 "Every method at every eps_c row with the seed, restated in one neighbouring notion where "
-                "NOTION is replacement (a removal guarantee becomes (2 eps, 2 delta): the two changed bins "
-                "composed); each cell's caption as the page and the exports print it.",
+                "NOTION is replacement (a zero-out guarantee per channel: the accountant's two changed channels "
+                "composed through its dominating pair; the Gaussian at sensitivity sqrt(2)); each cell's "
+                "caption as the page and the exports print it.",
                 f"{rows}\n{TABLE_CODE}",
             ),
         )

@@ -7,7 +7,7 @@ k seeded hash functions h_j: [d] -> [m] (paper and Apple: k = 1024, m = 65,536).
 respondent picks ONE row j uniformly and reports on h_j(x) only:
 - CountMeanSketch: the +-1 one-hot of h_j(x), each entry flipped w.p. 1/(1+e^(eps/2)).
 - FragmentedSketch: that one-hot as m binary-RR bits flipped w.p. 1/(1+e^eps); only set
-  bits are sent, each its own message (removal LDP, like one-hot over [m] in row j).
+  bits are sent, each its own message (zero-out LDP, like one-hot over [m] in row j).
 - HadamardCountMeanSketch: one uniform Hadamard coefficient l of the one-hot,
   H[l, h_j(x)] = (-1)^popcount(l & h_j(x)), flipped w.p. 1/(1+e^eps): 1 bit + indices.
 - CountSketch: the same 1-bit report of the signed one-hot s_j(x) e_{h_j(x)} (the frequency

@@ -218,15 +218,15 @@ class CountMeanSketch(Sketch):
 class FragmentedSketch(CountMeanSketch):
     """The attribute-fragmented sketch of Erlingsson et al. 2020: the row's m-bit one-hot as m binary-RR bits,
     each flipped w.p. p = 1/(1+e^eps); only set bits are sent, each as its own message naming
-    (row, cell). Removal LDP like one-hot (reference: the randomized all-zeros row). Same aggregate
+    (row, cell). Zero-out LDP like one-hot (reference: the randomized all-zeros row). Same aggregate
     law and estimator as CMS with f = p (Tables I, III: #bits = (1-p) + (m-1) p)."""
 
     name = "sketch-fragments"
     title = "Sketch with attribute fragments (Erlingsson et al. 2020)"
-    neighbouring = Neighbouring.ADD_OR_REMOVE_ONE
+    neighbouring = Neighbouring.ZERO_OUT
     randomizer = Randomizer.BINARY_RR  # every bit of a row: binary RR, as one-hot
     privacy_note = PRIVACY_NOTE
-    _entries = 1  # removal: the reference is the randomized all-zeros row
+    _entries = 1  # zero-out: the reference is the randomized all-zeros row
 
     def expected_messages(self) -> float:
         """Expected set bits sent per respondent (paper "#bits_sketch")."""
@@ -248,7 +248,7 @@ def split_budget_rmse(
     seed: int | None = None,
 ) -> dict[int, float]:
     """Erlingsson et al. 2020 Table VII in kind: every respondent sends r fragmented-sketch reports, each on a
-    row drawn independently and at eps/r, so the r reports compose to removal eps. That is the
+    row drawn independently and at eps/r, so the r reports compose to zero-out eps. That is the
     sketch of r c_v reports per value, read with n r reports and divided by r. Returns
     {r: RMSE of the raw estimate}. One hash with the whole budget wins: the noise variance
     n p_r(1-p_r)/(r (1-2p_r)^2) grows with r far faster than the row-sampling variance
