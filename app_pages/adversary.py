@@ -41,7 +41,8 @@ inp = data_sidebar()
 spec, seed, _ = protocol_sidebar(inp.delta)
 hist = inp.hist
 
-c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
+c1, c4 = st.columns([3, 2])  # the segmented controls get room for every option at 1280 px
+c2, c3 = st.columns([3, 2])
 observer = c1.segmented_control(
     "Observer",
     ["all", "server", "shuffler", "analyst"],
@@ -106,26 +107,23 @@ for col, o in zip(cols, report.observers):
             + ", ".join(f"{c.name} ({fmt(c.eps)})" for c in unsound)
             + f": at {o.confidence:g} confidence that bound does not hold here (a bug in the accountant)."
         )
-st.dataframe(
+st.table(  # static: every column within the page at 1280 px; what each observer sees: the metrics' help
     [
         {
             "observer": OBSERVER_NAMES[o.observer],
-            "eps lower": o.eps_lower,
-            "confidence": o.confidence,
-            "trials / hypothesis": o.trials,
-            "certified eps": o.eps_upper.eps,
-            "by": o.eps_upper.name,
-            "gap": o.gap,
-            "exact eps of the pair": o.eps_pair,
-            "best test fpr": o.best[0],
-            "best test fnr": o.best[1],
-            "hypotheses": o.hypotheses,
-            "sees": o.sees,
+            f"eps lower ({o.confidence:g})": fmt(o.eps_lower),
+            "certified eps": "n/a" if o.eps_upper.eps is None else f"{fmt(o.eps_upper.eps)} ({o.eps_upper.name})",
+            "gap": "n/a" if o.gap is None else fmt(o.gap),
+            "exact eps of the pair": "not known: no exact law of this statistic"
+            if o.eps_pair is None
+            else fmt(o.eps_pair),
+            "best test fpr / fnr": f"{o.best[0]:.3g} / {o.best[1]:.3g}",
+            "trials / hypothesis": f"{o.trials:,}",
         }
         for o in report.observers
     ],
+    border="horizontal",
     hide_index=True,
-    width="stretch",
 )
 st.plotly_chart(bounds_figure(list(report.observers)), width="stretch")
 analyst = next((o for o in report.observers if o.observer == "analyst"), None)
@@ -237,7 +235,6 @@ st.dataframe(
             "P(guess)": None if v.posterior is None else float(v.posterior[v.guess]),
             "P(true value)": None if v.posterior is None else float(v.posterior[demo.value]),
             "observed": observed(v),
-            "sees": v.sees,
         }
         for v in demo.views
     ],

@@ -89,10 +89,11 @@ noted_metric(
     f"expected {guarantees.expected_drops.max():.1f}",
     help="The largest number of reports one crowd lost in this run; below it the largest expectation.",
 )
-cols[2].metric(
-    "P[a crowd exceeds the bound]",
+cols[2].metric(  # a short label: "P[a crowd exceeds the bound]" is cut at 1280 px
+    "P[bound exceeded]",
     f"{guarantees.p_exceed:.2g}",
-    help="Exact, for these crowd sizes; Theorem V.2 promises at most delta_cr.",
+    help="The probability that some crowd loses more reports than the Theorem V.2 bound. Exact, for these crowd "
+    "sizes; Theorem V.2 promises at most delta_cr.",
 )
 cols[3].metric(
     "P[the run aborts]",

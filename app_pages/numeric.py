@@ -38,20 +38,27 @@ MSE_GRID = tuple(e for e in EPS_GRID if e >= EPS_LO)  # the MSE chart's eps, the
 THEORY_EPS = np.geomspace(0.1, 10, 200)
 st.title("Numeric attributes")
 st.caption(EXPLANATION)
-data = table_sidebar()
+
+
+def _mechanism_sidebar() -> tuple[str, float, float]:
+    """The mechanism, its eps and the delta of the shuffled guarantee, in the sidebar."""
+    with st.sidebar:
+        st.header("Mechanism")
+        mechanism = st.selectbox(
+            "Mechanism",
+            list(TABLE_MECHANISMS),
+            index=list(TABLE_MECHANISMS).index("alg4-hm"),
+            key="num_mech",
+            bind="query-params",
+        )
+        st.caption(TABLE_MECHANISMS[mechanism])
+        eps = eps_slider("eps per respondent (local, log scale)", "num_eps", 1.0, lo=EPS_LO)
+        delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
+    return mechanism, eps, delta
+
+
+data, (mechanism, eps, delta) = table_sidebar(then=_mechanism_sidebar)  # the mechanism whatever the data
 table = data.table
-with st.sidebar:
-    st.header("Mechanism")
-    mechanism = st.selectbox(
-        "Mechanism",
-        list(TABLE_MECHANISMS),
-        index=list(TABLE_MECHANISMS).index("alg4-hm"),
-        key="num_mech",
-        bind="query-params",
-    )
-    st.caption(TABLE_MECHANISMS[mechanism])
-    eps = eps_slider("eps per respondent (local, log scale)", "num_eps", 1.0, lo=EPS_LO)
-    delta = delta_slider("delta of the shuffled central guarantee", "num_delta")
 
 with input_errors():
     est = table_estimate(data.key, table, mechanism, eps, data.seed)

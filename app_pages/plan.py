@@ -17,6 +17,7 @@ from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider
 from ui.kit.feedback import input_errors
 from ui.kit.format import plain, short
 from ui.kit.inputs import data_sidebar
+from ui.kit.navigation import open_button, remember, restore
 from ui.kit.take_home import take_home
 from ui.plan import SHAPE, shape_sidebar
 
@@ -34,8 +35,9 @@ st.caption(
     "Every encoding with every accountant that holds for it, on your data, from the analytic variance of each "
     "estimator (no simulation; ranked on a post-processing, each row's error after it is simulated): which "
     "encoding to deploy, the local epsilon each respondent gets, how many messages of how many bits it sends, and "
-    "the error to expect. Follow a row's link to simulate it."
+    "the error to expect. Open a row on Reconstruct to simulate it."
 )
+restore("protocol", ("eps_c", "delta"))  # eps_c and delta as last chosen on another page, unless the URL names them
 with st.sidebar:
     source = st.radio(
         "Plan for",
@@ -111,6 +113,28 @@ with st.sidebar:
     max_bits = st.number_input(
         "At most bits per respondent (0: no limit)", min_value=0.0, value=0.0, key="max_bits", bind="query-params"
     )
+    rule = st.selectbox(
+        "Recommend by",
+        list(planner.RULES),
+        key="plan_rule",
+        bind="query-params",
+        help="The rule that picks the recommendation among the Pareto rows (no other row better in every respect: "
+        "error, eps_l in both notions, messages, bits). "
+        + "; ".join(f"{r.name}: {r.words.format(objective='error')}" for r in planner.RULES.values())
+        + ". When solving, the error is the eps_c or n found.",
+    )
+    delta_with_n = solve == "n" and (
+        st.radio(
+            "delta while n changes",
+            ["fixed", "1/(10 n)"],
+            key="plan_delta_n",
+            bind="query-params",
+            horizontal=True,
+            help="fixed: the delta above (or the data's default) at every n tried; 1/(10 n): the rule about "
+            "1/(10 n) applied afresh at each n, as a deployment of that size would choose it.",
+        )
+        == "1/(10 n)"
+    )
     rank_on = st.selectbox(
         "Rank on",
         ["raw", *POSTPROCESS],
@@ -127,16 +151,17 @@ with st.sidebar:
 
 with input_errors():
     delta = delta_or_default(delta_text, inp.delta)
-    table = plan.table(
+    query, table = plan.table(
         inp,
         solve,
         eps_c,
         target,
-        delta,
+        (delta, plan.delta_source(inp, bool(delta_text.strip()))),
         notion,
         encodings,
-        max_messages or None,
-        max_bits or None,
+        (max_messages or None, max_bits or None),
+        rule,
+        delta_with_n,
         int(rounds),
         postprocess,
     )
@@ -145,25 +170,37 @@ notions = "eps_c and eps_l in the replacement notion" if table.notion == "replac
 if table.rounds > 1:
     notions += f"; over {table.rounds:,} collections (eps_c and delta their total, eps_l each collection's)"
 st.caption(
-    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g}; {notions}"
+    f"{plain(hist.name)}: n = {table.n:,} respondents over d = {table.d:,} values; delta = {table.delta:g} "
+    f"({query.delta_from}); {notions}"
     + (f"; target {KINDS[target[0]]} <= {target[1]:g}" if target else "")
+    + (f". Solving for n holds {query.held_fixed}" if query.held_fixed else "")
     + "."
 )
-dataset, _, side = inp.key.partition(":")  # a bundled dataset's key is "name:max_side"
-max_side = int(side) if side.isdigit() else 0
 linked = source != SHAPE  # Reconstruct and Trade-offs simulate a histogram: a shape without data has none to link
-records = plan.rows(table, dataset, max_side, links=linked)
+if eps_c is not None:
+    remember("protocol", {"eps_c": eps_c, "delta": delta_text}, part=True)
+records = plan.rows(table)
 rec = table.recommended
+
+
+def _open_buttons(row, key: str) -> None:
+    """Buttons opening the row on Reconstruct (with the post-processing ranked on) and on Trade-offs, in this tab
+    with the data chosen here."""
+    values, sweep = plan.link(row, inp.values), plan.link(row, inp.values, "tradeoffs")
+    if values is None or sweep is None:
+        st.caption(f"{row.encoding} / {row.accountant} has no configuration to open: {row.reason}")
+        return
+    buttons = st.container(horizontal=True)
+    open_button(buttons, "Simulate it on Reconstruct", plan.PAGES["reconstruct"], values, f"{key}_reconstruct")
+    open_button(buttons, "Sweep it on Trade-offs", plan.PAGES["tradeoffs"], sweep, f"{key}_tradeoffs")
+
+
 if rec is None:
     st.warning(f"No recommendation: {table.reason}")
 else:
     st.success(f"**Recommended: {rec.encoding} with {rec.accountant}.** {table.reason}")
     if linked:
-        st.markdown(
-            f"[Simulate it on Reconstruct]({plan.link(rec, dataset, max_side)}) · "
-            f"[sweep it on Trade-offs]({plan.link(rec, dataset, max_side, 'tradeoffs')}) "
-            "(every row's links are in the table)."
-        )
+        _open_buttons(rec, "open_recommended")
     cols = st.columns(6)
     cols[0].metric("eps_c", f"{rec.eps_c:.4g}", help=f"Certified, {table.notion} notion. {rec.conversion}.")
     replacement = table.notion == "replacement"
@@ -185,7 +222,7 @@ else:
     sim = rec.postprocessed
     if sim is None:
         cols[4].metric(
-            "RMSE",
+            "raw RMSE",
             _fit(rec.rmse, below=1e3),
             delta=f"95% CI ±{_fit(rec.ci95)}",
             delta_color="off",
@@ -211,29 +248,65 @@ else:
         f"Predicted RMSE {fmt(rec.rmse_local_only)}.",
     )
     if table.central_rmse is not None:
-        st.caption(f"Central Gaussian baseline at the same (eps_c, delta), no LDP: RMSE {fmt(table.central_rmse)}.")
+        st.caption(
+            f"Central Gaussian baseline at the same (eps_c, delta) in the {table.notion} notion, no LDP: raw RMSE "
+            f"{fmt(table.central_rmse)} ({table.central_note})."
+        )
     if solve == "n":
         st.caption(f"Recommended row needs n = {rec.n:,} respondents with this data's shape.")
 
 
+every_column = st.toggle(
+    "Every column",
+    key="plan_columns",
+    bind="query-params",
+    help="Off: the columns that fit the page (rank, encoding, accountant, eps_c, eps_l, messages, bits, RMSE with and "
+    "without the shuffler, why not ranked); on: also the native notion, eps_l_1, the 95% interval, relative RMSE, "
+    "l_inf, top-k recall and the conversion (the table then scrolls sideways). The CSV has every field.",
+)
 st.dataframe(
     records,
     hide_index=True,
     width="stretch",
     key="plan_table",
-    column_config={
-        "simulate": st.column_config.LinkColumn(
-            "simulate", display_text="Reconstruct", help="Open this row on Reconstruct"
+    column_order=None if every_column else plan.compact_columns(table),
+    column_config={  # short headers: the compact table fits 1280 px (the notion is in the caption above)
+        f"eps_l ({table.notion})": st.column_config.NumberColumn("eps_l", help=f"eps_l, {table.notion} notion"),
+        "bits / respondent": st.column_config.NumberColumn("bits", help="bits per respondent"),
+        "RMSE without shuffler": st.column_config.NumberColumn(
+            "no shuffler", help="RMSE of the same encoding without a shuffler (local DP at eps_l = eps_c)"
         ),
-        "sweep": st.column_config.LinkColumn("sweep", display_text="Trade-offs", help="Open this row on Trade-offs"),
+        "RMSE": st.column_config.NumberColumn(
+            "raw RMSE", help=f"Predicted RMSE per bin of the raw estimate ({hist.unit})"
+        ),
+        "relative RMSE": st.column_config.NumberColumn(
+            help="Raw RMSE / mean count (n / d). A value holding a share p of the respondents has its own relative "
+            "error of about RMSE / (p n): larger than this for the rare values"
+        ),
         "certified": st.column_config.CheckboxColumn("certified"),
+        "Pareto": st.column_config.CheckboxColumn(
+            "Pareto",
+            help="No other ranked row is better in every respect (error, eps_l, messages, bits); ★: recommended",
+        ),
         "top-k recall": st.column_config.NumberColumn(
             "top-k recall",
             help=f"{plan.topk_words(table)}: {planner.TOPK_NOTE}.",
         ),
-        "why not ranked": st.column_config.TextColumn("why not ranked", width="large"),
+        "why not ranked": st.column_config.TextColumn("why not ranked", width="medium"),
     },
 )
+if linked:
+    labels = {plan.row_label(rank, r): r for rank, r in enumerate(table.rows, 1) if r.spec is not None}
+    if labels:
+        chosen = st.selectbox(
+            "Open a row of the table",
+            list(labels),
+            key="plan_row",
+            bind="query-params",
+            help="Opens it on Reconstruct or Trade-offs in this tab, with the data chosen here and the row's encoding, "
+            "parameters and accountant at its own eps_c and delta (the same eps_l).",
+        )
+        _open_buttons(labels[chosen], "open_row")
 st.download_button("Table (CSV)", partial(plan.csv_text, table), "plan.csv", "text/csv", on_click="ignore")
 st.download_button(
     "Table (JSON)", partial(to_json, table.as_dict()), "plan.json", "application/json", on_click="ignore"
@@ -241,20 +314,10 @@ st.download_button(
 if inp.source is not None:  # the question as code: its script and notebook print the Table (JSON)
     asked = "table" if solve == "error" else solve
     limits = (max_messages or None, max_bits or None)
-    view = PlanView(
-        inp.source,
-        delta,
-        eps_c,
-        asked,
-        target,
-        notion,
-        tuple(encodings),
-        *limits,
-        rounds=int(rounds),
-        postprocess=postprocess,
-    )
+    question = (inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits)
+    view = PlanView(*question, rounds=int(rounds), rule=rule, delta_with_n=delta_with_n, postprocess=postprocess)
     take_home(view, "plan", None)
-st.plotly_chart(plan.pareto_figure(table), width="stretch")
+st.plotly_chart(plan.pareto_figure(table, hist.unit), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
 if curves.open:  # drawn only while open: each point solves the accountants afresh
@@ -271,11 +334,11 @@ st.caption(
     f"l_inf is the {planner.LINF_NOTE}. Top-k recall ({plan.topk_words(table)}) is the "
     f"{planner.TOPK_NOTE}. "
     + (
-        "Links open the row with the accountant's own eps_c and delta (the same eps_l); an upload is not carried "
-        "by a link."
+        "A row opens with the accountant's own eps_c and delta (the same eps_l), with the data chosen here"
+        + ("" if postprocess is None else f" (on Reconstruct, after {postprocess})")
+        + "."
         if linked
-        else "No row links to Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
-        "shape without data has none that a link could carry. Choose a dataset or upload a histogram CSV to "
-        "simulate a row."
+        else "No row opens on Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
+        "shape without data has none to carry. Choose a dataset or upload a histogram CSV to simulate a row."
     )
 )

@@ -16,10 +16,10 @@ from ldpcore.oracles import ENCODINGS
 from ldpcore.oracles.extras import FakeReports, HashRange, UncertifiedRange
 from ldpcore.privacy.bounds import BoundName
 from ldpcore.privacy.guarantee import Neighbouring
-from ldpcore.privacy.notions import notions_differ
+from ldpcore.privacy.notions import Seen, local_on_notion, notions_differ
 from ui import reconstruct
 from ui.kit import runs
-from ui.kit.format import EPS, PARTY_HELP, eps_label, error_unit, exact, plain, short, with_exact
+from ui.kit.format import EPS, PARTY_HELP, eps_label, exact, plain, short, with_exact
 from ui.kit.inputs import data_sidebar
 from ui.kit.protocol import postprocess_control, protocol_sidebar
 from ui.kit.take_home import take_home
@@ -73,31 +73,48 @@ try:
         st.error(esa.error)
         st.stop()
     pngs = (  # images at display resolution; the downloads below are at the input's
-        (
+        [
             runs.original_png(inp),
             pictures[0].result(),
             runs.cell_png(inp, esa_method, eps_c, seed),
             pictures[1].result(),
-        )
+        ]
         if hist.is_image
-        else ()
+        else []
     )
     central, alone = cells[0].result(), cells[1].result()
 finally:
     pool.shutdown(wait=False, cancel_futures=True)  # after st.stop: what runs finishes into the caches
 p, m = runs.plan_of(esa), runs.ran(esa).metrics
-central_run = runs.ran(central)
-alone_run = None if alone.error else runs.ran(alone)
 encoding = ENCODINGS[spec.encoding]
 TIGHT = BoundName.TIGHT_BINARY_RR
 show_tight = spec.accountant != TIGHT and TIGHT in encoding.accountants and encoding.certified
-unit = error_unit(hist.is_image)
+unit = hist.unit  # gray levels per pixel, respondents per category, per cell of a grid, ...
 
 head.caption(
     f"{plain(hist.name)}: n = {hist.n:,} respondents over d = {hist.d:,} values"
     + (f" ({hist.shape[1]}x{hist.shape[0]} px)" if hist.shape is not None else "")
     + f"; δ = {spec.delta:g}; seed {seed}; {p.neighbouring} neighbours ({encoding.title})."
 )
+# an accountant valid only up to some eps_l certifies less than asked (capped): said above the pictures, and the
+# reports without a shuffler drawn at the certified eps_c, the one the ESA run has
+capped = p.certified and p.amplification.capped
+alone_at = p.eps_c if capped else eps_c
+if capped:  # the comparisons at the certified eps_c too (cached runs)
+    alone, central = (
+        reconstruct.local_cell(inp, esa_method, alone_at, seed),
+        runs.cell(inp, central_method, alone_at, seed),
+    )
+    if hist.is_image:
+        pngs[1] = reconstruct.local_png(inp, esa_method, alone_at, seed)
+        pngs[3] = runs.cell_png(inp, central_method, alone_at, seed)
+    for note in (n for n in p.notes if "asked for" in n):
+        head.warning(
+            f"{note} Every number below, the reports without a shuffler and the central baseline are at the certified "
+            f"ε_c = {p.eps_c:.4g}."
+        )
+alone_run = None if alone.error else runs.ran(alone)
+central_run = runs.ran(central)
 
 # what each party learns: the strip beside the eps_c control; eps_l_1 collapses into eps_l_inf when they agree
 fragments = p.spec.tau is not None
@@ -159,12 +176,12 @@ metrics.append(
 shown_as = "after clipping the estimate to [0, input maximum]" if post is None else f"after {POSTPROCESS[post].title}"
 metrics.append(
     (
-        "RMSE",
+        "clipped RMSE" if post is None else "RMSE",
         short(m["rmse"]),
         unit if post is None else f"{unit}, {post}",
         with_exact(
             f"Per-bin RMSE in {unit}, {shown_as}. Largest per-bin error (l_inf): {exact(m['linf'])} "
-            f"{unit.split(' per ')[0]}. The raw (unbiased) estimate's RMSE is in the caption below.",
+            f"{hist.count_unit}. The raw (unbiased) estimate's RMSE is in the caption below.",
             m["rmse"],
             unit,
         ),
@@ -175,8 +192,8 @@ metrics.append(
     (
         "largest error",
         short(m["linf"]),
-        unit.split(" per ")[0],
-        with_exact("Largest per-bin error (l_inf) of the clipped estimate.", m["linf"], unit.split(" per ")[0]),
+        hist.count_unit,
+        with_exact("Largest per-bin error (l_inf) of the clipped estimate.", m["linf"], hist.count_unit),
     )
 )
 
@@ -189,21 +206,30 @@ def _draw(columns, rows) -> None:
 n_party = 3 if not one_number else 2
 _draw(party, metrics[:n_party])
 
-alone_eps = view.no_shuffler
+alone_eps = (  # the same encoding without a shuffler at eps_l = the eps_c it is drawn at (capped: the certified one)
+    local_on_notion(alone_at, p.neighbouring, "native" if p.spec.notion == notion else notion, Seen.REPORT)
+    if capped
+    else view.no_shuffler
+)
 central_eps = reconstruct.central_on_notion(central, notion)
 if hist.is_image:  # output_format: sent as made (else Streamlit decodes each grey PNG and re-encodes it as a JPEG)
     columns = shown.columns(4)
     captions = (
         "Original",
         (
-            f"No shuffler, ε_l = {short(alone_eps.eps)}: RMSE {short(alone_run.metrics['rmse'])}"
+            f"No shuffler, ε_l = {short(alone_eps.eps)}: clipped RMSE {short(alone_run.metrics['rmse'])}"
             if alone_run is not None
             else alone.error
         ),
-        f"ESA, shuffled{'' if post is None else ', ' + post}: RMSE {short(m['rmse'])}",
-        "Central Gaussian, no LDP"
-        + (f" (ε_c = {short(central_eps.eps)} under replacement)" if central_eps.converted else "")
-        + f": RMSE {short(central_run.metrics['rmse'])}",
+        f"ESA, shuffled{'' if post is None else ', ' + post}: {'clipped RMSE' if post is None else 'RMSE'} "
+        f"{short(m['rmse'])}",
+        f"Central Gaussian, no LDP, {central_eps.neighbouring} ε_c = {short(central_eps.eps)}"
+        + (
+            f" (natively {central_eps.native_neighbouring} {short(central_eps.native_eps)})"
+            if central_eps.converted
+            else ""
+        )
+        + f": clipped RMSE {short(central_run.metrics['rmse'])}",
     )
     for column, png, caption in zip(columns, pngs, captions):
         if png is not None:
@@ -231,7 +257,8 @@ else:
 _draw(costs, metrics[n_party:])
 for warning in impractical(hist.n, spec.delta, m["expected_messages"]):
     st.warning(warning)
-for note in list(hist.notes) + [n for n in p.notes if n != encoding.privacy_note]:  # the warning below says it
+said = [n for n in p.notes if n != encoding.privacy_note and not (capped and "asked for" in n)]  # not said above
+for note in list(hist.notes) + said:
     st.info(plain(note, None))  # a data note may quote the data's values
 if alone_run is not None and alone_run.privacy["note"]:
     st.caption(f"No-shuffler image: {alone_run.privacy['note']}.")

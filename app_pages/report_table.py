@@ -71,17 +71,34 @@ notion = (
 cells = cells_on_notion(cells, notion)  # the page and every export show the same numbers
 rows = table_rows(cells)
 
-header = st.columns([1] + [3] * len(methods))
-header[0].markdown("**eps_c**")
+image = inp.hist.is_image
+if not image:
+    st.caption(
+        f"Each cell: the estimate clipped to [0, the largest true count] as bars ({inp.hist.unit}), values ranked by "
+        "their true count (largest first), the true counts as black ticks; one scale in every cell."
+    )
+widths = [1.1] + [3] * len(methods)
+header = st.columns(widths)
+header[0].markdown("**ε_c**")
 for col, m in zip(header[1:], methods):
     col.markdown(f"**{m.label}**")
 for i in range(0, len(cells), len(methods)):
-    line = st.columns([1] + [3] * len(methods))
+    line = st.columns(widths)
     line[0].markdown(f"**{rows[i]['eps_c']}**")
     for col, m, c, r in zip(line[1:], methods, cells[i : i + len(methods)], rows[i : i + len(methods)]):
-        png = None if c.error else runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB)
+        if c.error:  # the reason in the tooltip (and in every export): a row's tau columns often share it
+            col.markdown("not defined", help=c.error)
+            continue
+        png = runs.cell_png(inp, m, c.eps_c, seed, max_width=THUMB) if image else None
         if png is not None:
             col.image(png, width="stretch", output_format="PNG")
+        else:
+            col.plotly_chart(
+                report_table.cell_figure(inp.hist, runs.ran(runs.cell(inp, m, c.eps_c, seed)).estimate, inp.hist.unit),
+                width="stretch",
+                config={"displayModeBar": False},
+                key=f"cell_{i}_{m.label}",
+            )
         col.markdown("  \n".join(cell_caption(r)))
 
 st.subheader("Export")

@@ -22,8 +22,9 @@ from ui.tradeoffs import curve, neighbouring_of, tradeoff_figures, values_at
 st.title("Trade-offs")
 st.caption(
     "Lines are analytic (the std of every bin's raw estimate: exact for the unbiased estimators, over the "
-    "hash family for sketches; dashed where only an approximation is known, the count sketch's median "
-    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed. "
+    "hash family for sketches; faded where only an approximation is known, the count sketch's median "
+    "readout); markers are measured on the data at each swept eps_c with the sidebar's seed: open for the raw "
+    "estimate, filled for the estimate clipped to [0, the largest true count]. "
     "The fragmented sketch has no amplification bound: it is drawn at the one-hot eps_l of each eps_c, which "
     "does not certify that eps_c."
 )
@@ -77,7 +78,7 @@ curves = {m.label: curve(inp, m, eps_fine, notion) for m in base_methods}
 # the analytic lines first (fast), the measured points as they are simulated; then the charts with both
 bar_slot = st.empty()
 slots = [st.empty() for _ in range(3)]
-for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, eps_c, notion)):
+for slot, fig in zip(slots, tradeoff_figures(methods, [], curves, eps_c, inp.hist.unit, notion)):
     slot.plotly_chart(fig, width="stretch")
 with bar_slot.container():
     measured = runs.grid(inp, methods, eps_measured, seed, "Measuring the points")
@@ -90,7 +91,7 @@ if undefined:
 for slot, name, fig in zip(
     slots,
     ("tradeoffs_error", "tradeoffs_local_eps", "tradeoffs_messages"),
-    tradeoff_figures(methods, measured, curves, eps_c, notion),
+    tradeoff_figures(methods, measured, curves, eps_c, inp.hist.unit, notion),
 ):
     with slot.container():
         st.plotly_chart(fig, width="stretch", key=name)
@@ -98,7 +99,9 @@ for slot, name, fig in zip(
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
 at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in base_methods}
-st.dataframe(values_at(methods, at, notion), hide_index=True, width="stretch", key="tradeoffs_values")
+st.table(
+    values_at(methods, at, notion), border="horizontal", hide_index=True
+)  # static: every column within the page, text wraps
 st.caption(
     "Analytic values at the sidebar's ε_c (the methods' own notion is beside each)"
     + ("; zero-out numbers restated under replacement, native value in brackets." if one_notion else ".")

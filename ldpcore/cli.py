@@ -17,6 +17,7 @@ from typing import Any
 from ldpcore.data.datasets import DATASETS, load_dataset
 from ldpcore.data.loaders import load_path
 from ldpcore.errors import MAX_TAU, InputError, check_n, check_seed, check_whole, require
+from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
 from ldpcore.experiment.protocol.postprocess import METHODS
 from ldpcore.experiment.protocol.run import run, run_central
 from ldpcore.experiment.protocol.spec import ProtocolSpec, plan
@@ -494,6 +495,8 @@ def _plan_query(a):
         rounds=a.rounds,
         encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
         constraints=planning.Constraints(a.max_messages, a.max_bits),
+        rule=a.rule,
+        delta_with_n=a.delta_with_n,
         postprocess=a.postprocess,
     )
     if a.n is not None or a.d is not None:
@@ -535,7 +538,9 @@ def cmd_plan(a) -> None:
             query.delta_from,
             _command_line(a),
             query.rounds,
-            query.postprocess,
+            rule=query.rule,
+            delta_with_n=query.delta_with_n,
+            postprocess=query.postprocess,
         )
         _emit(a, view)
     if a.json:
@@ -544,7 +549,7 @@ def cmd_plan(a) -> None:
     over = f", the total over {table.rounds:,} collections" if table.rounds > 1 else ""
     print(
         f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} "
-        f"notion{over}"
+        f"notion{over}" + (f"; solving for n holds {query.held_fixed}" if query.held_fixed else "")
     )
     post = table.postprocess
     if post is not None:
@@ -603,11 +608,25 @@ def _plan_parser(sub) -> None:
     q.add_argument("--target-linf", type=float, help="target expected l_inf error")
     q.add_argument("--solve", choices=("eps_c", "n"), help="what to solve for (default: eps_c with a target)")
     q.add_argument("--delta", type=float, help="central delta (default: the dataset's, else about 1/(10 n))")
+    q.add_argument(
+        "--delta-with-n",
+        action="store_true",
+        help="with --solve n: delta = about 1/(10 n) at each n tried (default: delta held fixed at every n)",
+    )
     q.add_argument("--notion", choices=NOTIONS, default="replacement", help="notion of eps_c")
     _notion_and_rounds(q, default_notion="replacement")
     q.add_argument("--encodings", help="comma-separated encodings (default: all)")
     q.add_argument("--max-messages", type=float, help="at most this many messages per respondent")
     q.add_argument("--max-bits", type=float, help="at most this many bits per respondent")
+    q.add_argument(
+        "--rule",
+        choices=list(RULES),
+        default=DEFAULT_RULE,
+        help="how the recommendation is picked on the Pareto set of the ranked rows: "
+        + "; ".join(
+            f"{r.name}: {r.words.format(objective='error (or eps_c, or n, when solving)')}" for r in RULES.values()
+        ).replace("%", "%%"),  # argparse formats help with %
+    )
     q.add_argument(
         "--postprocess",
         choices=list(METHODS),

@@ -65,7 +65,7 @@ def test_url_reproduces_the_view():
     assert_clean(at)
     assert metric(at, "ε per phone") == "7.28" and metric(at, "ε per captured shuffler") == "4.45"
     again = open_page("app_pages/reconstruct.py", eps_c="0.5", fragments="true", tau="16", seed="3")
-    assert metric(again, "RMSE") == metric(at, "RMSE")
+    assert metric(again, "clipped RMSE") == metric(at, "clipped RMSE")
 
 
 def test_error_map_is_drawn_only_when_opened():
@@ -145,33 +145,64 @@ def test_tradeoffs_draws_three_charts():
 
 
 def test_report_table_exports_hold_the_displayed_numbers():
-    """The page's captions equal the CSV, Markdown and LaTeX exports of the same cells
-    (recomputed here with the page's defaults: every run is determined by its seed).
-    The browser test downloads the page's CSV itself and compares it too."""
+    """The page's captions equal the Markdown and LaTeX exports of the same cells, and the CSV holds their numbers
+    at full precision (recomputed here with the page's defaults: every run is determined by its seed)."""
     from ldpcore.data.datasets import load_dataset
     from ldpcore.experiment.protocol.run import paper_methods, sweep
     from ldpcore.experiment.protocol.spec import ProtocolSpec
-    from ldpcore.export import cell_caption, table_csv, table_latex, table_markdown
+    from ldpcore.export import cell_caption, fmt, table_csv, table_latex, table_markdown, table_rows
 
     at = open_page("app_pages/report_table.py")
     assert_clean(at)
-    captions = [m.value for m in at.markdown if m.value.startswith(("eps_inf=", "sigma=", "not defined"))]
-    assert len(captions) == 5 * 5  # 5 eps_c rows x (central, attribute, tau 4/16/256), as Table IV
+    captions = [m.value for m in at.markdown if m.value.startswith(("eps_inf=", "sigma="))]
+    undefined = [m for m in at.markdown if m.value == "not defined"]
+    assert len(captions) + len(undefined) == 5 * 5  # 5 eps_c rows x (central, attribute, tau 4/16/256), as Table IV
+    assert all(m.help for m in undefined)  # each says why in its tooltip
     assert {b.label for b in at.download_button} >= {"Table (PNG)", "CSV", "Markdown", "LaTeX"}
 
     cells = sweep(
         paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8)), [0.05, 0.25, 0.5, 0.75, 1.0], load_dataset("horse"), seed=0
     )
-    rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
-    assert ["  \n".join(cell_caption(r)) for r in rows] == captions
+    rows = table_rows(cells)
+    assert ["  \n".join(cell_caption(r)) for r in rows if not r["note"]] == captions
     markdown, latex = table_markdown(cells), table_latex(cells)
     for r in rows:
         for key in ("eps_l_inf", "eps_l_1", "sigma", "rmse"):
             if r[key] and r[key] != "inf":
                 assert r[key] in markdown and r[key] in latex
+    # the CSV: the same numbers at full precision, machine-readable
+    records = list(csv.DictReader(io.StringIO(table_csv(cells))))
+    assert len(records) == len(rows)
+    for r, record in zip(rows, records):
+        if r["note"]:
+            assert record["rmse_clipped"] == "" and record["note"] == r["note"]
+        else:
+            assert fmt(float(record["rmse_clipped"])) == r["rmse"] and float(record["rmse_raw"]) > 0
     # Horse look-alike at eps_c = 1: the attribute column is Table IV's eps_l_inf = 8.55
     attr = next(r for r in rows if r["eps_c"] == "1" and r["method"] == "Attribute fragments")
     assert attr["eps_l_inf"] == "8.55" and attr["eps_l_1"] == "8.55"
+
+
+def test_a_histograms_report_table_draws_bar_charts_named_by_category():
+    """A 5-bin histogram's cells are small bar charts (not a 5 x 320 picture stretched to a column), one y scale,
+    the categories named on the x axis, the clipped estimate's unit said."""
+    import json
+
+    data = b"weather,count\ndrizzle,53\nrain,641\nsun,640\nsnow,26\nfog,101\n"
+    at = open_page("app_pages/report_table.py", dataset="upload")
+    at.file_uploader[0].set_value(("weather.csv", data, "text/csv"))
+    at.run()
+    assert_clean(at)
+    assert not at.main.image  # no pictures: a histogram's cells are charts
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    defined = [m for m in at.markdown if m.value.startswith(("eps_inf=", "sigma="))]
+    assert len(charts) == len(defined) >= 5
+    for chart in charts:
+        bars = chart["data"][0]
+        assert bars["type"] == "bar" and bars["x"] == ["rain", "sun", "fog", "drizzle", "snow"]  # by true count
+        assert chart["layout"]["yaxis"]["range"] == charts[0]["layout"]["yaxis"]["range"]  # one scale
+        assert chart["layout"]["height"] <= 200
+    assert any("respondents per value" in c.value for c in at.caption)
 
 
 def test_reconstruct_shows_what_the_tight_accountant_buys():
@@ -239,10 +270,10 @@ def test_encoding_parameters_change_the_run_and_live_in_the_url():
     assert_clean(at)
     assert at.number_input(key="k").value == 16 and at.selectbox(key="m").value == 1024
     bits = metric(at, "messages per phone")
-    rmse = metric(at, "RMSE")
+    rmse = metric(at, "clipped RMSE")
     at.selectbox(key="m").set_value(4096).run()
     assert_clean(at)
-    assert metric(at, "RMSE") != rmse
+    assert metric(at, "clipped RMSE") != rmse
     assert bits == "1.00" and not at.warning  # one eps_l-LDP report: certified by fmt21-numeric
     fragments = open_page("app_pages/reconstruct.py", max_side="64", encoding="sketch-fragments", k="16", m="1024")
     assert_clean(fragments)

@@ -21,7 +21,7 @@ def _eps(at, observer: str) -> tuple[float, float]:
 
 
 def _demo_rows(at):
-    return at.dataframe[1].value
+    return at.dataframe[0].value
 
 
 def test_adversary_page_shows_lower_beside_certified_bounds_risk_and_the_guess_on_an_image():
@@ -32,9 +32,10 @@ def test_adversary_page_shows_lower_beside_certified_bounds_risk_and_the_guess_o
         assert 0 <= lower <= upper
     assert _eps(at, "server")[1] == 8.55  # Horse at eps_c = 1: eps_l_inf of Lemma II.6
     assert _eps(at, "server")[0] > 7  # the likelihood-ratio test nearly attains it
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["observer"]) == ["Server without a shuffler", "One captured shuffler", "Analyst after shuffling"]
-    assert list(table["by"]) == ["eps_l_inf", "eps_l_1", "cheu19"]
+    assert [c.split(" (")[1] for c in table["certified eps"]] == ["eps_l_inf)", "eps_l_1)", "cheu19)"]
+    assert "None" not in table.to_numpy().ravel().tolist()  # a missing number is said in words
     for observer in ("server", "shuffler", "analyst"):
         assert metric(at, f"{observer} guesses right").startswith("1 in ")
     assert " ".join(m.value for m in at.markdown).count("guesses a person's value right") == 3
@@ -50,8 +51,8 @@ def test_a_url_reproduces_the_adversary_view():
     at = open_page(ADVERSARY, **query)
     assert_clean(at)
     assert [m.label for m in at.metric][:1] == ["analyst"] and "server" not in [m.label for m in at.metric]
-    assert at.dataframe[0].value["confidence"].tolist() == [0.99]
-    assert at.dataframe[0].value["trials / hypothesis"].tolist() == [100_000]
+    assert "eps lower (0.99)" in at.table[0].value
+    assert at.table[0].value["trials / hypothesis"].tolist() == ["100,000"]
     again = open_page(ADVERSARY, **query)
     assert metric(again, "analyst") == metric(at, "analyst")
     assert _demo_rows(again).equals(_demo_rows(at))
@@ -110,6 +111,13 @@ def test_upload_raw_records_choose_the_column_and_n_is_the_number_of_rows():
     at.selectbox(key="dataset").set_value("records").run()
     assert not at.exception and "Upload a CSV, TSV or Parquet file" in at.info[0].value
     at = _choose(at, "events.csv", _records_csv())
+    # no column is guessed: the page asks for one and names the file's columns
+    assert not at.exception and not at.error and at.selectbox(key="rec_column").value is None
+    assert (
+        "events.csv: choose the column of values to count" in at.info[0].value
+        and "user, category, age" in at.info[0].value
+    )
+    assert not at.metric  # nothing simulated before a column is chosen
     at.selectbox(key="rec_column").set_value("category").run()
     assert_clean(at)
     assert "events.csv: n = 3,000 respondents over d = 3 values" in as_read(at.caption[0].value)
@@ -138,7 +146,9 @@ def test_upload_a_parquet_file_of_records():
             f"COPY (SELECT 'c' || (i % 7) AS cat FROM range(4000) r(i)) TO '{path}' (FORMAT parquet)"
         )
         data = path.read_bytes()
-    at = _choose(open_page("app_pages/reconstruct.py"), "log.parquet", data)
+    at = open_page("app_pages/reconstruct.py", dataset="records", rec_column="cat")  # the URL names the column
+    at.file_uploader(key="records_file").set_value(("log.parquet", data, "application/octet-stream"))
+    at.run()
     assert_clean(at)
     assert "log.parquet: n = 4,000 respondents over d = 7 values" in as_read(at.caption[0].value)
 
@@ -151,7 +161,10 @@ def test_upload_points_gives_a_map_like_image():
     at.number_input(key="pts_grid").set_value(64).run()
     assert_clean(at)
     assert at.selectbox(key="pts_lat").value == "Latitude" and at.selectbox(key="pts_lon").value == "Longitude"
-    assert "pts.csv: n = 5,000 respondents" in as_read(at.caption[0].value) and "(64x" in as_read(at.caption[0].value)
+    kept = int(_report(at).split("| kept | ")[1].split(" |")[0].replace(",", ""))
+    caption = as_read(at.caption[0].value)
+    assert kept > 0.99 * 5000 and f"pts.csv: n = {kept:,} respondents" in caption  # the robust box
+    assert "(64x" in caption
     assert len(at.main.image) == 4  # original, no shuffler, ESA reconstruction and central baseline: map-like images
     assert "| cells with points |" in _report(at)
     at.text_input(key="pts_bbox").set_value("-74.0,40.7,-73.9,40.8").run()
@@ -170,8 +183,9 @@ def test_upload_points_gives_a_map_like_image():
     ],
 )
 def test_bad_record_files_show_one_error(name, data, choice, message):
-    at = _choose(open_page("app_pages/reconstruct.py"), name, data, choice)
-    assert_one_error(at, message)
+    at = open_page("app_pages/reconstruct.py", dataset=choice, rec_column="category")  # the URL names the column
+    at.file_uploader(key="records_file").set_value((name, data, "application/octet-stream"))
+    assert_one_error(at.run(), message)
 
 
 def test_the_bundled_samples_open_with_their_report():

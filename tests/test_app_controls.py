@@ -21,7 +21,7 @@ def test_typing_eps_c_gives_exactly_that_value_everywhere():
     at.number_input(key="eps_c").set_value(0.3).run()
     assert_clean(at)
     assert at.number_input(key="eps_c").value == 0.3
-    assert at.select_slider(key="eps_c_log").value == 0.316  # the quick-move slider sits at the nearest stop
+    assert at.select_slider(key="eps_c_log").value == 0.3  # the quick-move slider shows the typed value
     assert "Certified central ε_c = 0.3 by" in captions(at)
     assert "Same ε_c = 0.3**" in " ".join(m.value for m in at.markdown)
     assert metric(at, "ε per phone") != "8.55"
@@ -54,6 +54,33 @@ def test_a_bad_url_eps_c_shows_one_warning_and_the_default(value):
     assert metric(at, "ε per phone") == "8.55"
     at.number_input(key="eps_c").set_value(0.5).run()  # the warning is about the URL the page was opened with
     assert not at.warning
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        (
+            {"encoding": "foo"},
+            "The URL's encoding='foo' is not a value this page's control takes: using encoding = onehot.",
+        ),
+        ({"tau": "3"}, "The URL's tau='3' is not used on this page with these settings: ignored."),  # fragments off
+        ({"encodng": "grr"}, "The URL's encodng='grr' is not used on this page with these settings: ignored."),
+        ({"accountant": "nope"}, "The URL's accountant='nope' is not a value this page's control takes: using "),
+        ({"seed": "x"}, "The URL's seed='x' is not a value this page's control takes: using seed = 0."),
+    ],
+)
+def test_a_url_value_no_control_takes_shows_one_warning(query, message):
+    at = open_page("app_pages/reconstruct.py", max_side="32", **query)
+    assert not at.exception and not at.error
+    assert len(at.warning) == 1 and as_read(at.warning[0].value).startswith(message), [w.value for w in at.warning]
+    at.number_input(key="eps_c").set_value(0.5).run()  # said once: the page's later runs do not repeat it
+    assert not at.warning
+
+
+def test_tau_with_fragments_is_taken_without_a_warning():
+    at = open_page("app_pages/reconstruct.py", max_side="32", fragments="true", tau="3")
+    assert_clean(at)
+    assert not at.warning and at.number_input(key="tau").value == 3
 
 
 def test_multimessage_eps_c_is_typed_and_checked_too():

@@ -13,7 +13,7 @@ from conftest import assert_clean, assert_one_error, captions, metric_exact, ope
 from ldpcore.data.datasets import load_dataset
 from ldpcore.experiment.protocol.run import paper_methods, sweep
 from ldpcore.experiment.protocol.spec import ProtocolSpec
-from ldpcore.export import table_csv
+from ldpcore.export import fmt, table_csv
 
 pytestmark = pytest.mark.app  # every test here renders pages with AppTest
 
@@ -72,9 +72,9 @@ def test_report_table_shows_its_cells_after_the_chosen_method():
 
     cells = sweep([replace(m, postprocess="norm-sub") for m in methods], [1.0], hist, seed=0)
     rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
-    assert all(r["postprocess"] == "norm-sub" for r in rows if not r["note"])
+    assert all(r["postprocess"] == "norm-sub" and not r["rmse_clipped"] for r in rows if not r["note"])
     attr = next(r for r in rows if r["method"] == "Attribute fragments")
-    assert f"RMSE norm-sub={attr['rmse']}" in "\n".join(shown)
+    assert f"RMSE norm-sub={fmt(float(attr['rmse_postprocessed']))}" in "\n".join(shown)
 
 
 def test_plan_page_ranks_on_a_post_processing_and_links_it():
@@ -88,5 +88,12 @@ def test_plan_page_ranks_on_a_post_processing_and_links_it():
     ranked = table[table["rank"] != "not ranked"]
     assert list(ranked["RMSE after norm-sub (simulated)"]) == sorted(ranked["RMSE after norm-sub (simulated)"])
     assert bool((simulated.dropna() < table.loc[simulated.notna(), "RMSE"]).all())  # Norm-Sub helps every row here
-    assert all("postprocess=norm-sub" in link for link in table["simulate"].dropna())
     assert np.isfinite(table["std error"].dropna()).all()
+    rec = at.button(key="open_recommended_reconstruct").click().run()  # the row opens after the same method
+    assert_clean(rec)
+    assert rec.title[0].value == "Reconstruct" and rec.selectbox(key="postprocess").value == "norm-sub"
+    assert not rec.warning, [w.value for w in rec.warning]  # every value the button set is taken
+    again = open_page("app_pages/plan.py", **SMALL, eps_c="0.5", plan_postprocess="norm-sub", plan_encodings=["grr"])
+    sweep_page = again.button(key="open_recommended_tradeoffs").click().run()  # Trade-offs has no such control
+    assert_clean(sweep_page)
+    assert sweep_page.title[0].value == "Trade-offs" and not sweep_page.warning, [w.value for w in sweep_page.warning]

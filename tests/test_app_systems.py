@@ -2,7 +2,7 @@
 eps control, shows bad input with st.error, and the Numeric page takes a table CSV upload."""
 
 import pytest
-from conftest import assert_clean, assert_one_error, captions, metric, open_page
+from conftest import as_read, assert_clean, assert_one_error, captions, metric, open_page
 
 pytestmark = pytest.mark.app  # every test here renders pages with AppTest
 
@@ -79,9 +79,14 @@ def test_numeric_bad_upload_shows_an_error(data, message):
     assert_one_error(at.run(), message)
 
 
-def test_numeric_too_large_a_simulation_shows_an_error():
-    at = open_page("app_pages/numeric.py", num_n="1000000", num_d="16")  # refused before any data are drawn
-    assert_one_error(at, "n x attributes = 16,000,000 exceeds the 5,000,000 values simulated at once")
+def test_numeric_n_beyond_what_is_simulated_at_once_warns_and_the_page_stays():
+    """num_n=1e6 with d = 16 is 16 million values: n's control goes up to 5,000,000 / 16, says the URL's value is
+    not taken, and the page (its Mechanism section too) is drawn at the default n."""
+    at = open_page("app_pages/numeric.py", num_n="1e6", num_d="16")
+    assert_clean(at)
+    assert at.number_input(key="num_n").value <= 5_000_000 // 16
+    assert [w for w in at.warning if "num_n" in as_read(w.value)] and len(at.warning) == 1
+    assert at.selectbox(key="num_mech").value == "alg4-hm" and at.metric  # the Mechanism section and the results
 
 
 def test_numeric_url_reproduces_the_view_and_notes_duchi_ties():

@@ -174,9 +174,29 @@ def test_points_grid_equals_numpy_histogram2d(tmp_path):
     hist, rep = read_points(path, width=50)
     west, south, east, north = rep.extent
     height = round(50 * (north - south) / ((east - west) * np.cos(np.radians((south + north) / 2))))
-    ref, _, _ = np.histogram2d(lat, lon, bins=[height, 50])
+    ref, _, _ = np.histogram2d(lat, lon, bins=[height, 50], range=[[south, north], [west, east]])
     assert hist.shape == (height, 50) and np.array_equal(hist.counts.reshape(height, 50), np.flipud(ref))
-    assert rep.out_of_domain == 0 and any("taken from the points' extent" in n for n in hist.notes)
+    assert rep.out_of_domain == lat.size - ref.sum()
+    assert any("taken from the points (the central 99%" in n for n in hist.notes)
+    # the box is the robust extent: quantiles 0.5% and 99.5% widened by 10% of their span, within the extent
+    for values, lo, hi in ((lon, west, east), (lat, south, north)):
+        q_lo, q_hi = np.quantile(values, [0.005, 0.995])
+        assert lo == pytest.approx(max(values.min(), q_lo - 0.1 * (q_hi - q_lo)), rel=1e-12)
+        assert hi == pytest.approx(min(values.max(), q_hi + 0.1 * (q_hi - q_lo)), rel=1e-12)
+    assert rep.out_of_domain < 0.01 * lat.size  # a normal cloud keeps all but its farthest points
+
+
+def test_the_default_box_leaves_far_points_out(tmp_path):
+    """Points on a continent with a few on an island across the ocean: the default box is the continent's, not
+    one spanning the ocean (the far points are counted as out of domain)."""
+    rng = np.random.default_rng(8)
+    lat = np.concatenate([rng.uniform(25, 49, 3000), [13.5] * 6])  # six points on an island ...
+    lon = np.concatenate([rng.uniform(-124, -67, 3000), [144.8] * 6])  # ... across the Pacific
+    path = write_csv(tmp_path / "far.csv", ("lat", "lon"), np.column_stack([lat, lon]).round(4))
+    hist, rep = read_points(path, width=64)
+    west, south, east, north = rep.extent
+    assert -125 < west <= -123.9 and -67 < east < -60 and 20 < south < 25 and 48.9 < north <= 49
+    assert rep.out_of_domain == 6 and hist.n == 3000
 
 
 def test_a_grid_flows_through_the_image_path(tmp_path):

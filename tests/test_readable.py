@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_clean, open_page
+from conftest import as_read, assert_clean, metric, open_page
 
 from ldpcore.data.datasets import load_dataset
 from ldpcore.experiment.protocol.run import analytic, paper_methods
@@ -46,7 +46,7 @@ def test_reconstruct_horse_tau_256_reads():
     assert m["ε analyst after shuffling"][0] == "0.5"
     assert all(len(value) <= 7 for value, _ in m.values())  # fits a metric column at 1280 px
     assert not any("eps_b / eps_f" in label or label.startswith("eps_") for label in m)
-    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "gray levels per pixel"
+    assert next(x for x in at.metric if x.label == "clipped RMSE").proto.delta == "gray levels per pixel"
     assert any("3,366,030 anonymous messages per respondent" in w.value for w in at.warning)
     assert len(at.image) == 4  # original, no shuffler at eps_c, ESA, central
     tight = next(e for e in at.expander if e.label == "What the tight accountant buys")
@@ -70,11 +70,54 @@ def test_delta_at_least_one_over_n_is_warned():
 
 
 @pytest.mark.app
-def test_histogram_units_and_view():
-    at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters")
+@pytest.mark.parametrize(
+    "dataset, unit",
+    [
+        ("heavy-hitters", "respondents per value"),
+        ("app-events", "respondents per category"),
+        ("city-points", "respondents per cell"),  # a grid of points: counts, not gray levels
+        ("horse", "gray levels per pixel"),
+    ],
+)
+def test_errors_carry_the_datas_unit(dataset, unit):
+    at = open_page("app_pages/reconstruct.py", dataset=dataset, max_side="64")
     assert_clean(at)
-    assert next(x for x in at.metric if x.label == "RMSE").proto.delta == "respondents per bin"
-    assert len(at.get("plotly_chart")) == 1
+    assert next(x for x in at.metric if x.label.endswith("RMSE")).proto.delta == unit
+    if dataset == "heavy-hitters":
+        assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.app
+def test_a_capped_eps_c_is_said_above_the_pictures_and_every_panel_uses_it():
+    """Horse at 64 px, eps_c = 3: Lemma II.6 stops at eps_l 6.401 (n = 76,876), so the certified eps_c is 1.902; the
+    warning says so first on the page, and the no-shuffler and central panels are drawn at 1.902, not at 3."""
+    at = open_page("app_pages/reconstruct.py", max_side="64", eps_c="3")
+    assert_clean(at)
+    first = as_read(at.warning[0].value)
+    assert "the certified eps_c is 1.902, below the 3 asked for" in first and "ε_c = 1.902" in first
+    alone, central = (at.image[i].proto.imgs[0].caption for i in (1, 3))
+    assert alone.startswith("No shuffler, ε_l = 1.90:") and "ε_c = 1.90" in central and "ε_c = 3" not in central
+    assert metric(at, "ε analyst after shuffling") == "1.90"
+    assert not [i for i in at.info if "asked for" in i.value]  # said once, above
+
+
+@pytest.mark.app
+def test_each_values_relative_error_is_offered():
+    """The histogram view offers each value's own relative error (estimate - true) / true, ranked by true count:
+    the rare values' is larger than the table's relative RMSE (RMSE / mean count) suggests."""
+    import base64
+
+    import plotly.io as pio
+
+    at = open_page("app_pages/reconstruct.py", dataset="heavy-hitters", reconstruct_view="relative error",
+                   reconstruct_top_k="0")  # fmt: skip
+    assert_clean(at)
+    fig = pio.from_json(at.get("plotly_chart")[0].proto.spec)
+    assert fig.layout.yaxis.title.text == "relative error"
+    line = next(t for t in fig.data if t.name.endswith("relative error"))
+    y = line.y if not isinstance(line.y, dict) else np.frombuffer(base64.b64decode(line.y["bdata"]), line.y["dtype"])
+    y = np.asarray(y, dtype=float)
+    assert np.isfinite(y[:50]).all() and np.nanmax(np.abs(y)) > 100 * abs(y[0])  # the rare values' is larger
 
 
 @pytest.mark.app
@@ -89,22 +132,22 @@ def test_tradeoffs_onehot_with_grr_on_one_notion():
     hist = load_dataset("horse", max_side=64)
     methods = paper_methods(ProtocolSpec(eps_c=1.0, delta=5e-8), taus=(), central=False, compare=["grr"])
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    local = {t["name"]: t for t in figs[1]["data"] if t.get("showlegend", True) is not False}
+    per_phone = {t["name"]: t for t in figs[1]["data"] if t["mode"] == "lines" and t["x"][0] is not None}
     for m in methods:
-        trace = next(t for name, t in local.items() if name.startswith(m.label))
+        trace = next(t for name, t in per_phone.items() if name.startswith(m.label))
         first = analytic(m, 0.05, hist, "replacement")
         assert trace["x"][0] == pytest.approx(first["eps_c"]) and trace["y"][0] == pytest.approx(first["eps_l_inf"])
         if m.spec.encoding == "onehot":  # the whole report: both changed bits; eps_c through the two channels
             assert first["eps_l_inf"] == 2 * first["native_eps_l_inf"] and first["converted"]
             assert first["native_eps_c"] < first["eps_c"] < 2 * first["native_eps_c"]
-    onehot = next(t for name, t in local.items() if name.startswith("Attribute fragments"))
+    onehot = next(t for name, t in per_phone.items() if name.startswith("Attribute fragments"))
     assert onehot["name"].endswith("[zero-out, restated]")
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert "(zero-out" in table[table["method"] == "Attribute fragments"].iloc[0]["ε per phone"]
     at.toggle(key="sweep_replacement").set_value(False).run()
     assert_clean(at)
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    onehot = next(t for t in figs[1]["data"] if t["name"] == "Attribute fragments")
+    onehot = next(t for t in figs[1]["data"] if t["name"] == "Attribute fragments" and t["x"][0] is not None)
     assert onehot["y"][0] == pytest.approx(analytic(methods[0], 0.05, hist)["eps_l_inf"])
 
 
@@ -161,7 +204,7 @@ def test_reconstruct_compare_as_replacement():
     grr = open_page("app_pages/reconstruct.py", encoding="grr", max_side="64")
     assert_clean(grr)
     assert grr.toggle(key="replacement").value is True
-    assert any("(ε_c = 1.45 under replacement)" in i.proto.imgs[0].caption for i in grr.image)
+    assert any("no LDP, replacement ε_c = 1.45 (natively zero-out 1.00)" in i.proto.imgs[0].caption for i in grr.image)
     onehot = open_page("app_pages/reconstruct.py", replacement="true")
     assert_clean(onehot)
     phone = next(x for x in onehot.metric if x.label == "ε per phone")
@@ -180,7 +223,7 @@ def test_report_table_compare_as_replacement():
 
     from ldpcore.experiment.protocol.compare import cells_on_notion
     from ldpcore.experiment.protocol.run import sweep
-    from ldpcore.export import cell_caption, table_csv
+    from ldpcore.export import cell_caption, table_csv, table_rows
 
     at = open_page("app_pages/report_table.py", max_side="64", table_eps="1.0", table_compare=["grr"], table_taus=[])
     assert_clean(at)
@@ -195,19 +238,22 @@ def test_report_table_compare_as_replacement():
     assert onehot.privacy["eps_l_1"] == plain.privacy["eps_l_1"]  # one message: one bit
     grr = next(c for c in cells if c.method.startswith("Generalized"))
     assert grr.privacy["neighbouring"] == "replacement" and "native_eps_l_inf" not in grr.privacy
-    rows = list(csv.DictReader(io.StringIO(table_csv(cells))))
     shown = [m.value for m in at.markdown]
-    for r in rows:
+    for r in table_rows(cells):
         assert "  \n".join(cell_caption(r)) in shown
-    attr = next(r for r in rows if r["method"] == "Attribute fragments")
+    attr = next(r for r in table_rows(cells) if r["method"] == "Attribute fragments")
     assert attr["neighbouring"] == "replacement" and attr["native"].startswith("zero-out: eps_c=1, eps_inf=")
+    record = next(r for r in csv.DictReader(io.StringIO(table_csv(cells))) if r["method"] == "Attribute fragments")
+    assert record["neighbouring"] == "replacement" and record["native_neighbouring"] == "zero-out"
+    assert float(record["native_eps_c"]) == pytest.approx(1.0, rel=1e-12)
+    assert float(record["eps_l_inf"]) == pytest.approx(2 * float(record["native_eps_l_inf"]), rel=1e-12)
 
 
 @pytest.mark.app
 def test_tradeoffs_values_table_says_why_a_method_is_missing():
     at = open_page("app_pages/tradeoffs.py", max_side="64", eps_c="0.1")
     assert_clean(at)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert not any(str(v) in ("None", "nan") for v in table.to_numpy().ravel())
     tau256 = table[table["method"] == "Report fragments, tau=256"].iloc[0]
     assert tau256["ε per phone"] == "not defined at this ε_c"

@@ -4,7 +4,9 @@ NumericTable), the cached collections and mechanism comparisons, and the figures
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,6 +16,7 @@ from ldpcore.data.numeric_table import SYNTHETIC_DESCRIPTIONS, table_columns
 from ldpcore.export.reproduce import SyntheticTable, TableUpload
 from ldpcore.systems.numeric import SYNTHETIC, NumericTable, load_table_csv, synthetic_table
 from ldpcore.systems.numeric.analysis import (
+    MAX_SIMULATED_CELLS,
     MechanismComparison,
     TableEstimate,
     check_size,
@@ -26,6 +29,7 @@ from ui.kit.controls import seed_input
 from ui.kit.feedback import file_upload, input_errors
 
 UPLOAD = "upload"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,10 @@ def _upload(digest: str, name: str, _data: bytes, categorical: tuple[str, ...]) 
     return load_table_csv(_data, categorical=categorical, name=name)
 
 
-def table_sidebar() -> Table:
-    """Draw the data controls in the sidebar; on bad input show st.error and stop the page."""
+def table_sidebar(then: Callable[[], T]) -> tuple[Table, T]:
+    """Draw the data controls in the sidebar, then call `then` (the page's other sidebar controls: drawn before
+    the data are read, so that bad data never hides them); the Table and what `then` returned. On bad input show
+    st.error and stop the page."""
     upload: tuple | None = None
     categorical: list[str] = []
     main = st.container()  # where an unreadable upload is reported, as every other error: not in the sidebar
@@ -76,31 +82,24 @@ def table_sidebar() -> Table:
         else:
             upload, categorical = _upload_controls(main)
         seed = seed_input("num_seed")
+    more = then()
     with input_errors():
         if source != UPLOAD:
             check_size(n, d)
-            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed, SyntheticTable(source, n, d))
+            table = SyntheticTable(source, n, d)
+            return Table(_synthetic(source, n, d, seed), f"{source}:{n}:{d}:{seed}", seed, table), more
         if upload is None:
             st.info("Upload a table CSV in the sidebar to begin.")
             st.stop()
         _, name, data, digest = upload
+        origin = TableUpload(name, tuple(categorical))
         table = _upload(digest, name, data, tuple(categorical))
-        return Table(table, f"upload:{digest}:{','.join(categorical)}", seed, TableUpload(name, tuple(categorical)))
+        return Table(table, f"upload:{digest}:{','.join(categorical)}", seed, origin), more
 
 
 def _size_controls() -> tuple[int, int]:
-    """The synthetic table's respondents n and attributes d, bound to the URL."""
-    n = int(
-        st.number_input(
-            "n (respondents)",
-            min_value=100,
-            max_value=1_000_000,
-            value=100_000,
-            step=10_000,
-            key="num_n",
-            bind="query-params",
-        )
-    )
+    """The synthetic table's attributes d and respondents n, bound to the URL: n at most what is simulated at once
+    with d attributes (MAX_SIMULATED_CELLS / d; a URL asking for more is said once, and the default is used)."""
     d = int(
         st.number_input(
             "d (attributes)",
@@ -110,6 +109,18 @@ def _size_controls() -> tuple[int, int]:
             key="num_d",
             bind="query-params",
             help="The paper uses d = 16.",
+        )
+    )
+    n = int(
+        st.number_input(
+            "n (respondents)",
+            min_value=100,
+            max_value=MAX_SIMULATED_CELLS // d,
+            value=min(100_000, MAX_SIMULATED_CELLS // d),
+            step=10_000,
+            key="num_n",
+            bind="query-params",
+            help=f"At most {MAX_SIMULATED_CELLS:,} values are simulated at once: n x d at most that.",
         )
     )
     return n, d

@@ -11,20 +11,22 @@ from __future__ import annotations
 import csv
 import io
 import math
-from urllib.parse import urlencode
+from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from ldpcore.data.datasets import DATASETS
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import check_n, check_whole
 from ldpcore.experiment import planning as planner
 from ldpcore.experiment.planning import Shape, scaled_counts
 from ldpcore.experiment.protocol.spec import default_delta
 from ldpcore.export.reproduce import Shape as ShapeSource
+from ldpcore.oracles import ENCODINGS
 from ui.kit import url
-from ui.kit.axes import COLORS
+from ui.kit.axes import log_ticks, look
 from ui.kit.cache import cached
 from ui.kit.feedback import input_errors
 from ui.kit.inputs import Input
@@ -38,34 +40,8 @@ UNITS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE", "linf": "
 
 
 @cached("results", spinner="Planning...")
-def _table(
-    input_key: str,
-    _hist: Histogram,
-    solve: str,
-    eps_c: float | None,
-    target: tuple[str, float] | None,
-    delta: float,
-    notion: str,
-    encodings: tuple,
-    max_messages: float | None,
-    max_bits: float | None,
-    rounds: int,
-    postprocess: str | None,
-) -> planner.PlanTable:
-    query = planner.PlanQuery(
-        _hist.counts,
-        _hist.name,
-        delta,
-        eps_c=None if solve == "eps_c" else eps_c,
-        target=None if target is None else planner.Target(*target),
-        solve="table" if solve == "error" else solve,
-        notion=notion,
-        rounds=rounds,
-        encodings=encodings,
-        constraints=planner.Constraints(max_messages, max_bits),
-        postprocess=postprocess,
-    )
-    return planner.answer(query)
+def _answer(input_key: str, settings: tuple, _query: planner.PlanQuery) -> planner.PlanTable:
+    return planner.answer(_query)
 
 
 def table(
@@ -73,31 +49,58 @@ def table(
     solve: str,
     eps_c: float | None,
     target: tuple[str, float] | None,
-    delta: float,
+    delta: tuple[float, str],
     notion: str,
     encodings: list[str],
-    max_messages: float | None,
-    max_bits: float | None,
+    constraints: tuple[float | None, float | None],
+    rule: str,
+    delta_with_n: bool,
     rounds: int = 1,
     postprocess: str | None = None,
-) -> planner.PlanTable:
-    """The planner's table for the page's settings (solve: "error" at eps_c, or the smallest "eps_c" or "n" that
-    meets the target; rounds: collections from the same respondents, eps_c their total; postprocess: rank on each
-    row's simulated error after it), cached on the input's key and the settings."""
-    return _table(
-        inp.key,
-        inp.hist,
+) -> tuple[planner.PlanQuery, planner.PlanTable]:
+    """The planner's question for the page's settings and its answer, cached on the input's key and the settings:
+    solve "error" at eps_c, or the smallest "eps_c" or "n" that meets the target; delta and how it was chosen
+    (planner.DELTA_FROM); constraints (messages, bits; None: no limit); the rule of the recommendation; whether
+    delta follows n (solving for n); rounds: collections from the same respondents, eps_c their total;
+    postprocess: rank on each row's simulated error after it (the table at eps_c only)."""
+    settings = (
         solve,
         eps_c,
         target,
         delta,
         notion,
         tuple(encodings),
-        max_messages,
-        max_bits,
+        constraints,
+        rule,
+        delta_with_n,
         rounds,
         postprocess,
     )
+    query = planner.PlanQuery(
+        inp.hist.counts,
+        inp.hist.name,
+        delta[0],
+        delta_from=delta[1],
+        eps_c=None if solve == "eps_c" else eps_c,
+        target=None if target is None else planner.Target(*target),
+        solve="table" if solve == "error" else solve,
+        notion=notion,
+        rounds=rounds,
+        encodings=tuple(encodings),
+        constraints=planner.Constraints(*constraints),
+        rule=rule,
+        delta_with_n=delta_with_n and solve == "n",
+        postprocess=postprocess,
+    )
+    return query, _answer(inp.key, settings, query)
+
+
+def delta_source(inp: Input, typed: bool) -> str:
+    """How the page's delta was chosen (planner.DELTA_FROM): typed, a bundled dataset's own (the paper's), or the
+    default of about 1/(10 n) (uploads, records, shapes)."""
+    if typed:
+        return "given"
+    return "the dataset's" if inp.values.get("dataset") in DATASETS else "about 1/(10 n)"
 
 
 @cached("results", spinner="Drawing the error curves...")
@@ -111,33 +114,44 @@ def curve(inp: Input, row: planner.PlanRow, eps_cs: tuple, kind: str) -> list:
     )
 
 
-def _up(x: float) -> str:
-    """x rounded up to 6 significant digits as the URL writes it ({:g}): the link's eps_c certifies at least the
-    row's eps_l."""
+def _up(x: float) -> float:
+    """x rounded up to 6 significant digits (as {:g} writes it): the link's eps_c certifies at least the row's
+    eps_l, and reads as a person types it."""
     text = f"{x:g}"
     if float(text) < x:
         digits = 5 - math.floor(math.log10(abs(x)))
         text = f"{math.ceil(x * 10**digits) / 10**digits:g}"
-    return text
+    return float(text)
 
 
-def link(row: planner.PlanRow, dataset: str, max_side: int, page: str = "reconstruct") -> str | None:
-    """The URL of Reconstruct (or Trade-offs) with the row's configuration: its encoding, parameters and
-    accountant at the accountant's own eps_c and delta for one channel and one collection (eps_c_native), so the
-    same eps_l."""
+def typed(x: float) -> str:
+    """A delta as a person types it: 12 significant digits, so 2 x 3e-05 = 6.000000000000001e-05 reads 6e-05."""
+    return f"{x:.12g}"
+
+
+PAGES = {"reconstruct": "app_pages/reconstruct.py", "tradeoffs": "app_pages/tradeoffs.py"}
+
+
+def link(row: planner.PlanRow, data: Mapping[str, object], page: str = "reconstruct") -> dict[str, object] | None:
+    """The controls of Reconstruct or Trade-offs (page, a key of PAGES) that open the row there, by key: the data
+    as chosen on Plan (`data`: ui.kit.inputs.Input.values) and the row's encoding, parameters and accountant at the
+    accountant's own eps_c and delta for one channel and one collection (eps_c_native, delta_native), so the same
+    eps_l; report fragments off; on Reconstruct, the post-processing the table ranks on (its Post-processing
+    control). None where the row has no configuration (it says why)."""
     spec = row.spec
-    if spec is None or spec.eps_c is None or row.eps_c_native is None:  # no configuration: the row says why
+    if spec is None or spec.eps_c is None or row.eps_c_native is None:
         return None
-    query = {"dataset": dataset, "encoding": spec.encoding, "accountant": spec.accountant}
-    if row.postprocess is not None:
-        query["postprocess"] = row.postprocess
-    query["eps_c"] = _up(row.eps_c_native)
-    query["delta"] = repr(row.delta_native)
-    if max_side:
-        query["max_side"] = str(max_side)
-    for name, value in spec.params:
-        query[name] = str(value)
-    return f"/{page}?{urlencode(query)}"
+    values: dict[str, object] = {**data, "encoding": spec.encoding, "accountant": str(spec.accountant)}
+    delta = spec.delta if row.delta_native is None else row.delta_native
+    values |= {"eps_c": _up(row.eps_c_native), "delta": typed(delta)}
+    if ENCODINGS[spec.encoding].fragments:  # the page's fragments switch is drawn for this encoding only
+        values["fragments"] = spec.tau is not None
+    if spec.tau is not None:
+        values["tau"] = spec.tau
+    values |= dict(spec.params)
+    if page == "reconstruct" and row.postprocess is not None:  # Reconstruct's Post-processing control
+        values["postprocess"] = row.postprocess
+    return values
 
 
 def _num(x, digits: int = 4):
@@ -152,13 +166,19 @@ def topk_words(table: planner.PlanTable) -> str:
     return "k = " + " to ".join(dict.fromkeys(str(k) for k in (ks[0], ks[-1])))
 
 
-def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = True) -> list[dict]:
+def row_label(rank: int, row: planner.PlanRow) -> str:
+    """A row as the table's rank column and the row chooser name it."""
+    return f"{rank if row.ranked else 'not ranked'}: {row.encoding} / {row.accountant}"
+
+
+def rows(table: planner.PlanTable) -> list[dict]:
     """One dict per row for st.dataframe (numbers, not strings, so the columns sort; the rank column says
-    "not ranked" where the row is not ranked); links: the simulate and sweep columns."""
+    "not ranked" where the row is not ranked, and which row is recommended; Pareto: on the Pareto set)."""
     out = []
     for rank, r in enumerate(table.rows, 1):
         record = {
-            "rank": f"{rank}" if r.ranked else "not ranked",  # the rows come in rank order
+            "rank": (f"{rank}" if r.ranked else "not ranked") + (" ★" if r is table.recommended else ""),
+            "Pareto": r.pareto,
             "encoding": r.encoding,
             "accountant": r.accountant,
             "certified": r.certified and not r.error,
@@ -182,9 +202,6 @@ def rows(table: planner.PlanTable, dataset: str, max_side: int, links: bool = Tr
             "over hash draws": _tail_words(r),
             "why not ranked": r.reason,
         }
-        if links:
-            record["simulate"] = link(r, dataset, max_side)
-            record["sweep"] = link(r, dataset, max_side, "tradeoffs")
         out.append(record)
     return out
 
@@ -213,6 +230,15 @@ def _tail_words(r: planner.PlanRow) -> str:
     return f"heavy-tailed: median run {t.median:.2g}x, 95th percentile {t.q95:.2g}x the RMSE"
 
 
+def compact_columns(table: planner.PlanTable) -> list[str]:
+    """The columns of rows() that fit the page at 1280 px (the others are a toggle away; with a post-processing,
+    the RMSE after it and its standard error too)."""
+    eps_l = f"eps_l ({table.notion})"
+    posted = [] if table.postprocess is None else [f"RMSE after {table.postprocess} (simulated)", "std error"]
+    return ["rank", "Pareto", "encoding", "accountant", "eps_c", eps_l, "messages", "bits / respondent", "RMSE",
+            *posted, "RMSE without shuffler", "why not ranked"]  # fmt: skip
+
+
 def csv_text(table: planner.PlanTable) -> str:
     """Every field of every row (ldpcore's as_dict), one CSV line each."""
     records = [r.as_dict() for r in table.rows]
@@ -239,7 +265,7 @@ def _pareto_front(rows) -> list[tuple[float, float]]:
     return front
 
 
-def pareto_figure(table: planner.PlanTable) -> go.Figure:
+def pareto_figure(table: planner.PlanTable, unit: str) -> go.Figure:
     """The RMSE the table ranks on (predicted raw, or simulated after its post-processing) against bits per
     respondent, one point per valid row; the Pareto front (no certified row is both cheaper and more accurate)
     drawn as a line."""
@@ -247,15 +273,14 @@ def pareto_figure(table: planner.PlanTable) -> go.Figure:
     fig = go.Figure()
     for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
         mine = [r for r in valid if r.encoding == name]
+        series = look(i)
         fig.add_trace(
             go.Scatter(
                 x=[r.bits_per_respondent for r in mine],
                 y=[r.ranked_rmse for r in mine],
                 mode="markers",
                 name=name,
-                marker=dict(
-                    color=COLORS[i % len(COLORS)], size=9, symbol=["circle" if r.ranked else "x" for r in mine]
-                ),
+                marker=dict(color=series.color, size=9, symbol=[series.symbol if r.ranked else "x" for r in mine]),
                 text=[f"{r.encoding} / {r.accountant}" for r in mine],
                 hovertemplate="%{text}<br>%{x:.4g} bits, RMSE %{y:.4g}<extra></extra>",
             )
@@ -273,14 +298,14 @@ def pareto_figure(table: planner.PlanTable) -> go.Figure:
     fig.update_layout(
         title="Predicted error against communication (x: not ranked)",
         xaxis_title="bits per respondent",
-        yaxis_title="predicted raw RMSE per bin"
+        yaxis_title=f"predicted raw RMSE ({unit})"
         if table.postprocess is None
-        else f"simulated RMSE per bin after {table.postprocess}",
+        else f"simulated RMSE after {table.postprocess} ({unit})",
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_ticks(fig, "x")  # labelled in plain numbers, minor ticks unlabelled
+    log_ticks(fig, "y")
     return fig
 
 
@@ -289,20 +314,32 @@ def curves_figure(curves: dict, eps_cs, kind: str, target: float | None, current
     fig = go.Figure()
     for i, (label, values) in enumerate(curves.items()):
         y = [np.nan if v is None else v for v in values]
-        fig.add_trace(go.Scatter(x=list(eps_cs), y=y, mode="lines", name=label, line=dict(color=COLORS[i % 10])))
+        series = look(i)
+        fig.add_trace(
+            go.Scatter(
+                x=list(eps_cs),
+                y=y,
+                mode="lines+markers",
+                name=label,
+                line=dict(color=series.color, dash=series.dash, width=series.width),
+                marker=dict(symbol=series.symbol, size=6),
+            )
+        )
     if target is not None:
         fig.add_hline(y=target, line_dash="dash", line_color="red", name=f"target {target:g}", showlegend=True)
     if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color="gray", name=f"eps_c = {current:g}", showlegend=True)
+        fig.add_vline(
+            x=current, line_dash="dot", line_color="gray", name=f"ε<sub>c</sub> = {current:g}", showlegend=True
+        )
     fig.update_layout(
-        title=f"Predicted {UNITS[kind]} against eps_c",
-        xaxis_title="eps_c",
+        title=f"Predicted {UNITS[kind]} against ε<sub>c</sub>",
+        xaxis_title="central ε<sub>c</sub>",
         yaxis_title=UNITS[kind],
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_ticks(fig, "x")
+    log_ticks(fig, "y")
     return fig
 
 

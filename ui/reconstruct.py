@@ -169,7 +169,7 @@ def certified_eps_c(inp: Input, spec: ProtocolSpec, eps_l: float, accountant: st
     return _certified(inp.key, inp.hist, replace(spec, eps_c=None, eps_l=float(eps_l), accountant=accountant).as_dict())
 
 
-VIEWS = ("ranked", "true vs estimate")
+VIEWS = ("ranked", "true vs estimate", "relative error")
 
 
 class Shown(NamedTuple):
@@ -207,23 +207,35 @@ def histogram_view(hist, series: dict, central=None, key: str = "hist") -> Shown
         if show_central and central is not None:
             central_y = ranked(hist.counts, {"c": (central, None)}, top_k=top_k or None).series["c"]
         fig = ranked_figure(
-            shown, central_y, log_y, title=f"Top {top_k:,} bins by true count" if top_k else "Bins ranked by true count"
+            shown,
+            hist.unit,
+            central_y,
+            log_y,
+            title=f"Top {top_k:,} bins by true count" if top_k else "Bins ranked by true count",
         )
+    elif view == "relative error":
+        fig = relative_figure(shown, next(iter(shown.series)))
     else:
-        fig = scatter_figure(shown, next(iter(shown.series)))
+        fig = scatter_figure(shown, next(iter(shown.series)), hist.count_unit)
     st.plotly_chart(fig, width="stretch")
     export_menu(fig, f"{key}_{view.replace(' ', '_')}")
     return Shown(view, top_k, bool(log_y))
 
 
-def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ranked by true count") -> go.Figure:
+NAMED = 30  # ranks at most whose values are named on the x axis (more: the ranks' numbers)
+
+
+def ranked_figure(
+    view, unit: str, central=None, log_y: bool = True, title: str = "Bins ranked by true count"
+) -> go.Figure:
     """The ranked histogram (ldpcore.experiment.protocol.histogram_view.Ranked), bottom to top: the 95% band of the
     estimate, the central baseline (optional, small gray markers), the true counts (black), the estimates
-    (lines with markers, drawn last so nothing hides them)."""
+    (lines with markers, drawn last so nothing hides them). unit: the counts' (Histogram.unit). Up to NAMED
+    ranks, the x axis names each rank's value (rain, sun, ...); beyond, whole rank numbers."""
     x = view.rank
     fig = go.Figure(_bands(view))
     markers = x.size <= 200
-    hover = "<b>%{fullData.name}</b><br>rank %{x:,} (%{customdata})<br>respondents %{y:,.4g}<extra></extra>"
+    hover = f"<b>%{{fullData.name}}</b><br>rank %{{x:,}} (%{{customdata}})<br>%{{y:,.4g}} {unit}<extra></extra>"
     colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(view.series)}
     if central is not None:
         fig.add_trace(
@@ -265,12 +277,17 @@ def ranked_figure(view, central=None, log_y: bool = True, title: str = "Bins ran
     grouped = " (beyond the top ranks: averaged in groups of ranks)" if view.grouped else ""
     fig.update_layout(
         title=title + grouped,
-        xaxis_title="rank by true count",
-        yaxis_title="respondents per bin",
+        xaxis_title="value, ranked by true count" if x.size <= NAMED else "rank by true count",
+        yaxis_title=unit,
         height=420,
         margin=dict(l=10, r=10, t=50, b=10),
         legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.2),
     )
+    if x.size <= NAMED:  # every rank named by its value, never at 1.5
+        names = [str(n) if len(str(n)) <= 24 else str(n)[:23] + "…" for n in view.labels]
+        fig.update_xaxes(tickmode="array", tickvals=list(x), ticktext=names)
+    else:
+        fig.update_xaxes(tickformat=",d")
     if log_y:
         top = max(float(np.max(view.truth)), 1.0)
         fig.update_yaxes(type="log", range=[-0.3, math.log10(top) + 0.3], dtick=1, exponentformat="power")
@@ -295,7 +312,54 @@ def _bands(view) -> list[go.Scatter]:
     ]
 
 
-def scatter_figure(view, name: str) -> go.Figure:
+def relative_figure(view, name: str) -> go.Figure:
+    """Each value's own relative error, (estimate - true count) / true count, ranked by true count, with the 95%
+    band of the raw estimate over the true count: a value holding a share p of n respondents has a relative error
+    of about RMSE / (p n), larger for the rare values than the table's relative RMSE (RMSE / mean count) says.
+    Values with no respondent have no relative error and are left out."""
+    x, truth = view.rank, np.asarray(view.truth, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(truth > 0, truth, np.nan)
+        y = (np.asarray(view.series[name], dtype=np.float64) - truth) / scale
+        bands = [
+            go.Scatter(
+                x=np.r_[x, x[::-1]],
+                y=np.r_[(view.high[name] - truth) / scale, ((view.low[name] - truth) / scale)[::-1]],
+                fill="toself",
+                fillcolor="rgba(99, 110, 250, 0.22)",
+                line=dict(width=0),
+                hoverinfo="skip",
+                name="95% band of the raw estimate",
+            )
+        ] if name in view.low else []  # fmt: skip
+    fig = go.Figure(bands)
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines+markers" if x.size <= 200 else "lines",
+            line=dict(color=PALETTE[0], width=1.5),
+            marker=dict(size=5, symbol="circle-open"),
+            name=f"{name}: relative error",
+            customdata=view.labels,
+            hovertemplate="rank %{x:,} (%{customdata})<br>relative error %{y:.3g}<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_color="black", line_width=1)
+    fig.update_layout(
+        title="Each value's relative error: (estimate - true count) / true count",
+        xaxis_title="value, ranked by true count" if x.size <= NAMED else "rank by true count",
+        yaxis_title="relative error",
+        height=420,
+        margin=dict(l=10, r=10, t=50, b=10),
+        legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.2),
+    )
+    if x.size <= NAMED:
+        fig.update_xaxes(tickmode="array", tickvals=list(x), ticktext=[str(n)[:24] for n in view.labels])
+    return fig
+
+
+def scatter_figure(view, name: str, count_unit: str) -> go.Figure:
     """True count against the estimate of every drawn point (groups of ranks averaged), the diagonal exact."""
     truth, y = view.truth, view.series[name]
     top = float(max(truth.max(), np.nanmax(y), 1.0))
@@ -323,8 +387,8 @@ def scatter_figure(view, name: str) -> go.Figure:
     )
     fig.update_layout(
         title=f"True count against {name}",
-        xaxis_title="true respondents",
-        yaxis_title="estimated respondents",
+        xaxis_title=f"true count ({count_unit})",
+        yaxis_title=f"estimated count ({count_unit})",
         height=420,
         margin=dict(l=10, r=10, t=50, b=10),
         legend=dict(orientation="h", x=0, xanchor="left", yanchor="top", y=-0.2),

@@ -37,7 +37,7 @@ def synthetic_heavy_hitters(
     tail = np.arange(1, d - hitters + 1, dtype=np.float64) ** -exponent
     probs = np.concatenate([hitter_share * head / head.sum(), (1 - hitter_share) * tail / tail.sum()])
     counts = rng.multinomial(n, probs / probs.sum())
-    return Histogram(counts=counts, name=f"heavy hitters (d={d:,}, n={n:,})")
+    return Histogram(counts=counts, name=f"heavy hitters (d={d:,}, n={n:,})", cell="value")
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ class Histogram:
     peak: the largest value the input could hold (255 * scale for images); PSNR uses it.
     labels: the value names of a value,count CSV (a Labels sequence), else None (values are 0..d-1).
     notes: what the loader did that the user should know (e.g. downsampling).
+    count_unit, cell: what one count is and what one bin is, in words, set by the loader (respondents per
+    category, per value, per cell of a grid; an image's gray levels per pixel): an error per bin is in `unit`.
     """
 
     counts: np.ndarray
@@ -71,6 +73,8 @@ class Histogram:
     peak: float | None = None
     labels: Sequence[str] | None = None
     notes: tuple[str, ...] = field(default=())
+    count_unit: str = "respondents"
+    cell: str = "bin"
 
     def __post_init__(self):
         counts = np.asarray(self.counts)
@@ -106,6 +110,11 @@ class Histogram:
     def d(self) -> int:
         """Domain size (bins)."""
         return int(self.counts.size)
+
+    @property
+    def unit(self) -> str:
+        """The unit of a count and of an error per bin: "respondents per category", "gray levels per pixel"."""
+        return f"{self.count_unit} per {self.cell}"
 
     @property
     def is_image(self) -> bool:

@@ -277,7 +277,7 @@ def load_csv(source, name: str | None = None) -> Histogram:
     if state.width == 2:
         labels = Labels(b"".join(blobs), np.concatenate(([0], np.cumsum(np.concatenate(lengths), dtype=np.int64))))
         _check_unique(labels, np.concatenate(hashes), np.concatenate(lines), name)
-    return Histogram(counts=np.concatenate(counts), name=name, labels=labels)
+    return Histogram(counts=np.concatenate(counts), name=name, labels=labels, cell="value")
 
 
 def _check_unique(labels: Labels, hashes: np.ndarray, lines: np.ndarray, name: str) -> None:

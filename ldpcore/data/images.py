@@ -76,7 +76,15 @@ def load_image(source, scale: float = 1.0, max_side: int | None = None, name: st
         img = img.resize(size, Image.Resampling.BOX)
         notes.append(f"downsampled from {w}x{h} to {size[0]}x{size[1]} (max side {max_side} px).")
     counts = _pixel_counts(img, scale, name)
-    return Histogram(counts=counts.ravel(), name=name, shape=counts.shape, peak=255.0 * scale, notes=tuple(notes))
+    return Histogram(
+        counts=counts.ravel(),
+        name=name,
+        shape=counts.shape,
+        peak=255.0 * scale,
+        notes=tuple(notes),
+        count_unit="gray levels" if scale == 1 else "respondents",  # one respondent per unit of luminance
+        cell="pixel",
+    )
 
 
 def _bomb_pixels(exc: Exception) -> str:

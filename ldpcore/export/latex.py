@@ -16,13 +16,21 @@ _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
 
 
 def latex_text(text: str) -> str:
-    r"""Plain text for LaTeX: special characters escaped, then this project's identifiers in math mode
-    (tau=4 -> $\tau=4$, eps_c -> $\varepsilon_c$, eps_l -> $\varepsilon_\ell$, eps_b -> $\varepsilon_b$,
-    <= -> $\le$)."""
+    r"""Plain text for LaTeX: special characters escaped, then this project's identifiers and operators in
+    math mode (tau=4 -> $\tau=4$, eps_c -> $\varepsilon_{c}$, eps_l -> $\varepsilon_\ell$, eps_inf and eps_1 ->
+    $\varepsilon_{\ell^\infty}$ and $\varepsilon_{\ell^1}$ (as the table's cells), ln(tau) ->
+    $\ln\tau$, ln(4) -> $\ln 4$, a minus between blanks -> $-$, 2 eps -> $2\varepsilon$, 2 delta ->
+    $2\delta$, <= -> $\le$)."""
     out = "".join(_LATEX_SPECIAL.get(c, c) for c in text)
     out = re.sub(r"\btau=(\d+)", r"$\\tau=\1$", out)
     out = re.sub(r"\beps\\_l\b", r"$\\varepsilon_\\ell$", out)
+    out = re.sub(r"\beps\\_inf\b", r"$\\varepsilon_{\\ell^\\infty}$", out)
+    out = re.sub(r"\beps\\_1\b", r"$\\varepsilon_{\\ell^1}$", out)
     out = re.sub(r"\beps\\_([a-z0-9]+)\b", r"$\\varepsilon_{\1}$", out)
+    out = re.sub(r"\bln\(tau\)", r"$\\ln\\tau$", out)
+    out = re.sub(r"\bln\((\d+)\)", r"$\\ln \1$", out)
+    out = re.sub(r"\b(\d+) (eps|delta)\b", lambda m: f"${m[1]}\\{'varepsilon' if m[2] == 'eps' else 'delta'}$", out)
+    out = out.replace(" - ", " $-$ ")
     return out.replace("<=", r"$\le$").replace(">=", r"$\ge$")
 
 
@@ -59,7 +67,7 @@ def _latex_cell(row: dict, image: str | None, width: str) -> str:
             rf"$\varepsilon_{{\ell^\infty}}={_latex_number(row['eps_l_inf'])}$, "
             rf"$\varepsilon_{{\ell^1}}={_latex_number(row['eps_l_1'])}$"
         )
-    lines.append(rf"RMSE $={row['rmse']}$")
+    lines.append(rf"clipped RMSE $={_latex_number(row['rmse'])}$")
     if row["messages"]:
         lines.append(rf"messages $={_latex_number(row['messages'])}$")
     lines += [latex_text(line) for line in native_line(row)]
@@ -77,7 +85,8 @@ def table_latex(cells, info: TableInfo | None = None, images: dict | None = None
     caption = (
         "Reconstructions at several central $\\varepsilon_c$ with the local guarantees "
         "$\\varepsilon_{\\ell^\\infty}$ (all of one respondent's messages) and $\\varepsilon_{\\ell^1}$ "
-        "(one message), the RMSE per bin and the expected messages per respondent"
+        "(one message), the RMSE per bin of the estimate clipped to the input's range, and the expected messages "
+        "per respondent"
     )
     if info is not None:
         caption += (

@@ -1,5 +1,6 @@
 """The paper-style report table (Erlingsson et al. 2020, Table IV): one row of displayed strings per
-cell, each cell's caption, and the table as CSV and Markdown."""
+cell (numbers formatted for their size), each cell's caption, the table as Markdown, and its numbers as a
+machine-readable CSV (full precision, no thousands separators)."""
 
 from __future__ import annotations
 
@@ -41,10 +42,16 @@ class TableInfo:
 
 
 def fmt(x: float | None) -> str:
-    """The one number format shared by the page and every export: two decimals."""
+    """The one number format the page and the readable exports share, for the number's size: two decimals
+    (8.55, 327.30), whole numbers with thousands separators from 1,000 on (3,366,030: no decimals on millions),
+    two significant digits below 0.01 (0.0012, not 0.00); "inf" for infinity, "" for None."""
     if x is None:
         return ""
-    return "inf" if math.isinf(x) else f"{x:.2f}"
+    if math.isinf(x):
+        return "inf"
+    if abs(x) >= 999.995:
+        return f"{x:,.0f}"
+    return f"{x:.2f}" if x == 0 or abs(x) >= 0.01 else f"{x:.2g}"
 
 
 def table_rows(cells) -> list[dict]:
@@ -70,7 +77,7 @@ def table_rows(cells) -> list[dict]:
                     if posted
                     else {}
                 ),
-                "messages": "" if messages is None else f"{messages:,.2f}",
+                "messages": fmt(messages),
                 "neighbouring": p.get("neighbouring", ""),
                 # a cell restated under another notion (ldpcore.experiment.protocol.compare): its own one, unconverted
                 "native": (
@@ -89,7 +96,8 @@ def cell_caption(row: dict) -> list[str]:
     """The lines under a cell's image (ASCII, so any font renders them)."""
     if row["note"]:
         return ["not defined", row["note"]]
-    rmse = f"RMSE={row['rmse']}" if not row.get("postprocess") else f"RMSE {row['postprocess']}={row['rmse']}"
+    post = row.get("postprocess")
+    rmse = f"RMSE {post}={row['rmse']}" if post else f"clipped RMSE={row['rmse']}"
     if row["sigma"]:
         return [f"sigma={row['sigma']}, eps_l=inf", rmse] + native_line(row)
     lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", rmse]
@@ -109,11 +117,50 @@ def table_grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
     return eps, methods, {(r["eps_c"], r["method"]): r for r in rows}
 
 
+CSV_FIELDS = (
+    "eps_c", "method", "postprocess", "eps_l_inf", "eps_l_1", "sigma", "rmse_clipped", "rmse_postprocessed",
+    "rmse_raw", "messages", "neighbouring", "native_neighbouring", "native_eps_c", "native_eps_l_inf", "note",
+)  # fmt: skip
+
+
+def _number(x) -> str:
+    """A number as a script reads it back exactly: the shortest text of the float (no thousands separators),
+    inf for infinity, empty where it does not apply."""
+    return "" if x is None else repr(float(x))
+
+
 def table_csv(cells) -> str:
-    """The rows of table_rows as CSV for a spreadsheet (csv module, every cell made inert:
-    ldpcore.export.spreadsheet)."""
-    rows = table_rows(cells)
-    return csv_text([list(rows[0])] + [[inert(v) for v in row.values()] for row in rows])
+    """The report table's numbers, one line per cell, machine-readable: every number at full precision as
+    Python's float() and any CSV reader parse it (empty where it does not apply: sigma for a local method, the
+    local epsilons and messages for the central baseline); postprocess is the cell's post-processing ("" for a
+    raw cell); rmse_clipped is the RMSE per bin of a raw cell's estimate clipped to [0, the input's maximum] (what
+    the table shows), rmse_postprocessed that of a post-processed cell's estimate as it is (what the table shows
+    then), rmse_raw that of the raw estimate. Written by the csv module, every text cell made inert
+    (ldpcore.export.spreadsheet)."""
+    rows = []
+    for c in cells:
+        p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
+        central = p.get("sigma") is not None
+        post = getattr(c, "postprocess", None) or ""
+        row = [
+            _number(c.eps_c),
+            c.method,
+            post,
+            "" if central else _number(p.get("eps_l_inf")),
+            "" if central else _number(p.get("eps_l_1")),
+            _number(p.get("sigma")),
+            "" if post else _number(m.get("rmse")),
+            _number(m.get("rmse")) if post else "",
+            _number(m.get("rmse_raw")),
+            _number(p.get("expected_messages")),
+            p.get("neighbouring", ""),
+            p.get("native_neighbouring", ""),
+            _number(p.get("native_eps_c")),
+            _number(p.get("native_eps_l_inf")),
+            c.error or "",
+        ]
+        rows.append([inert(v) for v in row])
+    return csv_text([list(CSV_FIELDS), *rows])
 
 
 def table_markdown(cells) -> str:

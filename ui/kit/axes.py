@@ -1,17 +1,51 @@
 """Plotly axes, colours and the figure styles every page shares, free of ldpcore (the systems pages then do not
 import the protocol layers): log axes labelled in plain numbers, the legend beneath the plot, reference lines,
-ticks and markers, and one line per series on log axes (Accountant, Multi-message)."""
+ticks and markers, one look per series (colour, dash and marker shape: told apart in grayscale too), and one line
+per series on log axes (Accountant, Multi-message)."""
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import hex_to_rgb, qualitative, unlabel_rgb
 
 COLORS = qualitative.Plotly
 TRUTH = "#444444"  # the truth and reference values
+# 24 colours told apart on screen and dark enough for print (luma at most 0.66: Plotly's yellow, light green and
+# pink left out): D3's (blue, red, green, orange first) without its gray, then Plotly's and Dark2's
+_FIRST = ["#1F77B4", "#D62728", "#2CA02C", "#FF7F0E", "#9467BD", "#17BECF", "#E377C2", "#8C564B", "#BCBD22"]
+
+
+def _luma(color: str) -> float:
+    r, g, b = hex_to_rgb(color) if color.startswith("#") else unlabel_rgb(color)
+    return (0.299 * r + 0.587 * g + 0.114 * b) / 255
+
+
+_GRAYS = ("#666666", "rgb(102,102,102)")
+_MORE = qualitative.Plotly + qualitative.Dark2 + qualitative.Dark24
+PALETTE = (_FIRST + [c for c in _MORE if c.upper() not in _FIRST and c not in _GRAYS and _luma(c) <= 0.66])[:24]
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star", "pentagon", "hexagon", "cross")
+
+
+class Look(NamedTuple):
+    """How one series is drawn: a colour, a dash and a marker shape, so that it is told apart without colour (a
+    printed page in grayscale), and a line width that narrows with the series' place (a series drawn exactly on
+    another stays visible beneath it)."""
+
+    color: str
+    dash: str
+    symbol: str
+    width: float
+
+
+def look(i: int) -> Look:
+    """The look of the i-th series: every colour, dash and shape differs from the next series' (24 colours, six
+    dashes, nine shapes: the first 18 series differ in colour and in dash)."""
+    return Look(PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)], SYMBOLS[i % len(SYMBOLS)], max(1.2, 3.2 - 0.5 * i))
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -114,17 +148,19 @@ def layout(fig: go.Figure, title: str, x: str, y: str, log_y: bool = True) -> go
 
 
 def log_lines(x, curves: dict, title: str, x_title: str, y_title: str, log_y: bool = True) -> go.Figure:
-    """One line per series (NaN where a series is undefined), log x (and y) axes."""
+    """One line per series (NaN where a series is undefined), each its own look (colour, dash, marker), log x
+    (and y) axes."""
     fig = go.Figure()
     for i, (name, y) in enumerate(curves.items()):
+        series = look(i)
         fig.add_trace(
             go.Scatter(
                 x=list(x),
                 y=list(y),
                 mode="lines+markers",
                 name=name,
-                line=dict(color=COLORS[i % len(COLORS)]),
-                marker=dict(size=4),
+                line=dict(color=series.color, dash=series.dash, width=series.width),
+                marker=dict(size=5, symbol=series.symbol),
                 hovertemplate=f"<b>%{{fullData.name}}</b><br>{x_title} %{{x:,.4g}}<br>"
                 f"{y_title} %{{y:,.4g}}<extra></extra>",
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,14 +36,23 @@ class ExportStyle:
 
 def for_print(fig: go.Figure, style: ExportStyle) -> go.Figure:
     """A copy of fig laid out for print: white background, the chosen font, no title unless asked, the
-    legend beneath the plot (it never squeezes the axes), and no interactive-only elements."""
+    legend at the bottom of the figure beneath the x axis's title (the plot area gives it the room it needs), and
+    no interactive-only elements."""
     out = go.Figure(copy.deepcopy(fig.to_dict()))
     out.update_layout(
         template="simple_white",
         width=style.width,
         height=style.height,
         font=dict(size=style.font_size, family="Liberation Sans, Arial, sans-serif"),
-        legend=dict(orientation="h", x=0, y=-0.18, xanchor="left", yanchor="top", font=dict(size=style.font_size)),
+        legend=dict(
+            orientation="h",
+            x=0,
+            y=0,
+            xanchor="left",
+            yanchor="bottom",
+            yref="container",
+            font=dict(size=style.font_size),
+        ),
         margin=dict(l=60, r=20, t=40 if style.title else 10, b=10),
         hovermode=False,
     )
@@ -66,9 +76,9 @@ def image_bytes(fig: go.Figure, fmt: str, style: ExportStyle = ExportStyle()) ->
 
 def data_csv(fig: go.Figure) -> str:
     """The plotted data, one row per point: trace (legend name), x, y, and the x/y axis titles in the
-    header, with the values exactly as plotted (full precision)."""
-    x_title = fig.layout.xaxis.title.text or "x"
-    y_title = fig.layout.yaxis.title.text or "y"
+    header (as plain text: ε<sub>c</sub> -> ε_c), with the values exactly as plotted (full precision)."""
+    x_title = _plain(fig.layout.xaxis.title.text or "x")
+    y_title = _plain(fig.layout.yaxis.title.text or "y")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["trace", x_title, y_title])
@@ -79,6 +89,11 @@ def data_csv(fig: go.Figure) -> str:
             if x is not None and y is not None:
                 writer.writerow([trace.name or "", repr(float(x)), repr(float(y))])
     return out.getvalue()
+
+
+def _plain(text: str) -> str:
+    """A chart's text without its markup: a subscript as _c, other tags left out."""
+    return re.sub(r"<[^>]+>", "", text.replace("<sub>", "_"))
 
 
 def export_menu(fig: go.Figure, name: str) -> None:

@@ -4,7 +4,6 @@ for quick moves), deltas, seeds, and the metric with a note beneath."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 import streamlit as st
@@ -61,15 +60,11 @@ def noted_metric(container, label: str, value: str, note: str | None, help: str)
     container.metric(label, value, delta=note, delta_color="off", delta_arrow="off", help=help)
 
 
-def _nearest(grid: Sequence[float], value: float) -> float:
-    """The grid value closest to value on a log scale (where the quick-move slider sits)."""
-    return min(grid, key=lambda g: abs(np.log(g / value)))
-
-
 def eps_c_slider(label: str = "Central epsilon eps_c", key: str = "eps_c", container=st, default: float = 1.0) -> float:
     """The central epsilon: a box taking any value in EPS_RANGE exactly, bound to ?<key>=, with a log-scale
-    slider beneath it for quick moves (key <key>_log, not in the URL: it follows the box). A URL value that is
-    not a number in range shows one warning naming the parameter, and the default is used."""
+    slider beneath it for quick moves (key <key>_log, not in the URL: it follows the box, and shows the typed
+    value among its stops: 3 typed reads 3, not the nearest stop 3.16). A URL value that is not a number in range
+    shows one warning naming the parameter, and the default is used."""
     lo, hi = EPS_RANGE
     raw = st.query_params.get(key)  # before the box: Streamlit drops an invalid bound value silently
     log_key = f"{key}_log"
@@ -90,10 +85,10 @@ def eps_c_slider(label: str = "Central epsilon eps_c", key: str = "eps_c", conta
             help=f"Any value from {lo:g} to {hi:g} nats; type it, or move the slider below (log scale).",
         )
     )
-    st.session_state[log_key] = _nearest(EPS_C_GRID, value)  # the slider follows the box
+    st.session_state[log_key] = value  # the slider follows the box, at the typed value
     container.select_slider(
         f"{label}, quick moves (log scale)",
-        options=EPS_C_GRID,
+        options=sorted({*EPS_C_GRID, value}),
         key=log_key,
         on_change=from_slider,
         format_func=lambda e: f"{e:g}",

@@ -1,6 +1,6 @@
 """Numbers and words as a person reads them: values shortened to fit a metric (3.37 M, 16.2 k) with the
-exact value kept for the tooltip and the downloads, epsilon as the symbol with a plain-word caption, units
-on errors, and a word with its reason wherever a value is missing.
+exact value kept for the tooltip and the downloads, epsilon as the symbol with a plain-word caption, and a
+word with its reason wherever a value is missing.
 
 Pure formatting: no privacy logic (every number comes from ldpcore).
 """
@@ -80,11 +80,6 @@ def with_exact(help_text: str, x: float | None, unit: str = "") -> str:
 def eps_label(kind: str) -> str:
     """A metric label: the symbol and whom it is about ("ε per phone")."""
     return f"{EPS} {PARTY[kind]}"
-
-
-def error_unit(is_image: bool) -> str:
-    """The unit of a per-bin error: gray levels per pixel for images, respondents per bin for histograms."""
-    return "gray levels per pixel" if is_image else "respondents per bin"
 
 
 def or_reason(x: float | None, reason: str, digits: int = 4) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -16,23 +17,30 @@ from ldpcore.export.reproduce import Dataset, Source, Upload
 from ui.kit.cache import cached
 from ui.kit.feedback import file_upload, input_errors
 from ui.kit.format import plain
+from ui.kit.navigation import remember, restore
 from ui.kit.records import DESCRIPTIONS, POINTS, RECORDS, SAMPLES, records_input
 
 UPLOAD = "upload"
 SAMPLES_TEXT = {name: f"Bundled sample: {s.description}." for name, s in INGEST_SAMPLES.items()}
 CHOICE = "data_choice"  # session state: the input last chosen, carried to the next page
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"]
+# the data controls' keys: a URL naming any of them chooses the data (else the session's last choice is kept)
+KEYS = ("dataset", "max_side", "scale", "rec_column", "rec_numeric", "rec_bins", "rec_range", "rec_user", "rec_rule",
+        "rec_k", "pts_lat", "pts_lon", "pts_grid", "pts_bbox")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Input:
-    """The chosen data, a cache key naming it, the delta the paper used (or a default), and where it comes from
-    (the source a view's script loads it from again: ldpcore.export.reproduce)."""
+    """The chosen data, a cache key naming it, the delta the paper used (or a default), the values of the data
+    controls that choose it again on another page of the session (ui.kit.navigation carries them; empty: a
+    shape without data, which no other page takes), and where it comes from (the source a view's script loads it
+    from again: ldpcore.export.reproduce)."""
 
     hist: Histogram
     key: str
     delta: float
     report: object = None  # raw records and points: the IngestReport (rows read, kept, NULL, empty, out of domain)
+    values: Mapping[str, object] = field(default_factory=dict)
     source: Source | None = None
 
 
@@ -46,21 +54,23 @@ def _load_upload(digest: str, name: str, _data: bytes, scale: float, max_side: i
     return load_upload(_data, name, scale=scale, max_side=max_side or None)
 
 
-def _keep_choice() -> None:
-    st.session_state[CHOICE] = st.session_state["dataset"]
-
-
 def data_sidebar() -> Input:
     """Draw the data controls in the sidebar; on bad input show st.error and stop the page.
 
-    An upload is kept in the session (st.session_state, not in the URL) and stays the data set on every page
-    that takes data until another input is chosen; each page names it. A URL asking for an upload in a session
-    that has none (a reload, a shared link) says the file must be chosen again. Image-only controls (the scale
-    and the downsampling) are shown for images only."""
+    An upload (an image, a histogram CSV, raw records, points) is kept in the session (st.session_state, not in
+    the URL); the data chosen stays the data set on every page that takes data until another input is chosen
+    (ui.kit.navigation carries the controls' values), and each page names it. A URL asking for an upload in a
+    session that has none (a reload, a shared link) says the file must be chosen again. Image-only controls (the
+    scale and the downsampling) are shown for images only."""
+    restore("data", KEYS)
+    inp = _data_sidebar()
+    remember("data", inp.values)
+    return inp
+
+
+def _data_sidebar() -> Input:
     choices = list(DATASETS) + [UPLOAD, RECORDS, POINTS] + list(SAMPLES)
     fresh = CHOICE not in st.session_state  # the session's first page with data (or a reload)
-    if st.session_state.get(CHOICE) == UPLOAD and "upload" in st.session_state and "dataset" not in st.query_params:
-        st.session_state["dataset"] = UPLOAD  # another page: the upload stays the data set
     with st.sidebar:
         st.header("Data")
         # options are short names: a bound widget writes the displayed option into the URL
@@ -69,7 +79,6 @@ def data_sidebar() -> Input:
             choices,
             key="dataset",
             bind="query-params",
-            on_change=_keep_choice,
             help="upload: your own image or histogram CSV (kept while this browser tab is open); records: raw "
             "records (CSV, TSV, Parquet); points: latitude/longitude; app-events, city-points: bundled samples of both",
         )
@@ -83,13 +92,15 @@ def data_sidebar() -> Input:
             _upload_control()
         max_side, scale = _image_controls(name)
     if name in (RECORDS, POINTS) or name in SAMPLES:
-        hist, report, key, source = records_input(name)
-        return Input(hist, key, default_delta(hist.n), report, source)
+        hist, report, key, values, source = records_input(name)
+        return Input(hist, key, default_delta(hist.n), report, {"dataset": name, **values}, source)
     with input_errors():
         if name == UPLOAD:
             return _uploaded(fresh, scale, max_side)
         hist = _load_bundled(name, max_side)
-        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta, source=Dataset(name, max_side or None))
+        values = {"dataset": name} | ({"max_side": max_side} if hist.is_image else {})
+        source = Dataset(name, max_side or None)
+        return Input(hist, f"{name}:{max_side}", DATASETS[name].delta, values=values, source=source)
 
 
 def _upload_control() -> None:
@@ -153,5 +164,6 @@ def _uploaded(fresh: bool, scale: float, max_side: int) -> Input:
     _, fname, data, digest = st.session_state["upload"]
     st.caption(f"Data: your upload **{plain(fname)}** (kept for this browser tab, on every page).")
     hist = _load_upload(digest, fname, data, scale, max_side)
+    values = {"dataset": UPLOAD} | ({"max_side": max_side, "scale": scale} if hist.is_image else {})
     source = Upload(fname, scale, max_side or None)
-    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), source=source)
+    return Input(hist, f"upload:{digest}:{scale}:{max_side}", default_delta(hist.n), values=values, source=source)

@@ -17,12 +17,17 @@ from ldpcore.oracles import ENCODINGS, Encoding, Param
 from ldpcore.privacy.fragments import EPS_F_RULES
 from ui.kit.controls import central_delta_input, delta_or_default, eps_c_slider, seed_input
 from ui.kit.feedback import input_errors
+from ui.kit.navigation import remember, restore
 
 TAUS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024)
 RULE_HELP = (
     "paper: eps_f = eps_b - ln(tau) (reproduces Table IV where eps_b - ln tau >= 2.5); "
     "equal-variance: the fragment layer adds as much variance as the backstop; manual: your eps_f."
 )
+
+
+# the protocol controls' keys besides the encodings' parameters: a URL naming any of them sets the protocol
+KEYS = ("encoding", "eps_c", "delta", "fragments", "tau", "rule", "eps_f", "accountant", "seed")
 
 
 class Protocol(NamedTuple):
@@ -103,7 +108,8 @@ def protocol_sidebar(
     show_tau=False: pages that choose eps_c or tau themselves (rows, sweeps, columns) do not show those controls
     (the spec then holds eps_c = 1 and no tau; the eps_f rule is still shown, for the page's tau columns).
     eps_c_container: where the eps_c control goes instead of the sidebar (Reconstruct: beside what each party
-    learns)."""
+    learns). The controls' values are carried to the next page of the session (ui.kit.navigation)."""
+    restore("protocol", KEYS + tuple(p.name for e in ENCODINGS.values() for p in e.params))
     with st.sidebar:
         st.header("Protocol")
         encoding, params = _encoding_controls()
@@ -122,6 +128,12 @@ def protocol_sidebar(
         )
         st.caption(encoding.bound(accountant, params).title)
         seed = seed_input("seed")
+    values: dict[str, object] = {"encoding": encoding.name, **params, "delta": delta_text, "accountant": accountant}
+    values["seed"] = seed
+    values |= {"eps_c": eps_c} if show_eps_c else {}
+    values |= {"fragments": tau is not None} | ({"tau": tau} if tau is not None else {}) if show_tau else {}
+    values |= {"rule": rule} | ({"eps_f": eps_f} if eps_f is not None else {}) if encoding.fragments else {}
+    remember("protocol", values, part=True)
     with input_errors():
         spec = ProtocolSpec(
             eps_c=eps_c,

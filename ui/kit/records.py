@@ -77,8 +77,10 @@ def _upload() -> tuple[str, bytes, str]:
     return name, data, digest
 
 
-def _user_controls(side, names: list[str]) -> dict:
+def _user_controls(side, names: list[str], values: dict) -> dict:
+    """The user id column and the per-user rule (their control values go into `values`)."""
     user = side.selectbox("User id column", [NONE] + names, key="rec_user", bind="query-params")
+    values["rec_user"] = user
     if user == NONE:
         return {"user_column": None, "per_user": None}
     rule = side.radio(
@@ -91,8 +93,10 @@ def _user_controls(side, names: list[str]) -> dict:
         "the guarantees hold per user); distinct: up to K distinct values, each a report (per user, group privacy "
         "over K: K x eps).",
     )
+    values["rec_rule"] = rule
     if rule == "distinct":
         k = int(side.number_input("K values per user", 1, 1000, 3, key="rec_k", bind="query-params"))
+        values["rec_k"] = k
         rule = f"distinct:{k}"
     return {"user_column": user, "per_user": rule}
 
@@ -101,17 +105,20 @@ def _index(names: list[str], wanted: str | None) -> int:
     return names.index(wanted) if wanted in names else 0
 
 
-def records_input(kind: str) -> tuple[Histogram, IngestReport, str, Source]:
+def records_input(kind: str) -> tuple[Histogram, IngestReport, str, dict[str, object], Source]:
     """Draw the controls of a raw-records or points input (or load a sample); return the Histogram, its
-    IngestReport, a cache key naming both and the source a script reads it from again. Bad files and options:
-    one st.error line, and the page stops."""
+    IngestReport, a cache key naming both, the values of the controls that choose it (by key, for another page of
+    the session) and the source a script reads it from again. Bad files and options: one st.error line, and the
+    page stops. Records have no default column: until one is chosen (or a link names it), the page says so and
+    stops."""
     side = st.sidebar
     if kind in SAMPLES:
         with input_errors():
             hist, report = _sample(kind)
         show_report(report)
-        return hist, report, f"sample:{kind}", Sample(kind)
+        return hist, report, f"sample:{kind}", {}, Sample(kind)
     name, data, digest = _upload()
+    values: dict[str, object] = {}
     with input_errors():
         names = list(_columns(digest, name, data))
         if kind == POINTS:
@@ -136,25 +143,41 @@ def records_input(kind: str) -> tuple[Histogram, IngestReport, str, Source]:
                 help="Fix it in advance in a deployment: the points' extent is itself private.",
             ).strip()
             options["bbox"] = bbox or None
+            values.update(pts_lat=lat, pts_lon=lon, pts_grid=options["width"], pts_bbox=bbox)
         else:
-            column = side.selectbox("Column of values", names, key="rec_column", bind="query-params")
+            column = side.selectbox(
+                "Column of values",
+                names,
+                index=None,
+                placeholder="Choose the column to count",
+                key="rec_column",
+                bind="query-params",
+            )
             numeric = side.toggle("Numbers: count them in bins", key="rec_numeric", bind="query-params")
             options = {"column": column, "numeric": numeric, "bins": 20, "value_range": None}
+            values.update(rec_column=column, rec_numeric=numeric)
             if numeric:
                 options["bins"] = int(side.number_input("Bins", 1, 100_000, 20, key="rec_bins", bind="query-params"))
                 text = side.text_input(
                     "Range lo,hi", key="rec_range", bind="query-params", placeholder="empty: the data's min and max"
                 ).strip()
+                values.update(rec_bins=options["bins"], rec_range=text)
                 if text:
                     parts = text.split(",")
                     try:
                         options["value_range"] = tuple(float(p) for p in parts)
                     except ValueError:
                         raise InputError(f"the range needs two numbers lo,hi (got {text!r}).") from None
-        options.update(_user_controls(side, names))
+        options.update(_user_controls(side, names, values))
+        if kind == RECORDS and options["column"] is None:
+            st.info(
+                f"{name}: choose the column of values to count in the sidebar (Column of values; one of "
+                f"{', '.join(names)}). Each row's value in that column is one respondent's report."
+            )
+            st.stop()
         hist, report = _read(digest, name, data, kind, options)
     show_report(report)
-    return hist, report, f"{kind}:{digest}:{sorted(options.items())}", _source(kind, name, options)
+    return hist, report, f"{kind}:{digest}:{sorted(options.items())}", values, _source(kind, name, options)
 
 
 def _source(kind: str, name: str, options: dict) -> Source:

@@ -39,12 +39,15 @@ the report, the rules and the note builders are importable from ldpcore.data.ing
 from ldpcore.data.ingest.binning import BIN_RULES
 from ldpcore.data.ingest.input_file import MEMORY_LIMIT
 from ldpcore.data.ingest.readers import (
+    ROBUST_MARGIN,
+    ROBUST_QUANTILE,
     columns,
     read_categorical,
     read_counts,
     read_numeric,
     read_points,
     read_table,
+    robust_box,
     write_counts,
 )
 from ldpcore.data.ingest.report import (
@@ -73,6 +76,9 @@ from ldpcore.data.ingest.rules import (
 from ldpcore.data.ingest.samples import SAMPLES, Sample, load_sample
 
 __all__ = [
+    "ROBUST_MARGIN",
+    "ROBUST_QUANTILE",
+    "robust_box",
     "BIN_RULES",
     "LAT_NAMES",
     "LON_NAMES",

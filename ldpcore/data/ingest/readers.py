@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def _labelled(
     labels, counts = counted.label_counts(domain)
     report = counted.report(file, kind, columns, rule, int(counts.sum()))
     notes = report_notes(report, "declared domain")
-    return Histogram(counts=counts, name=file, labels=tuple(labels), notes=notes), report
+    return Histogram(counts=counts, name=file, labels=tuple(labels), notes=notes, cell="category"), report
 
 
 def read_numeric(
@@ -149,7 +150,7 @@ def read_numeric(
         notes = report_notes(report, f"range {range_text(lo, hi)}")
         if from_data:
             notes += (inferred_range_note(lo, hi),)
-        return Histogram(counts=counts, name=inp.name, labels=labels, notes=notes), report
+        return Histogram(counts=counts, name=inp.name, labels=labels, notes=notes, cell="bin"), report
 
 
 def read_points(
@@ -175,9 +176,10 @@ def read_points(
     north, by default so that cells are about square on the ground (width x the box's
     north-south extent / (its east-west extent x cos(middle latitude))). bbox: (west,
     south, east, north) in degrees or the text "W,S,E,N" (parse_bbox); points outside it
-    are counted as out of domain and left out. Without it the box is the points' extent,
-    stated in a note (it leaks the extremes). Counts equal numpy.histogram2d(lat, lon,
-    [height, width], [[south, north], [west, east]]) flipped north-up. The per-user rules
+    are counted as out of domain and left out. Without it the box is the points' robust extent
+    (_extent: far outliers left out), stated in a note (it leaks where the points lie). Counts
+    equal numpy.histogram2d(lat, lon, [height, width], [[south, north], [west, east]]) flipped
+    north-up. The per-user rules
     (e.g. one location per user) are read_categorical's; the report's extent is the box.
     """
     rule, rule_name = user_rule(user_column, per_user)
@@ -208,8 +210,8 @@ def read_points(
         report = counted.report(inp.name, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
         notes = report_notes(report, f"box {box_text(box)}")
         if bbox is None:
-            notes += (inferred_box_note(box),)
-        return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes), report
+            notes += (inferred_box_note(box, ROBUST_QUANTILE, ROBUST_MARGIN),)
+        return Histogram(counts=counts, name=inp.name, shape=(height, width), notes=notes, cell="cell"), report
 
 
 def _detect(inp: InputFile, given: str | None, names: tuple[str, ...], what: str) -> str:
@@ -226,23 +228,57 @@ def _detect(inp: InputFile, given: str | None, names: tuple[str, ...], what: str
     return found[0]
 
 
-def _extent(inp: InputFile, x: str, y: str) -> tuple[float, float, float, float]:
-    """(west, south, east, north): the finite points' extent (widened by 0.5 degrees each way where it
-    is a single value), checked to lie on the globe."""
-    found = inp.query(
-        f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} "
-        f"WHERE isfinite({x}) AND isfinite({y})"
-    )[0]
-    require(found[0] > 0, f"{inp.name}: no row holds a finite latitude and longitude.")
-    west, south, east, north = (float(v) for v in found[1:])
+ROBUST_QUANTILE = 0.005  # the default box: latitudes and longitudes between these quantiles ...
+ROBUST_MARGIN = 0.1  # ... widened by this share of their span each way, within the points' extent
+
+
+def robust_box(
+    name: str, n: int, mins: tuple[float, float], maxs: tuple[float, float], ordered: Callable[[int, int], list[float]]
+) -> tuple[float, float, float, float]:
+    """(west, south, east, north): n finite points' robust extent: on each axis (0: longitude, 1: latitude) the
+    span between the ROBUST_QUANTILE and 1 - ROBUST_QUANTILE quantiles (interpolated between order statistics as
+    numpy's default 'linear' method), widened by ROBUST_MARGIN of it each way and kept within the points' own
+    extent (mins, maxs): a city's points keep every point, a normal cloud all but its farthest, while a few far
+    points, an island across the ocean, do not stretch the grid (they count as out of domain); widened by 0.5
+    degrees each way where it is a single value, and checked to lie on the globe. ordered(axis, k): the axis'
+    values at sorted positions k and k + 1 (one value at the last position): the file reader and the database
+    reader (ldpcore.data.sql) fetch them each where the data live and get the same box; name: the data's, in
+    errors."""
+    require(n > 0, f"{name}: no row holds a finite latitude and longitude.")
+    west, south, east, north = mins[0], mins[1], maxs[0], maxs[1]
     require(
         -90 <= south and north <= 90 and -180 <= west and east <= 180,
-        f"{inp.name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
+        f"{name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
         f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
     )
-    west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
-    south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
+
+    def quantile(axis: int, q: float) -> float:
+        position = (n - 1) * q
+        k = math.floor(position)
+        pair = ordered(axis, k)
+        below, above = float(pair[0]), float(pair[-1])
+        return below + (above - below) * (position - k)
+
+    box = []
+    for axis, (lo, hi) in enumerate(zip(mins, maxs)):
+        q_lo, q_hi = quantile(axis, ROBUST_QUANTILE), quantile(axis, 1 - ROBUST_QUANTILE)
+        margin = ROBUST_MARGIN * (q_hi - q_lo)
+        a, b = max(lo, q_lo - margin), min(hi, q_hi + margin)
+        box.append((a - 0.5, b + 0.5) if a == b else (a, b))
+    (west, east), (south, north) = box
     return west, south, east, north
+
+
+def _extent(inp: InputFile, x: str, y: str) -> tuple[float, float, float, float]:
+    """The finite points' robust extent (robust_box), their order statistics read by DuckDB."""
+    finite = f"isfinite({x}) AND isfinite({y})"
+    found = inp.query(f"SELECT count(*), min({x}), min({y}), max({x}), max({y}) FROM {inp.scan()} WHERE {finite}")[0]
+
+    def ordered(axis: int, k: int) -> list[float]:
+        v = (x, y)[axis]
+        return [r[0] for r in inp.query(f"SELECT {v} FROM {inp.scan()} WHERE {finite} ORDER BY {v} LIMIT 2 OFFSET {k}")]
+
+    return robust_box(inp.name, int(found[0]), (found[1], found[2]), (found[3], found[4]), ordered)
 
 
 def _grid_height(width: int, height: int | None, box: tuple[float, float, float, float]) -> int:

@@ -133,9 +133,14 @@ def inferred_range_note(lo: float, hi: float) -> str:
     return f"the range {range_text(lo, hi)} was taken from the data (min, max); a deployment fixes it in advance."
 
 
-def inferred_box_note(box) -> str:
-    """The note for a bounding box taken from the points rather than declared."""
-    return f"the box {box_text(box)} (W,S,E,N) was taken from the points' extent; a deployment fixes it in advance."
+def inferred_box_note(box, quantile: float, margin: float) -> str:
+    """The note for a bounding box taken from the points rather than declared (readers._extent: between the
+    quantile and 1 - quantile of each axis, widened by margin of that span each way)."""
+    return (
+        f"the box {box_text(box)} (W,S,E,N) was taken from the points (the central {100 * (1 - 2 * quantile):g}% "
+        f"of their latitudes and of their longitudes, widened by {100 * margin:g}% each way; points outside it are "
+        "out of domain); a deployment fixes it in advance."
+    )
 
 
 def no_value_error(file: str, status_rows: Mapping[int, int], what: str) -> InputError:

@@ -14,6 +14,8 @@ from ldpcore.data.ingest import (
     LAT_NAMES,
     LON_NAMES,
     MAX_DOMAIN,
+    ROBUST_MARGIN,
+    ROBUST_QUANTILE,
     IngestReport,
     check_domain,
     inferred_box_note,
@@ -24,6 +26,7 @@ from ldpcore.data.ingest import (
     parse_range,
     report,
     report_notes,
+    robust_box,
     user_rule,
 )
 from ldpcore.data.ingest.binning import bin_count
@@ -267,16 +270,14 @@ def read_points(
     if bbox is None:
         y, _ = _number(t, name, lat, _dialect(t, None), "latitude column")
         x, _ = _number(t, name, lon, _dialect(t, None), "longitude column")
+        finite = t.filter(_finite(x) & _finite(y))
         n, mins, maxs = _finite_stats(t, _finite(x) & _finite(y), x, y)
-        require(n > 0, f"{name}: no row holds a finite latitude and longitude.")
-        west, south, east, north = float(mins[0]), float(mins[1]), float(maxs[0]), float(maxs[1])
-        require(
-            -90 <= south and north <= 90 and -180 <= west and east <= 180,
-            f"{name}: latitudes must lie in [-90, 90] and longitudes in [-180, 180] "
-            f"(found {south:g} to {north:g} and {west:g} to {east:g}; are they swapped?).",
-        )
-        west, east = (west - 0.5, east + 0.5) if west == east else (west, east)
-        south, north = (south - 0.5, north + 0.5) if south == north else (south, north)
+
+        def ordered(axis: int, k: int) -> list[float]:
+            column = finite.select(v=(x, y)[axis]).order_by("v").limit(2, offset=k)
+            return column.to_pyarrow().column("v").to_pylist()
+
+        west, south, east, north = robust_box(name, n, (mins[0], mins[1]), (maxs[0], maxs[1]), ordered)
     else:
         west, south, east, north = parse_bbox(bbox)
     box = (west, south, east, north)
@@ -290,5 +291,5 @@ def read_points(
     read = _report(name, got, "points", (lat, lon, user_column), rule_name, int(counts.sum()), box)
     notes = report_notes(read, f"box {report.box_text(box)}")
     if bbox is None:
-        notes += (inferred_box_note(box),)
+        notes += (inferred_box_note(box, ROBUST_QUANTILE, ROBUST_MARGIN),)
     return Histogram(counts=counts, name=name, shape=(height, width), notes=notes), read

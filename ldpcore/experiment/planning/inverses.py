@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Unpack
 
 from ldpcore.errors import InputError
+from ldpcore.experiment.planning.choice import DEFAULT_RULE
 from ldpcore.experiment.planning.error_model import error_of, variances
 from ldpcore.experiment.planning.search import SOLVE_RTOL, search
 from ldpcore.experiment.planning.shapes import Groups, groups_of, scaled_groups
@@ -30,7 +31,7 @@ from ldpcore.experiment.planning.table import (
     shared,
     table_of,
 )
-from ldpcore.experiment.protocol.spec import plan
+from ldpcore.experiment.protocol.spec import default_delta, plan
 from ldpcore.oracles import get_encoding
 from ldpcore.privacy.bounds import search_precision
 
@@ -153,21 +154,30 @@ def solve_eps_c(counts, target: Target, delta: float, **options: Unpack[RowOptio
     ranked = (
         lambda r: (not r.ranked, not r.certified, math.inf if r.eps_c is None else r.eps_c),
         lambda r: math.inf if r.eps_c is None else r.eps_c,
-        f"eps_c meeting {target}",
+        "eps_c",
+        f"certified rows within the constraints meeting {target}",
         reached,
     )
-    return table_of(rows, counts, ranked, (delta, notion, rounds, constraints, target, "eps_c", name))
+    query = (delta, notion, rounds, constraints, target, "eps_c", name)
+    return table_of(rows, counts, ranked, query, rule=options.get("rule", DEFAULT_RULE))
 
 
 @shared
 def solve_n(
-    counts, eps_c: float, target: Target, delta: float, n_max: int = N_MAX, **options: Unpack[RowOptions]
+    counts,
+    eps_c: float,
+    target: Target,
+    delta: float,
+    n_max: int = N_MAX,
+    delta_with_n: bool = False,
+    **options: Unpack[RowOptions],
 ) -> PlanTable:
-    """For each row (options: RowOptions) the smallest n (whole; counts scaled to n with the same shape, delta
-    fixed) whose predicted error at eps_c meets the target, searched in [d, n_max] to SOLVE_RTOL; 'not
-    reachable' with the reason
-    otherwise. A raw RMSE target may be out of reach at any n (one-hot's raw RMSE hardly changes with n at
-    a fixed eps_c); a relative RMSE falls with n.
+    """For each row (options: RowOptions) the smallest n (whole; counts scaled to n with the same shape) whose
+    predicted error at eps_c meets the target, searched in [d, n_max] to SOLVE_RTOL; 'not reachable' with the
+    reason otherwise. delta: held fixed at every n (delta_with_n False), or the rule delta = about 1/(10 n)
+    (default_delta) applied afresh at each n tried (delta_with_n True; each row then states its own delta). A raw
+    RMSE target may be out of reach at any n (one-hot's raw RMSE hardly changes with n at a fixed eps_c); a
+    relative RMSE falls with n.
 
     From the data's own n, relative errors fall about as 1/n at first; raw ones hardly move: no guess. The
     encoding's answer under its previous accountant, else another encoding's under this accountant, with the
@@ -184,6 +194,9 @@ def solve_n(
             memo[n] = scaled_groups(weights, start.bins, total, n)
         return memo[n]
 
+    def delta_at(n: int) -> float:
+        return default_delta(n) if delta_with_n else delta
+
     rows, flags = [], []
     answers: dict = {}  # (encoding, params) and accountant -> (the last answer there, the slope at it)
     locals_at: dict = {}  # n -> local_cache there
@@ -191,7 +204,8 @@ def solve_n(
         seen: dict[float, float | None] = {}
 
         def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
-            seen[x] = metric_at_eps(enc, acc, ps, at(int(round(x))), delta, notion, target.kind, rounds, True)(eps_c)
+            n = int(round(x))
+            seen[x] = metric_at_eps(enc, acc, ps, at(n), delta_at(n), notion, target.kind, rounds, True)(eps_c)
             return seen[x]
 
         guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)
@@ -201,13 +215,14 @@ def solve_n(
         if found is not None:
             answers[(enc, ps)] = answers[acc] = (found[0], _local_slope(seen, found[0]) or slope)
         local = locals_at.setdefault(n, local_cache(notion, eps_c, at(n), rounds))  # rows at the same n share it
-        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta, notion, constraints, ps, local(enc, ps), rounds))
+        rows.append(evaluate_row(enc, acc, at(n), eps_c, delta_at(n), notion, constraints, ps, local(enc, ps), rounds))
         flags.append(found is not None)
     rows = _finish(rows, target, f"not reachable with up to n = {n_max:,} respondents: ", flags)
     reached = [r for r, ok in zip(rows, flags, strict=True) if ok]
-    words = f"number of respondents meeting {target}"
-    ranked = (lambda r: (not r.ranked, not r.certified, r.n), lambda r: float(r.n), words, reached)
-    return table_of(rows, counts, ranked, (delta, notion, rounds, constraints, target, "n", name), eps_c)
+    words = f"certified rows within the constraints meeting {target}"
+    ranked = (lambda r: (not r.ranked, not r.certified, r.n), lambda r: float(r.n), "n", words, reached)
+    query = (delta, notion, rounds, constraints, target, "n", name)
+    return table_of(rows, counts, ranked, query, eps_c, options.get("rule", DEFAULT_RULE))
 
 
 @shared

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ldpcore.errors import require
+from ldpcore.experiment.planning.choice import DEFAULT_RULE, check_rule
 from ldpcore.experiment.planning.inverses import solve_eps_c, solve_n
 from ldpcore.experiment.planning.shapes import Shape, scaled_counts
 from ldpcore.experiment.planning.table import (
@@ -35,10 +36,12 @@ class PlanQuery:
     `name`; delta and how it was chosen (delta_from, one of DELTA_FROM); solve, one of QUESTIONS: the table
     at eps_c, the smallest eps_c meeting target, or the smallest n meeting target at eps_c (None: 'eps_c'
     when only a target is given, 'n' when both are, else 'table'); the notion of eps_c and the rounds (collections
-    from the same respondents: eps_c and delta are their total); the encodings (empty: all) with their
-    parameters ({encoding: {parameter: value}}); the constraints; postprocess: the post-processing the table
-    ranks on (None: the raw estimate; a method's name: each row's simulated error after it, planning.simulate;
-    the table at eps_c only). Every field is checked here, once (InputError naming it)."""
+    from the same respondents: eps_c and delta are their total); the encodings (empty: all) with their parameters
+    ({encoding: {parameter: value}}); the constraints; the rule the recommendation is picked by within the Pareto
+    set (choice.RULES); delta_with_n: when solving for n, the rule delta = about 1/(10 n) applied afresh at each n
+    (else delta is held fixed at every n: said by held_fixed); postprocess: the post-processing the table ranks on
+    (None: the raw estimate; a method's name: each row's simulated error after it, planning.simulate; the table at
+    eps_c only). Every field is checked here, once (InputError naming it)."""
 
     counts: np.ndarray
     name: str
@@ -52,9 +55,12 @@ class PlanQuery:
     encodings: tuple[str, ...] = ()
     constraints: Constraints = NO_CONSTRAINTS
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    rule: str = DEFAULT_RULE
+    delta_with_n: bool = False
     postprocess: str | None = None
 
     def __post_init__(self):
+        check_rule(self.rule)
         require(self.delta_from in DELTA_FROM, f"delta_from must be one of {', '.join(DELTA_FROM)}.")
         object.__setattr__(self, "counts", check_counts(self.counts, self.eps_c, self.delta, self.notion, self.rounds))
         solve = self.solve
@@ -77,8 +83,18 @@ class PlanQuery:
             )
         for name in self.encodings:
             get_encoding(name)  # an unknown name is refused with the list
+        require(not self.delta_with_n or solve == "n", "delta follows n only when solving for n.")
         object.__setattr__(self, "solve", solve)
         object.__setattr__(self, "encodings", tuple(self.encodings))
+
+    @property
+    def held_fixed(self) -> str:
+        """What stays as given while n changes (solving for n), in words; "" for the other questions."""
+        if self.solve != "n":
+            return ""
+        if self.delta_with_n:
+            return "the data's shape, eps_c and the rule delta = about 1/(10 n), applied afresh at each row's n"
+        return f"the data's shape, eps_c and delta = {self.delta:g} ({self.delta_from}) at every n"
 
     @classmethod
     def from_shape(cls, n: int, d: int, shape: Shape | str, delta: float, **kw) -> PlanQuery:
@@ -96,6 +112,7 @@ def answer(query: PlanQuery) -> PlanTable:
         constraints=query.constraints,
         params=query.params,
         name=query.name,
+        rule=query.rule,
     )
     if query.solve == "eps_c":
         assert query.target is not None  # PlanQuery checks it
@@ -103,5 +120,5 @@ def answer(query: PlanQuery) -> PlanTable:
     assert query.eps_c is not None  # PlanQuery checks it
     if query.solve == "n":
         assert query.target is not None
-        return solve_n(query.counts, query.eps_c, query.target, query.delta, **kw)
+        return solve_n(query.counts, query.eps_c, query.target, query.delta, delta_with_n=query.delta_with_n, **kw)
     return plan_table(query.counts, query.eps_c, query.delta, postprocess=query.postprocess, **kw)

@@ -4,8 +4,9 @@
 or several collections (rounds: eps_c their total), the local eps in the encoding's own notion and under
 replacement, messages and bits, the predicted errors (error_model), the same
 encoding without a shuffler at eps_l = eps_c, and whether the row is certified and within the constraints,
-with the reason when not. The recommendation is the certified row within the constraints with the least
-predicted error. Every number comes from plan() and the oracles' own variance."""
+with the reason when not, and whether it is on the Pareto set of the ranked rows. The recommendation is the row a
+stated rule picks within that set (choice: the lowest predicted error by default; or the lowest eps_l within 10%
+of it, the fewest bits, the fewest messages). Every number comes from plan() and the oracles' own variance."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any, TypedDict, Unpack
 import numpy as np
 
 from ldpcore.errors import MAX_D, MAX_EPS, InputError, check_delta, check_eps, check_n, check_whole, require
+from ldpcore.experiment.planning.choice import DEFAULT_RULE, check_rule, pareto, recommend
 from ldpcore.experiment.planning.error_model import (
     LINF_NOTE,
     NO_TOPK,
@@ -107,7 +109,8 @@ class RowOptions(TypedDict, total=False):
     """Which rows a planner table holds and how they are judged, the keywords of plan_table, solve_eps_c and
     solve_n: notion of eps_c ('replacement', the default, or 'native'), rounds (collections from the same
     respondents; eps_c and delta are their total, 1 by default), encodings (None: all), their params
-    ({encoding: {parameter: value}}), constraints, and the table's name."""
+    ({encoding: {parameter: value}}), constraints, the table's name, and the rule of its recommendation
+    (choice.RULES; default choice.DEFAULT_RULE)."""
 
     notion: str
     rounds: int
@@ -115,6 +118,7 @@ class RowOptions(TypedDict, total=False):
     constraints: Constraints
     params: Mapping[str, Mapping[str, Any]] | None
     name: str
+    rule: str
 
 
 def row_options(options: RowOptions) -> tuple[str, int, Sequence[str] | None, Constraints, Mapping | None, str]:
@@ -146,11 +150,12 @@ class PlanRow:
     encoding without a shuffler at eps_l = eps_c (in the table's notion). certified: eps_c is certified and
     no error; within_constraints; prediction_limit: why the predicted errors do not hold for these counts (the
     encoding's own capability, ldpcore.oracles.base.prediction_limit; "" where they do); reason: why the row is
-    not ranked ("" if it is). plan: the underlying ldpcore Plan (None on error). postprocess: the post-processing
-    the table ranks on (None: the raw estimate), postprocessed its simulated error (planning.simulate.Simulated),
-    or None with postprocessed_note saying why. hash_tail: where the predicted RMSE is a mean over hash draws carried
-    by rare collisions (a sketch with few values and large counts), how a run's error spreads, simulated (the
-    sentence is among the notes); None elsewhere.
+    not ranked ("" if it is); pareto: no other ranked row beats it in every respect (choice.pareto). plan: the
+    underlying ldpcore Plan (None on error). postprocess: the post-processing the table ranks on (None: the raw
+    estimate), postprocessed its simulated error (planning.simulate.Simulated), or None with postprocessed_note
+    saying why. hash_tail: where the predicted RMSE is a mean over hash draws carried by rare collisions (a sketch
+    with few values and large counts), how a run's error spreads, simulated (the sentence is among the notes); None
+    elsewhere.
     """
 
     encoding: str
@@ -188,6 +193,7 @@ class PlanRow:
     within_constraints: bool = True
     prediction_limit: str = ""
     reason: str = ""
+    pareto: bool = False
     error: str = ""
     notes: tuple[str, ...] = ()
     params: tuple = ()
@@ -241,9 +247,10 @@ class PlanRow:
 @dataclass(frozen=True)
 class PlanTable:
     """Every row, the central Gaussian baseline at (eps_c, delta) in the table's notion, the
-    recommendation (None if no row qualifies) and one sentence saying why. solve: None (forward at
-    eps_c), 'eps_c' (each row at its smallest eps_c meeting target) or 'n' (each at its smallest n). rounds:
-    collections from the same respondents (eps_c and delta are their total)."""
+    recommendation (None if no row qualifies) by the rule (choice.RULES) and one sentence saying why and what it
+    costs against the runner-up. solve: None (forward at eps_c), 'eps_c' (each row at its smallest eps_c meeting
+    target) or 'n' (each at its smallest n). rounds: collections from the same respondents (eps_c and delta are
+    their total)."""
 
     rows: tuple[PlanRow, ...]
     n: int
@@ -260,6 +267,7 @@ class PlanTable:
     solve: str | None = None
     name: str = ""
     rounds: int = 1
+    rule: str = DEFAULT_RULE
     postprocess: str | None = None
 
     def as_dict(self) -> dict:
@@ -282,6 +290,7 @@ class PlanTable:
             "recommended": None if self.recommended is None else self.recommended.encoding,
             "recommended_accountant": None if self.recommended is None else self.recommended.accountant,
             "reason": self.reason,
+            "rule": self.rule,
             "linf_note": LINF_NOTE,
             "rows": [r.as_dict() for r in self.rows],
         }
@@ -434,34 +443,6 @@ def check_counts(counts, eps_c, delta, notion, rounds: int = 1) -> np.ndarray:
     return counts.astype(np.int64, copy=False)
 
 
-def recommend(rows, key, words: str, notion: str = "replacement") -> tuple[PlanRow | None, str]:
-    """The ranked row with the least key, and one sentence: why, against the best row of another encoding. Read
-    natively, rows of different notions are not on one scale: the sentence says so where the two differ."""
-    ranked = sorted((r for r in rows if r.ranked and math.isfinite(key(r))), key=key)
-    if not ranked:
-        return None, "no certified row meets the constraints" + (" and the target" if "meeting" in words else "") + "."
-    best = ranked[0]
-    other = next((r for r in ranked[1:] if r.encoding != best.encoding), None)
-    why = (
-        f"{best.encoding} with {best.accountant} has the lowest {words} ({key(best):.4g}) among the "
-        f"certified rows within the constraints"
-    )
-    if other is None:
-        return best, why + "; no other encoding qualifies."
-    cost = f"{best.bits_per_respondent:,.0f} bits per respondent against {other.bits_per_respondent:,.0f}"
-    differ = ""
-    if notion == "native" and best.local_neighbouring != other.local_neighbouring:
-        differ = (
-            f" The two are not on one scale: {best.encoding}'s eps_c is certified under "
-            f"{best.local_neighbouring}, {other.encoding}'s under {other.local_neighbouring} (read both under "
-            "replacement to compare them)."
-        )
-    return best, (
-        f"{why}; the runner-up {other.encoding} with {other.accountant} gives {key(other):.4g} "
-        f"({key(other) / key(best):.2f}x), at {cost}.{differ}"
-    )
-
-
 def local_cache(notion, eps_c, groups: Groups, rounds: int = 1):
     """local_only per (encoding, parameters) at eps_c, computed once (rows of one encoding share it)."""
     cache = {}
@@ -477,19 +458,43 @@ def local_cache(notion, eps_c, groups: Groups, rounds: int = 1):
 
 
 def table_of(
-    rows: list[PlanRow], counts: np.ndarray, ranked: tuple, query: tuple, eps_c: float | None = None
+    rows: list[PlanRow],
+    counts: np.ndarray,
+    ranked: tuple,
+    query: tuple,
+    eps_c: float | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> PlanTable:
-    """The PlanTable of the rows, sorted and with the recommendation: ranked = (sort key, the recommendation's
-    key, its words, the rows eligible for it); query = (delta, notion, rounds, constraints, target, solve, name);
-    the central baseline at eps_c where given."""
-    sort_key, key, words, eligible = ranked
+    """The PlanTable of the rows, sorted, the Pareto set marked and the recommendation by the rule: ranked = (sort
+    key, the objective's key, its words, what the eligible rows are in words, the rows eligible); query = (delta,
+    notion, rounds, constraints, target, solve, name); the central baseline at eps_c where given."""
+    sort_key, key, objective, words, eligible = ranked
     delta, notion, rounds, constraints, target, solve, name = query
     rows.sort(key=sort_key)
-    best, reason = recommend(eligible, key, words, notion)
+    front = {id(r) for r in pareto(eligible, key)}
+    marked = {id(r): replace(r, pareto=True) for r in rows if id(r) in front}
+    rows = [marked.get(id(r), r) for r in rows]
+    eligible = [marked.get(id(r), r) for r in eligible]
+    best, reason, _ = recommend(eligible, key, objective, check_rule(rule), notion, words)
     central, note = central_rmse(eps_c, delta, notion, rounds) if eps_c is not None else (None, "")
     n, d = int(counts.sum()), int(counts.size)
     return PlanTable(
-        tuple(rows), n, d, delta, notion, eps_c, central, note, best, reason, constraints, target, solve, name, rounds
+        tuple(rows),
+        n,
+        d,
+        delta,
+        notion,
+        eps_c,
+        central,
+        note,
+        best,
+        reason,
+        constraints,
+        target,
+        solve,
+        name,
+        rounds,
+        rule,
     )
 
 
@@ -527,9 +532,16 @@ def plan_table(
     def key(r: PlanRow) -> float:
         return math.inf if r.ranked_rmse is None else r.ranked_rmse
 
-    words = "predicted RMSE" if postprocess is None else f"simulated RMSE after {METHODS[postprocess].title}"
-    ranked = (lambda r: (not r.ranked, not r.certified, key(r)), key, words, rows)
-    table = table_of(rows, counts, ranked, (delta, notion, rounds, constraints, None, None, name), eps_c)
+    objective = "predicted RMSE" if postprocess is None else f"simulated RMSE after {METHODS[postprocess].title}"
+    ranked = (
+        lambda r: (not r.ranked, not r.certified, key(r)),
+        key,
+        objective,
+        "certified rows within the constraints",
+        rows,
+    )
+    query = (delta, notion, rounds, constraints, None, None, name)
+    table = table_of(rows, counts, ranked, query, eps_c, options.get("rule", DEFAULT_RULE))
     return replace(table, postprocess=postprocess)
 
 

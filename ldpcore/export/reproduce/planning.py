@@ -60,6 +60,8 @@ class PlanView:
     delta_from: str = "given"
     command: str = ""  # the `ldpcore plan` command it comes from ("": the Plan page)
     rounds: int = 1
+    rule: str = "lowest-error"  # the recommendation's rule on the Pareto set (planning.RULES)
+    delta_with_n: bool = False  # solving for n: delta about 1/(10 n) at each n (else held fixed)
     postprocess: str | None = None  # the post-processing the table ranks on (None: the raw estimate)
 
     def query(self) -> Code:
@@ -78,6 +80,10 @@ class PlanView:
             options["constraints"] = call("Constraints", atom(literal(self.max_messages)), atom(literal(self.max_bits)))
         if self.rounds != 1:
             options["rounds"] = atom(literal(self.rounds))
+        if self.rule != "lowest-error":
+            options["rule"] = atom(literal(self.rule))
+        if self.delta_with_n:
+            options["delta_with_n"] = atom(literal(True))
         if self.postprocess is not None:
             options["postprocess"] = atom(literal(self.postprocess))
         return call("PlanQuery", "hist.counts", "hist.name", atom(literal(float(self.delta))), **options)
