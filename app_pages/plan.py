@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from ldpcore.experiment import planning as planner
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.export import fmt, to_json
 from ldpcore.export.reproduce import PlanView
 from ldpcore.oracles import ENCODINGS
@@ -32,8 +33,9 @@ KINDS = {"rmse": "raw RMSE per bin", "relative_rmse": "relative RMSE (RMSE / mea
 st.title("Plan")
 st.caption(
     "Every encoding with every accountant that holds for it, on your data, from the analytic variance of each "
-    "estimator (no simulation): which encoding to deploy, the local epsilon each respondent gets, how many "
-    "messages of how many bits it sends, and the error to expect. Open a row on Reconstruct to simulate it."
+    "estimator (no simulation; ranked on a post-processing, each row's error after it is simulated): which "
+    "encoding to deploy, the local epsilon each respondent gets, how many messages of how many bits it sends, and "
+    "the error to expect. Open a row on Reconstruct to simulate it."
 )
 restore("protocol", ("eps_c", "delta"))  # eps_c and delta as last chosen on another page, unless the URL names them
 with st.sidebar:
@@ -133,6 +135,19 @@ with st.sidebar:
         )
         == "1/(10 n)"
     )
+    rank_on = st.selectbox(
+        "Rank on",
+        ["raw", *POSTPROCESS],
+        key="plan_postprocess",
+        bind="query-params",
+        disabled=solve != "error",
+        help="raw: the unbiased estimate's analytic RMSE. A post-processing (ldpcore's "
+        + ", ".join(f"{k}: {m.title}" for k, m in POSTPROCESS.items())
+        + f") has no analytic error: each row is simulated {planner.RUNS} times with the exact sampler (seeds "
+        f"{planner.FIRST_SEED} to {planner.FIRST_SEED + planner.RUNS - 1}) and ranked on the mean RMSE, shown with "
+        "its standard error. The inverses (a target) search the raw prediction.",
+    )
+    postprocess = None if rank_on == "raw" or solve != "error" else rank_on
 
 with input_errors():
     delta = delta_or_default(delta_text, inp.delta)
@@ -148,6 +163,7 @@ with input_errors():
         rule,
         delta_with_n,
         int(rounds),
+        postprocess,
     )
 
 notions = "eps_c and eps_l in the replacement notion" if table.notion == "replacement" else "eps_c in the native notion"
@@ -168,14 +184,15 @@ rec = table.recommended
 
 
 def _open_buttons(row, key: str) -> None:
-    """Buttons opening the row on Reconstruct and on Trade-offs, in this tab with the data chosen here."""
-    values = plan.link(row, inp.values)
-    if values is None:
+    """Buttons opening the row on Reconstruct (with the post-processing ranked on) and on Trade-offs, in this tab
+    with the data chosen here."""
+    values, sweep = plan.link(row, inp.values), plan.link(row, inp.values, "tradeoffs")
+    if values is None or sweep is None:
         st.caption(f"{row.encoding} / {row.accountant} has no configuration to open: {row.reason}")
         return
     buttons = st.container(horizontal=True)
     open_button(buttons, "Simulate it on Reconstruct", plan.PAGES["reconstruct"], values, f"{key}_reconstruct")
-    open_button(buttons, "Sweep it on Trade-offs", plan.PAGES["tradeoffs"], values, f"{key}_tradeoffs")
+    open_button(buttons, "Sweep it on Trade-offs", plan.PAGES["tradeoffs"], sweep, f"{key}_tradeoffs")
 
 
 if rec is None:
@@ -202,15 +219,28 @@ else:
     cols[3].metric(
         "bits / respondent", _fit(rec.bits_per_respondent, "{:,.0f}", 1e6), help=f"{rec.bits_per_respondent:,.0f}"
     )
-    cols[4].metric(
-        "raw RMSE",
-        _fit(rec.rmse, below=1e3),
-        delta=f"95% CI ±{_fit(rec.ci95)}",
-        delta_color="off",
-        delta_arrow="off",
-        help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of a "
-        "bin of that variance." + (f" {rec.rmse_note}" if rec.rmse_note else ""),
-    )
+    sim = rec.postprocessed
+    if sim is None:
+        cols[4].metric(
+            "raw RMSE",
+            _fit(rec.rmse, below=1e3),
+            delta=f"95% CI ±{_fit(rec.ci95)}",
+            delta_color="off",
+            delta_arrow="off",
+            help="Predicted raw RMSE per bin (the estimator's analytic variance); the 95% confidence half-width of "
+            "a bin of that variance." + (f" {rec.rmse_note}" if rec.rmse_note else ""),
+        )
+    else:
+        cols[4].metric(
+            f"RMSE after {sim.method}",
+            _fit(sim.rmse, below=1e3),
+            delta=f"± {_fit(sim.std_error)} (std error)",
+            delta_color="off",
+            delta_arrow="off",
+            help=f"Mean RMSE per bin after {sim.title} over {sim.runs} simulated runs (seeds {sim.first_seed} to "
+            f"{sim.first_seed + sim.runs - 1}) and its standard error; the raw prediction is {fmt(rec.rmse)}. "
+            f"Per-bin errors: [{sim.interval[0]:.4g}, {sim.interval[1]:.4g}], {planner.INTERVAL_NOTE}.",
+        )
     cols[5].metric(
         "without shuffler",
         _fit(rec.rmse_local_only, below=1e3),  # 2,738.77 is cut off at 1280 px, 2.74 k is not
@@ -285,7 +315,8 @@ if inp.source is not None:  # the question as code: its script and notebook prin
     asked = "table" if solve == "error" else solve
     limits = (max_messages or None, max_bits or None)
     question = (inp.source, delta, eps_c, asked, target, notion, tuple(encodings), *limits)
-    take_home(PlanView(*question, rounds=int(rounds), rule=rule, delta_with_n=delta_with_n), "plan", None)
+    view = PlanView(*question, rounds=int(rounds), rule=rule, delta_with_n=delta_with_n, postprocess=postprocess)
+    take_home(view, "plan", None)
 st.plotly_chart(plan.pareto_figure(table, hist.unit), width="stretch")
 
 curves = st.expander("Error against eps_c for the top rows", key="plan_curves", on_change="rerun")
@@ -303,7 +334,9 @@ st.caption(
     f"l_inf is the {planner.LINF_NOTE}. Top-k recall ({plan.topk_words(table)}) is the "
     f"{planner.TOPK_NOTE}. "
     + (
-        "A row opens with the accountant's own eps_c and delta (the same eps_l), with the data chosen here."
+        "A row opens with the accountant's own eps_c and delta (the same eps_l), with the data chosen here"
+        + ("" if postprocess is None else f" (on Reconstruct, after {postprocess})")
+        + "."
         if linked
         else "No row opens on Reconstruct or Trade-offs here: they simulate respondents from a histogram, and a "
         "shape without data has none to carry. Choose a dataset or upload a histogram CSV to simulate a row."

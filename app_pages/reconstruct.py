@@ -8,6 +8,7 @@ from functools import partial
 import streamlit as st
 
 from ldpcore.experiment.protocol.advice import impractical
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Method
 from ldpcore.export import fmt
 from ldpcore.export.reproduce import ReconstructView
@@ -20,7 +21,7 @@ from ui import reconstruct
 from ui.kit import runs
 from ui.kit.format import EPS, PARTY_HELP, eps_label, exact, plain, short, with_exact
 from ui.kit.inputs import data_sidebar
-from ui.kit.protocol import protocol_sidebar
+from ui.kit.protocol import postprocess_control, protocol_sidebar
 from ui.kit.take_home import take_home
 
 st.title("Reconstruct")
@@ -29,6 +30,7 @@ hist = inp.hist
 head = st.container()  # the data's caption, filled once the spec is known
 control, *party = st.columns([1.3, 1, 1.35, 1.45])  # the eps_c control beside what each party learns
 spec, seed, eps_c = protocol_sidebar(inp.delta, eps_c_container=control)
+post = postprocess_control()
 shown = st.container()  # the three reconstructions (or the histogram view)
 *costs, switch = st.columns([1, 1, 1, 1.4])  # messages, RMSE, largest error, and the notion of the epsilons
 native = ENCODINGS[spec.encoding].neighbouring
@@ -49,18 +51,18 @@ notion = (
 
 # everything is computed (or fetched from the shared caches) first, then drawn in one burst: the browser
 # renders the page once per step instead of once per element that waited for a computation
-esa_method, central_method = Method("ESA", spec), Method("Central Gaussian", spec, central=True)
+esa_method, central_method = Method("ESA", spec, postprocess=post), Method("Central Gaussian", spec, central=True)
 # the central baseline and the run without a shuffler (and, for images, their pictures) are independent of the ESA
 # run: two threads make them meanwhile (numpy releases the GIL while drawing), into the same shared caches
 pool = ThreadPoolExecutor(runs.WORKERS)
 try:
     cells = [
         pool.submit(runs.cell, inp, central_method, eps_c, seed),
-        pool.submit(reconstruct.local_cell, inp, esa_method, eps_c, seed),
+        pool.submit(reconstruct.local_cell, inp, Method("ESA", spec), eps_c, seed),
     ]
     pictures = (
         [
-            pool.submit(reconstruct.local_png, inp, esa_method, eps_c, seed),
+            pool.submit(reconstruct.local_png, inp, Method("ESA", spec), eps_c, seed),
             pool.submit(runs.cell_png, inp, central_method, eps_c, seed),
         ]
         if hist.is_image
@@ -171,14 +173,15 @@ metrics.append(
         with_exact("Expected anonymous messages per respondent (one-hot: one per set bit).", m["expected_messages"]),
     )
 )
+shown_as = "after clipping the estimate to [0, input maximum]" if post is None else f"after {POSTPROCESS[post].title}"
 metrics.append(
     (
-        "clipped RMSE",
+        "clipped RMSE" if post is None else "RMSE",
         short(m["rmse"]),
-        unit,
+        unit if post is None else f"{unit}, {post}",
         with_exact(
-            f"Per-bin RMSE in {unit}, after clipping the estimate to [0, input maximum]. Largest per-bin error "
-            f"(l_inf): {exact(m['linf'])} {hist.count_unit}.",
+            f"Per-bin RMSE in {unit}, {shown_as}. Largest per-bin error (l_inf): {exact(m['linf'])} "
+            f"{hist.count_unit}. The raw (unbiased) estimate's RMSE is in the caption below.",
             m["rmse"],
             unit,
         ),
@@ -218,7 +221,8 @@ if hist.is_image:  # output_format: sent as made (else Streamlit decodes each gr
             if alone_run is not None
             else alone.error
         ),
-        f"ESA, shuffled: clipped RMSE {short(m['rmse'])}",
+        f"ESA, shuffled{'' if post is None else ', ' + post}: {'clipped RMSE' if post is None else 'RMSE'} "
+        f"{short(m['rmse'])}",
         f"Central Gaussian, no LDP, {central_eps.neighbouring} ε_c = {short(central_eps.eps)}"
         + (
             f" (natively {central_eps.native_neighbouring} {short(central_eps.native_eps)})"
@@ -237,7 +241,10 @@ else:
         drawn = reconstruct.histogram_view(
             hist,
             {
-                "ESA reconstruction": (runs.ran(esa).estimate, reconstruct.bin_std_of(inp, esa_method, eps_c)),
+                "ESA reconstruction": (  # a post-processed estimate has no analytic band: none drawn
+                    runs.ran(esa).estimate,
+                    None if post is not None else reconstruct.bin_std_of(inp, esa_method, eps_c),
+                ),
                 f"no shuffler at {EPS}_l = {short(alone_eps.eps)}": (
                     None if alone_run is None else alone_run.estimate,
                     None,
@@ -313,6 +320,15 @@ if tight_box is not None and tight_box.open:
             )
         )
 
+methods = st.expander("The ESA run after every post-processing", key="every_method", on_change="rerun")
+if methods.open:  # the cached run post-processed by each method: no new simulation, made only while open
+    methods.dataframe(reconstruct.every_method(inp, esa_method, eps_c, seed), hide_index=True, width="stretch")
+    methods.caption(
+        f"Per-bin errors in {unit} of this run's estimate after each method (seed {seed}); the raw estimate is "
+        "unbiased, the others are not, and trade that bias for less error. Citations: the Post-processing "
+        "control's help."
+    )
+
 if hist.is_image:
     errors = st.expander("Error map of the ESA reconstruction", key="error_map", on_change="rerun")
     if errors.open:  # drawn only while open
@@ -349,8 +365,8 @@ d3.download_button(
 )
 if inp.source is not None:  # the view as code: its script and notebook print run.json's numbers
     as_code = (
-        ReconstructView(inp.source, spec, seed)
+        ReconstructView(inp.source, spec, seed, postprocess=post)
         if hist.is_image
-        else ReconstructView(inp.source, spec, seed, drawn.top_k, drawn.log_y, drawn.view, image=False)
+        else ReconstructView(inp.source, spec, seed, drawn.top_k, drawn.log_y, drawn.view, False, post)
     )
     take_home(as_code, "reconstruct", None)

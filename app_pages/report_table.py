@@ -1,5 +1,6 @@
 """Report table: reconstructions at several eps_c for several methods, as Table IV of the paper."""
 
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
@@ -15,7 +16,7 @@ from ui.kit import runs
 from ui.kit.controls import EPS_C_GRID, PAPER_EPS
 from ui.kit.format import plain
 from ui.kit.inputs import data_sidebar
-from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
+from ui.kit.protocol import compare_control, postprocess_control, protocol_sidebar, taus_control
 from ui.kit.take_home import take_home
 
 THUMB = 640  # px: the widest a cell's reconstruction is sent (a column is far narrower)
@@ -24,7 +25,8 @@ st.title("Report table")
 st.caption(
     "Rows are ε_c, columns are methods; each cell shows the reconstruction with eps_inf (ε per phone), eps_1 "
     "(ε per captured shuffler; zero-out LDP for one-hot, replacement for most others) and the RMSE beneath, "
-    "as in Table IV of Erlingsson et al. (2020)."
+    "as in Table IV of Erlingsson et al. (2020); with a post-processing, each cell shows its estimate after it "
+    "and that estimate's RMSE."
 )
 inp = data_sidebar()
 spec, seed, _ = protocol_sidebar(inp.delta, show_eps_c=False, show_tau=False)  # rows and columns choose them
@@ -40,12 +42,16 @@ eps_rows = c1.multiselect(
 )
 taus = taus_control(c2, spec, "table_taus")
 central = c3.checkbox("Central Gaussian", value=True, key="table_central", bind="query-params")
-compare = compare_control(st, spec, "table_compare")
+c4, c5 = st.columns([3, 1])
+compare = compare_control(c4, spec, "table_compare")
+post = postprocess_control(c5, "table_postprocess")
 if not eps_rows:
     st.error("Choose at least one eps_c row.")
     st.stop()
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+if post is not None:  # every column after it (the central baseline only for the methods that need no law)
+    methods = [replace(m, label=f"{m.label} + {post}", postprocess=post) for m in methods]
 eps_rows = sorted(eps_rows)
 natives = sorted({runs.neighbouring_of(m) for m in methods})
 notion = (
@@ -141,6 +147,6 @@ e5.download_button(
 )
 if inp.source is not None:  # the table as code: its script and notebook print the record below
     view = ReportTableView(
-        inp.source, spec, seed, tuple(sorted(eps_rows)), tuple(taus), central, tuple(compare), notion
+        inp.source, spec, seed, tuple(sorted(eps_rows)), tuple(taus), central, tuple(compare), notion, post
     )
     take_home(view, "report_table", partial(report_table_record, info, notion, cells))

@@ -5,7 +5,8 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ldpcore.experiment.protocol.run import paper_methods
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
+from ldpcore.experiment.protocol.run import paper_methods, with_postprocessing
 from ldpcore.export.reproduce import TradeoffsView
 from ldpcore.export.reproduce.sweeps import fine_points
 from ldpcore.export.view_records import tradeoffs_record
@@ -14,7 +15,7 @@ from ui.kit import runs
 from ui.kit.chart_export import export_menu
 from ui.kit.controls import EPS_C_GRID
 from ui.kit.inputs import data_sidebar
-from ui.kit.protocol import compare_control, protocol_sidebar, taus_control
+from ui.kit.protocol import POSTPROCESS_HELP, compare_control, protocol_sidebar, taus_control
 from ui.kit.take_home import take_home
 from ui.tradeoffs import curve, tradeoff_figures, values_at
 
@@ -41,13 +42,23 @@ lo, hi = c1.select_slider(
 )
 points = c2.number_input("Measured points", min_value=2, max_value=25, value=8, key="sweep_points", bind="query-params")
 taus = taus_control(c3, spec, "sweep_taus")
-c4, c5 = st.columns([3, 2])
+c4, c5, c6 = st.columns([3, 2, 2])
 compare = compare_control(c4, spec, "sweep_compare")
 central = c5.checkbox(
     "Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central", bind="query-params"
 )
+chosen = c6.multiselect(
+    "Post-processing curves",
+    list(POSTPROCESS),
+    key="sweep_postprocess",
+    bind="query-params",
+    help="A measured curve per method and column: the same runs' estimates after it (no analytic line: a "
+    "post-processed estimate's error is not analytic). " + POSTPROCESS_HELP,
+)
 
 methods = paper_methods(spec, taus=taus, central=central, compare=compare)
+base_methods = methods
+methods = with_postprocessing(methods, chosen)
 natives = sorted({runs.neighbouring_of(m) for m in methods})
 one_notion = st.toggle(
     "Compare as replacement LDP",
@@ -63,7 +74,7 @@ notion = "replacement" if one_notion else "native"
 eps_measured = np.geomspace(lo, hi, int(points)) if hi > lo else np.array([lo])
 # the analytic lines through exact points, 24 per decade (each costs an accountant inverse of the method)
 eps_fine = np.geomspace(lo, hi, fine_points(lo, hi)) if hi > lo else np.array([lo])
-curves = {m.label: curve(inp, m, eps_fine, notion) for m in methods}
+curves = {m.label: curve(inp, m, eps_fine, notion) for m in base_methods}
 sweep = runs.landed(inp, methods, eps_measured, seed)  # the points simulated so far (by any session)
 
 
@@ -99,7 +110,7 @@ with error_slot.container():
 runs.landed(inp, methods, eps_measured, seed, queue=True)  # the other points, simulated in the background
 
 st.subheader(f"The plotted values at ε_c = {eps_c:g}")
-at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in methods}
+at = {m.label: curve(inp, m, [eps_c], notion)[0] for m in base_methods}
 st.table(
     values_at(methods, at, notion), border="horizontal", hide_index=True
 )  # static: every column within the page, text wraps
@@ -109,7 +120,7 @@ st.caption(
 )
 if inp.source is not None and not sweep.pending:  # the view as code (once measured): its script prints the record
     view = TradeoffsView(
-        inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion
+        inp.source, spec, seed, eps_c, lo, hi, int(points), tuple(taus), central, tuple(compare), notion, tuple(chosen)
     )
     record = partial(tradeoffs_record, inp.hist, seed, notion, methods, sweep.ready, eps_fine, curves, eps_c, at)
     take_home(view, "tradeoffs", record)

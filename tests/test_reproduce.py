@@ -30,14 +30,25 @@ VIEWS = {
     "reconstruct_records": r.ReconstructView(
         r.Records("events.csv", "category", None, None, "user_id", "distinct:3"), SPEC, 0, image=False
     ),
+    "reconstruct_postprocessed": r.ReconstructView(r.Dataset("horse", 32), SPEC, 0, postprocess="norm-sub"),
+    "reconstruct_histogram_mle": r.ReconstructView(
+        r.Records("ages.csv", "age", 20, (0.0, 100.0)), SPEC, 0, image=False, postprocess="mle"
+    ),
     "reconstruct_numbers": r.ReconstructView(r.Records("ages.csv", "age", 20, (0.0, 100.0)), SPEC, 0, image=False),
     "reconstruct_points": r.ReconstructView(r.Points("trips.csv", "lat", None, 64, "-74.05,40.6,-73.8,40.8"), SPEC, 0),
     "reconstruct_sample": r.ReconstructView(r.Sample("city-points"), ProtocolSpec(eps_c=1.0, delta=1e-9, tau=16), 1),
     "tradeoffs": r.TradeoffsView(
         r.Dataset("child"), SPEC, 0, 1.0, 0.05, 2.0, 8, (4, 16, 256), True, ("grr", "cms"), "replacement"
     ),
+    "tradeoffs_postprocessed": r.TradeoffsView(
+        r.Dataset("horse", 16), SPEC, 0, 1.0, 0.5, 1.0, 2, (4,), True, (), "native", ("norm-sub", "mle")
+    ),
     "report_table": r.ReportTableView(r.Upload("photo.png", 2.5, 64), SPEC, 0, (0.05, 1.0), (4,), True, (), "native"),
+    "report_table_simplex": r.ReportTableView(
+        r.Dataset("horse", 32), SPEC, 0, (1.0,), (), True, (), "native", "simplex"
+    ),
     "plan": r.PlanView(r.Dataset("horse"), 5e-8, 1.0),
+    "plan_mle": r.PlanView(r.Dataset("horse", 32), 5e-8, 1.0, encodings=("oue",), postprocess="mle"),
     "plan_shape": r.PlanView(
         r.Shape("zipf", 1.1, 10**7, 5_000), 1e-8, None, "eps_c", ("rmse", 30.0), "native", ("grr", "olh"), None, 64.0
     ),
@@ -54,6 +65,7 @@ VIEWS = {
         5,
         'ldpcore run "x`',
     ),
+    "run_ibu": r.RunCommand(r.Dataset("child"), SPEC, 0, "ldpcore run --postprocess ibu", "ibu"),
 }
 
 
@@ -143,16 +155,18 @@ def _fresh(args: list[str], cwd) -> str:
 
 
 @pytest.mark.slow
-def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
+@pytest.mark.parametrize("post", [[], ["--postprocess", "norm-sub"]])
+def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path, post):
     """`ldpcore run ... --emit-script` writes a script (the input read relative to it) whose record equals the
-    command's --json output without its timing and files."""
+    command's --json output without its timing and files (with --postprocess: the post-processed run's)."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "events.csv").write_text("user,category\n" + "".join(f"u{i % 700},c{i % 9}\n" for i in range(3000)))
     (tmp_path / "out").mkdir()
     command = ["-m", "ldpcore", "run", "--input", "data/events.csv", "--column", "category", "--user-column", "user"]
-    command += ["--eps-c", "1", "--delta", "1e-6", "--seed", "4", "--json", "--emit-script", "out/events.py"]
+    command += ["--eps-c", "1", "--delta", "1e-6", "--seed", "4", "--json", "--emit-script", "out/events.py", *post]
     printed = json.loads(_fresh(command, tmp_path))
+    assert ("postprocess" in printed) == bool(post)
     script = (tmp_path / "out" / "events.py").read_text()
     assert 'HERE / "../data/events.csv"' in script and 'user_column="user"' in script
     record = _record(_fresh(["events.py"], tmp_path / "out"))
@@ -161,10 +175,12 @@ def test_ldpcore_run_emit_script_prints_the_commands_record(tmp_path):
 
 
 @pytest.mark.slow
-def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path):
+@pytest.mark.parametrize("post", [[], ["--postprocess", "simplex", "--encodings", "grr,oue"]])
+def test_ldpcore_plan_emit_script_prints_the_commands_record(tmp_path, post):
     command = ["-m", "ldpcore", "plan", "--n", "100000", "--d", "64", "--shape", "zipf:1.1", "--eps-c", "1"]
-    command += ["--notion", "native", "--max-bits", "64", "--json", "--emit-script", "plan.py"]
+    command += ["--notion", "native", "--max-bits", "64", "--json", "--emit-script", "plan.py", *post]
     printed = json.loads(_fresh(command, tmp_path))
+    assert printed["postprocess"] == (post[1] if post else None)
     assert _record(_fresh(["plan.py"], tmp_path)) == printed
 
 

@@ -25,6 +25,22 @@ def test_report_table(downloads, tmp_path, monkeypatch):
     assert (tmp_path / "script" / "report_table.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_report_table_and_plan_after_a_post_processing(downloads, tmp_path):
+    """A post-processing chosen on the Report table (every column after it) and on the Plan page (ranked on it):
+    each script carries it, and its record equals the page's."""
+    at = open_page("app_pages/report_table.py", max_side="16", table_eps=["1"], table_postprocess="simplex", seed="2")
+    assert_clean(at)
+    page = downloads.json("report_table.json")
+    assert record_of(run_script(downloads.text("report_table.py"), tmp_path)) == page
+    assert {r["postprocess"] for r in page["rows"] if not r["note"]} == {"simplex"}
+    query = dict(max_side="16", eps_c="0.5", plan_encodings=["onehot", "grr"], plan_postprocess="norm-sub")
+    at = open_page("app_pages/plan.py", **query)
+    assert_clean(at)
+    page = downloads.json("plan.json")
+    assert record_of(run_script(downloads.text("plan.py"), tmp_path, "plan.py")) == page
+    assert page["postprocess"] == "norm-sub"
+
+
 def test_plan_on_a_dataset(downloads, tmp_path, monkeypatch):
     query = dict(max_side="16", eps_c="0.5", plan_rounds="12")
     at = open_page("app_pages/plan.py", **query, plan_encodings=["onehot", "grr", "olh"])

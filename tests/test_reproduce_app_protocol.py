@@ -73,3 +73,29 @@ def test_tradeoffs(downloads, tmp_path, monkeypatch):
         and len(page["measured"]) == 2 * 4
     )
     assert len(page["analytic"]["eps_c"]) == 12 and page["notion"] == "replacement"
+
+
+def test_reconstruct_after_a_post_processing(downloads, tmp_path):
+    """?postprocess=norm-sub: the script post-processes the same run's estimate, and its record (the raw run and,
+    under "postprocess", the method and its metrics) equals the page's run.json."""
+    at = open_page("app_pages/reconstruct.py", max_side="16", eps_c="0.5", seed="2", postprocess="norm-sub")
+    assert_clean(at)
+    page = downloads.json("run.json")
+    text = downloads.text("reconstruct.py")
+    assert 'POSTPROCESS = "norm-sub"' in text
+    assert record_of(run_script(text, tmp_path)) == page and page["postprocess"]["method"] == "norm-sub"
+    assert page["postprocess"]["rmse"] < page["rmse"]  # Norm-Sub helps here (the record keeps the clipped one)
+
+
+def test_tradeoffs_with_post_processing_curves(downloads, tmp_path):
+    """Post-processing curves chosen: the script measures every column again after each (no analytic line for
+    them), and its record, those cells and columns included, equals the page's."""
+    query = dict(max_side="16", sweep_range=["0.5", "1"], sweep_points="2", sweep_taus=["4"])
+    at = open_page("app_pages/tradeoffs.py", **query, sweep_postprocess=["norm-sub", "mle"])
+    assert_clean(at)
+    page = downloads.json("tradeoffs.json")
+    assert record_of(run_script(downloads.text("tradeoffs.py"), tmp_path)) == page
+    post = [m["label"] for m in page["methods"] if "postprocess" in m]
+    assert "Attribute fragments + mle" in post and "Central Gaussian (no LDP) + mle" not in post
+    assert len(page["measured"]) == 2 * len(page["methods"]) and set(page["analytic"]["curves"]).isdisjoint(post)
+    assert (tmp_path / "tradeoffs.html").stat().st_size > 0

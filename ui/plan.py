@@ -56,12 +56,26 @@ def table(
     rule: str,
     delta_with_n: bool,
     rounds: int = 1,
+    postprocess: str | None = None,
 ) -> tuple[planner.PlanQuery, planner.PlanTable]:
     """The planner's question for the page's settings and its answer, cached on the input's key and the settings:
     solve "error" at eps_c, or the smallest "eps_c" or "n" that meets the target; delta and how it was chosen
     (planner.DELTA_FROM); constraints (messages, bits; None: no limit); the rule of the recommendation; whether
-    delta follows n (solving for n); rounds: collections from the same respondents, eps_c their total."""
-    settings = (solve, eps_c, target, delta, notion, tuple(encodings), constraints, rule, delta_with_n, rounds)
+    delta follows n (solving for n); rounds: collections from the same respondents, eps_c their total;
+    postprocess: rank on each row's simulated error after it (the table at eps_c only)."""
+    settings = (
+        solve,
+        eps_c,
+        target,
+        delta,
+        notion,
+        tuple(encodings),
+        constraints,
+        rule,
+        delta_with_n,
+        rounds,
+        postprocess,
+    )
     query = planner.PlanQuery(
         inp.hist.counts,
         inp.hist.name,
@@ -76,6 +90,7 @@ def table(
         constraints=planner.Constraints(*constraints),
         rule=rule,
         delta_with_n=delta_with_n and solve == "n",
+        postprocess=postprocess,
     )
     return query, _answer(inp.key, settings, query)
 
@@ -117,11 +132,12 @@ def typed(x: float) -> str:
 PAGES = {"reconstruct": "app_pages/reconstruct.py", "tradeoffs": "app_pages/tradeoffs.py"}
 
 
-def link(row: planner.PlanRow, data: Mapping[str, object]) -> dict[str, object] | None:
-    """The controls of Reconstruct or Trade-offs that open the row there, by key: the data as chosen on Plan
-    (`data`: ui.kit.inputs.Input.values) and the row's encoding, parameters and accountant at the accountant's
-    own eps_c and delta for one channel and one collection (eps_c_native, delta_native), so the same eps_l; report
-    fragments off. None where the row has no configuration (it says why)."""
+def link(row: planner.PlanRow, data: Mapping[str, object], page: str = "reconstruct") -> dict[str, object] | None:
+    """The controls of Reconstruct or Trade-offs (page, a key of PAGES) that open the row there, by key: the data
+    as chosen on Plan (`data`: ui.kit.inputs.Input.values) and the row's encoding, parameters and accountant at the
+    accountant's own eps_c and delta for one channel and one collection (eps_c_native, delta_native), so the same
+    eps_l; report fragments off; on Reconstruct, the post-processing the table ranks on (its Post-processing
+    control). None where the row has no configuration (it says why)."""
     spec = row.spec
     if spec is None or spec.eps_c is None or row.eps_c_native is None:
         return None
@@ -133,6 +149,8 @@ def link(row: planner.PlanRow, data: Mapping[str, object]) -> dict[str, object] 
     if spec.tau is not None:
         values["tau"] = spec.tau
     values |= dict(spec.params)
+    if page == "reconstruct" and row.postprocess is not None:  # Reconstruct's Post-processing control
+        values["postprocess"] = row.postprocess
     return values
 
 
@@ -175,22 +193,50 @@ def rows(table: planner.PlanTable) -> list[dict]:
             "bits / respondent": _num(r.bits_per_respondent),
             "RMSE": _num(r.rmse),
             "95% CI +-": _num(r.ci95),
+            **_postprocessed_columns(table, r),
             "relative RMSE": _num(r.relative_rmse),
             "l_inf": _num(r.linf),
             "top-k recall": _num(r.topk_recall, 3),
             "RMSE without shuffler": _num(r.rmse_local_only),
             "conversion": r.conversion,
+            "over hash draws": _tail_words(r),
             "why not ranked": r.reason,
         }
         out.append(record)
     return out
 
 
+def _postprocessed_columns(table: planner.PlanTable, r: planner.PlanRow) -> dict:
+    """The simulated RMSE after the table's post-processing, its standard error and the per-bin errors' percentile
+    interval (none without a post-processing)."""
+    if table.postprocess is None:
+        return {}
+    sim = r.postprocessed
+    name = table.postprocess
+    return {
+        f"RMSE after {name} (simulated)": None if sim is None else _num(sim.rmse),
+        "std error": None if sim is None else _num(sim.std_error, 2),
+        "per-bin errors, 95% (simulated)": None if sim is None else f"[{sim.interval[0]:.4g}, {sim.interval[1]:.4g}]",
+    }
+
+
+def _tail_words(r: planner.PlanRow) -> str:
+    """How a heavy-tailed sketch row's error spreads over hash draws, in a few words ("" where it does not)."""
+    t = r.hash_tail
+    if t is None:
+        return ""
+    if t.median is None or t.q95 is None:
+        return f"heavy-tailed (MSE varies {t.cv:.2g}x its mean; not simulated)"
+    return f"heavy-tailed: median run {t.median:.2g}x, 95th percentile {t.q95:.2g}x the RMSE"
+
+
 def compact_columns(table: planner.PlanTable) -> list[str]:
-    """The columns of rows() that fit the page at 1280 px (the others are a toggle away)."""
+    """The columns of rows() that fit the page at 1280 px (the others are a toggle away; with a post-processing,
+    the RMSE after it and its standard error too)."""
     eps_l = f"eps_l ({table.notion})"
+    posted = [] if table.postprocess is None else [f"RMSE after {table.postprocess} (simulated)", "std error"]
     return ["rank", "Pareto", "encoding", "accountant", "eps_c", eps_l, "messages", "bits / respondent", "RMSE",
-            "RMSE without shuffler", "why not ranked"]  # fmt: skip
+            *posted, "RMSE without shuffler", "why not ranked"]  # fmt: skip
 
 
 def csv_text(table: planner.PlanTable) -> str:
@@ -205,9 +251,12 @@ def csv_text(table: planner.PlanTable) -> str:
 
 
 def _pareto_front(rows) -> list[tuple[float, float]]:
-    """(bits per respondent, predicted RMSE) of the ranked rows that no ranked row beats on both, cheapest first."""
+    """(bits per respondent, the RMSE the table ranks on) of the ranked rows that no ranked row beats on both,
+    cheapest first."""
     points = sorted(
-        (r.bits_per_respondent, r.rmse) for r in rows if r.ranked and r.rmse is not None and r.bits_per_respondent
+        (r.bits_per_respondent, r.ranked_rmse)
+        for r in rows
+        if r.ranked and r.ranked_rmse is not None and r.bits_per_respondent
     )
     front: list[tuple[float, float]] = []
     for bits, rmse in points:
@@ -217,9 +266,10 @@ def _pareto_front(rows) -> list[tuple[float, float]]:
 
 
 def pareto_figure(table: planner.PlanTable, unit: str) -> go.Figure:
-    """Predicted RMSE against bits per respondent, one point per valid row; the Pareto front (no certified row is
-    both cheaper and more accurate) drawn as a line."""
-    valid = [r for r in table.rows if r.rmse is not None and r.bits_per_respondent]
+    """The RMSE the table ranks on (predicted raw, or simulated after its post-processing) against bits per
+    respondent, one point per valid row; the Pareto front (no certified row is both cheaper and more accurate)
+    drawn as a line."""
+    valid = [r for r in table.rows if r.ranked_rmse is not None and r.bits_per_respondent]
     fig = go.Figure()
     for i, name in enumerate(dict.fromkeys(r.encoding for r in valid)):
         mine = [r for r in valid if r.encoding == name]
@@ -227,7 +277,7 @@ def pareto_figure(table: planner.PlanTable, unit: str) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 x=[r.bits_per_respondent for r in mine],
-                y=[r.rmse for r in mine],
+                y=[r.ranked_rmse for r in mine],
                 mode="markers",
                 name=name,
                 marker=dict(color=series.color, size=9, symbol=[series.symbol if r.ranked else "x" for r in mine]),
@@ -248,7 +298,9 @@ def pareto_figure(table: planner.PlanTable, unit: str) -> go.Figure:
     fig.update_layout(
         title="Predicted error against communication (x: not ranked)",
         xaxis_title="bits per respondent",
-        yaxis_title=f"predicted raw RMSE ({unit})",
+        yaxis_title=f"predicted raw RMSE ({unit})"
+        if table.postprocess is None
+        else f"simulated RMSE after {table.postprocess} ({unit})",
         height=440,
         margin=dict(l=10, r=10, t=50, b=10),
     )

@@ -20,6 +20,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiment.protocol.compare import central_eps_on_notion
 from ldpcore.experiment.protocol.histogram_view import bin_std, ranked
 from ldpcore.experiment.protocol.local_only import without_shuffler
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.run import Cell, Failed, Measured, Method
 from ldpcore.experiment.protocol.spec import Plan, PlanOnNotion, ProtocolSpec, plan
 from ldpcore.export import error_map, png_bytes, render
@@ -90,9 +91,12 @@ def full_png(inp: Input, method: Method, eps_c: float, seed: int) -> bytes:
     return png_bytes(render(inp.hist, ran(cell(inp, method, eps_c, seed)).estimate))
 
 
-def _std_errors(inp: Input, c: Cell) -> np.ndarray:
-    """Every bin's standard error of the cell's estimate (ldpcore.export.std_errors)."""
+def _std_errors(inp: Input, c: Cell) -> np.ndarray | None:
+    """Every bin's standard error of the cell's estimate (ldpcore.export.std_errors); None for a post-processed
+    estimate, which has no analytic interval (ldpcore.export.POSTPROCESSED_INTERVALS)."""
     run = ran(c)  # ValueError where the cell did not run
+    if isinstance(c, Measured) and c.postprocess is not None:
+        return None
     plan = c.plan if isinstance(c, Measured) else None
     return export.std_errors(inp.hist, run.estimate, plan, run.privacy.get("sigma"))
 
@@ -108,20 +112,48 @@ def record_json(inp: Input, method: Method, eps_c: float, seed: int) -> str:
     """The page's run record as JSON (ldpcore.export.view_records.reconstruct_record: the ESA run, the central
     baseline, the run without a shuffler and the summary of the per-bin intervals, as `ldpcore run --out`
     writes it), from the cached cells, made when it is asked for."""
-    central = Method("Central Gaussian", method.spec, central=True)
-    cells = cell(inp, method, eps_c, seed), cell(inp, central, eps_c, seed), local_cell(inp, method, eps_c, seed)
-    return export.to_json(reconstruct_record(inp.hist, method.at(float(eps_c)), int(seed), *cells))
+    central, raw = Method("Central Gaussian", method.spec, central=True), replace(method, postprocess=None)
+    cells = cell(inp, raw, eps_c, seed), cell(inp, central, eps_c, seed), local_cell(inp, method, eps_c, seed)
+    post = None if method.postprocess is None else cell(inp, method, eps_c, seed)
+    return export.to_json(reconstruct_record(inp.hist, method.at(float(eps_c)), int(seed), *cells, post=post))
 
 
 @cached("images")
-def _error_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes:
-    estimate = ran(cell_of(input_key, _hist, spec, central, seed)).estimate
+def _error_png(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int, postprocess: str | None
+) -> bytes:
+    estimate = ran(cell_of(input_key, _hist, spec, central, seed, postprocess)).estimate
     return png_bytes(fit(error_map(_hist, estimate), max_width), FAST)
 
 
 def error_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes:
     """The signed error map of cell(...) (ldpcore.export.error_map) at display resolution."""
-    return _error_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width))
+    return _error_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width), method.postprocess)
+
+
+@cached("results")
+def _every_method(input_key: str, _hist: Histogram, spec: dict, seed: int) -> list[dict]:
+    raw = cell_of(input_key, _hist, spec, False, seed)
+    rows = []
+    for name, m in POSTPROCESS.items():
+        c = cell_of(input_key, _hist, spec, False, seed, name)
+        row: dict = {"post-processing": f"{name}: {m.title}", "sums to": m.total or "free"}
+        if isinstance(c, Failed):
+            rows.append({**row, "RMSE": None, "largest error": None, "total variation": None, "not defined": c.error})
+            continue
+        rows.append({**row, "RMSE": c.metrics["rmse"], "largest error": c.metrics["linf"]})
+        rows[-1].update({"total variation": c.metrics["tv"], "not defined": ""})
+    if isinstance(raw, Measured):
+        rows.insert(0, {"post-processing": "none: raw (unbiased)", "sums to": "free", "RMSE": raw.metrics["rmse_raw"]})
+        rows.insert(1, {"post-processing": "none: clipped to [0, input maximum]", "RMSE": raw.metrics["rmse"]})
+        rows[1].update({"largest error": raw.metrics["linf"], "total variation": raw.metrics["tv"]})
+    return rows
+
+
+def every_method(inp: Input, method: Method, eps_c: float, seed: int) -> list[dict]:
+    """The ESA run's error after every post-processing (the raw and clipped estimates first), one row each; where a
+    method is not defined for the encoding, the reason. Post-processes the cached run: no new simulation."""
+    return _every_method(inp.key, inp.hist, method.at(float(eps_c)).as_dict(), int(seed))
 
 
 @cached("results")

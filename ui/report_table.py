@@ -55,14 +55,17 @@ def cell_figure(hist: Histogram, estimate: np.ndarray, unit: str) -> go.Figure:
 
 
 @cached("images")
-def _cell_chart(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> dict:
-    return cell_figure(_hist, ran(cell_of(input_key, _hist, spec, central, seed)).estimate, _hist.unit).to_dict()
+def _cell_chart(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, postprocess: str | None
+) -> dict:
+    estimate = ran(cell_of(input_key, _hist, spec, central, seed, postprocess)).estimate
+    return cell_figure(_hist, estimate, _hist.unit).to_dict()
 
 
 def cell_chart(inp: Input, method: Method, eps_c: float, seed: int) -> dict:
     """cell_figure of a histogram's cell that ran, as a figure dict made once per run (the table's fragment redraws
     its cells every ui.kit.runs.POLL s while others land; the ranking costs about 0.1 s at d = 1.8 M)."""
-    return _cell_chart(inp.key, inp.hist, *run_spec(method, eps_c), int(seed))
+    return _cell_chart(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), method.postprocess)
 
 
 def _table_cells(inp: Input, methods, eps_cs, seed: int, notion: str = "native"):

@@ -128,6 +128,24 @@ def _error_traces(fig: go.Figure, label: str, line: list[dict], ok: list, xs: li
         )
 
 
+def _post_traces(fig: go.Figure, label: str, ok: list, series: Look) -> None:
+    """A post-processed column's measured RMSE (diamonds joined by a dotted line, in its column's colour) at each
+    cell's certified eps_c: a post-processed estimate has no analytic error, so there is no analytic line."""
+    ok = sorted(ok, key=lambda c: c.privacy["eps_c"])
+    fig.add_trace(
+        go.Scatter(
+            x=[c.privacy["eps_c"] for c in ok],
+            y=[c.metrics["rmse"] for c in ok],
+            mode="lines+markers",
+            line=dict(color=series.color, dash="dot", width=series.width),
+            marker=dict(color=series.color, symbol="diamond", size=8),
+            name=label + " (measured)",
+            legendgroup=label,
+            hovertemplate=HOVER + "measured RMSE after post-processing: %{y:.4g}<extra></extra>",
+        )
+    )
+
+
 def _local_traces(eps: go.Figure, msgs: go.Figure, label: str, line: list[dict], xs: list, series: Look) -> None:
     """A protocol's local epsilons (thick line: per phone; thin line with open markers: per captured shuffler) and
     its messages per phone, each in the method's colour and dash."""
@@ -172,8 +190,12 @@ def tradeoff_figures(methods, measured, curves, current: float, unit: str, notio
         series = method_look(m.label)._replace(width=max(1.0, 3.4 - 0.6 * j))
         native = neighbouring_of(m)
         label = m.label + ("" if not one or native == "replacement" else f" [{native}, restated]")
-        line = [c for c in curves[m.label] if c is not None]
         ok = [c for c in measured if c.method == m.label]  # drawn at the certified eps_c
+        if m.postprocess is not None:  # in the colour of the column it post-processes
+            column = m.label.removesuffix(f" + {m.postprocess}")
+            _post_traces(rmse, label, ok, method_look(column)._replace(width=series.width))
+            continue
+        line = [c for c in curves[m.label] if c is not None]
         xs = [c["eps_c"] for c in line]
         _error_traces(rmse, label, line, ok, xs, series)
         if not m.central:
@@ -181,6 +203,8 @@ def tradeoff_figures(methods, measured, curves, current: float, unit: str, notio
     _key(rmse, "line: analytic std of the raw estimate")
     _key(rmse, "open: measured RMSE, raw estimate", "none", "circle-open")
     _key(rmse, "filled: measured RMSE, clipped estimate", "none", "circle")
+    if any(m.postprocess is not None for m in methods):
+        _key(rmse, "diamonds, dotted: measured RMSE after a post-processing", "dot", "diamond")
     _key(eps, "thick: ε per phone", width=4)
     _key(eps, "thin, open markers: ε per captured shuffler", symbol="circle-open", width=1)
     for fig in (rmse, eps, msgs):
@@ -203,6 +227,8 @@ def values_at(methods, rows: dict, notion: str = "native") -> list[dict]:
     with the native notion beside the compared one."""
     out = []
     for m in methods:
+        if m.postprocess is not None:  # measured only: its markers are in the error chart
+            continue
         r, native = rows.get(m.label), neighbouring_of(m)
         if r is None:  # every cell says it: the method has no plan at this eps_c (see the undefined settings above)
             words = "not defined at this ε_c"

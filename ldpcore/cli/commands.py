@@ -45,7 +45,7 @@ def cmd_privacy(a) -> None:
 def cmd_run(a) -> None:
     from ldpcore.data.datasets import DATASETS, load_dataset
     from ldpcore.experiment.protocol.run import run, run_central
-    from ldpcore.export import output_folder, std_errors, uncertainty, write_run
+    from ldpcore.export import output_folder, uncertainty, write_run
 
     require((a.input is None) != (a.dataset is None), "give exactly one of --input and --dataset.")
     if a.dataset is not None:
@@ -59,22 +59,22 @@ def cmd_run(a) -> None:
     if a.out is not None:
         output_folder(a.out)  # a folder that cannot take the files is refused before the run
     start = time.perf_counter()
-    result = run(spec_of(a, delta), hist, seed=a.seed)
+    result = run(spec_of(a, delta), hist, seed=a.seed, postprocess=a.postprocess)
     record = result.as_dict()
     central = run_central(result.plan.eps_c, delta, hist, seed=a.seed)
     seconds = time.perf_counter() - start
-    std_error = std_errors(hist, result.estimate, result.plan)
+    from ldpcore.export.view_records import run_command_record, run_std_errors
+
+    std_error = run_std_errors(result)  # None for a post-processed estimate: the CSV leaves its intervals empty
     record["uncertainty"] = uncertainty(std_error)
     files = write_run(result, record, a.out, std_error) if a.out is not None else None  # run.json: its own record
-    from ldpcore.export.view_records import run_command_record
-
     record = run_command_record(result, central, report, seconds)
     if files:
         record["files"] = [str(f) for f in files]
     if a.emit_script:
         from ldpcore.export.reproduce import RunCommand
 
-        emit_script(a, RunCommand(source_of(a), result.plan.spec, a.seed, command_line(a)))
+        emit_script(a, RunCommand(source_of(a), result.plan.spec, a.seed, command_line(a), a.postprocess))
     print_record(record, a.json)
 
 
@@ -278,6 +278,7 @@ def _plan_query(a):
         encodings=tuple(e.strip() for e in a.encodings.split(",") if e.strip()) if a.encodings else (),
         constraints=planning.Constraints(a.max_messages, a.max_bits),
         rule=a.rule,
+        postprocess=a.postprocess,
         delta_with_n=a.delta_with_n,
     )
     if a.n is not None or a.d is not None:
@@ -322,6 +323,7 @@ def cmd_plan(a) -> None:
             query.rounds,
             rule=query.rule,
             delta_with_n=query.delta_with_n,
+            postprocess=query.postprocess,
         )
         emit_script(a, view)
     if a.json:
@@ -332,9 +334,24 @@ def cmd_plan(a) -> None:
         f"{table.name}: n = {table.n:,}, d = {table.d:,}, delta = {table.delta:g}, eps_c in the {table.notion} "
         f"notion{over}" + (f"; solving for n holds {query.held_fixed}" if query.held_fixed else "")
     )
+    post = table.postprocess
+    if post is not None:
+        print(
+            f"ranked on {post}: each row's RMSE after it simulated over {planning.RUNS} runs (seeds "
+            f"{planning.FIRST_SEED}-{planning.FIRST_SEED + planning.RUNS - 1}), with its standard error"
+        )
     head = "encoding accountant eps_c eps_l eps_l_repl messages bits/resp rmse topk_recall n note".split()
+    if post is not None:
+        head[8:8] = [post, "std_error"]
     print("  ".join(f"{h:>12}" for h in head))
     for r in table.rows:
+        sim = (
+            []
+            if post is None
+            else [None, None]
+            if r.postprocessed is None
+            else [r.postprocessed.rmse, r.postprocessed.std_error]
+        )
         cells = (
             r.encoding,
             r.accountant,
@@ -344,11 +361,15 @@ def cmd_plan(a) -> None:
             r.messages,
             r.bits_per_respondent,
             r.rmse,
+            *sim,
             r.topk_recall,
             r.n,
             "" if r.ranked else ("NOT ranked: " + r.reason)[:80],
         )
         print("  ".join(f"{c:>12.4g}" if isinstance(c, float) else f"{'' if c is None else c!s:>12}" for c in cells))
+    for r in table.rows:
+        if r.hash_tail is not None:
+            print(f"{r.encoding} with {r.accountant}: {r.hash_tail.sentence()}")
     if table.central_rmse is not None:
         print(f"central Gaussian RMSE: {table.central_rmse:.4g} ({table.central_note})")
     print(f"recommended: {table.recommended.encoding if table.recommended else 'none'}: {table.reason}")
@@ -359,6 +380,7 @@ def cmd_plan(a) -> None:
 def plan_args(q: argparse.ArgumentParser) -> None:
     from ldpcore.data.datasets import DATASETS
     from ldpcore.experiment.planning.choice import DEFAULT_RULE, RULES
+    from ldpcore.experiment.protocol.postprocess import METHODS
     from ldpcore.privacy.notions import NOTIONS
 
     src = q.add_mutually_exclusive_group()
@@ -393,12 +415,18 @@ def plan_args(q: argparse.ArgumentParser) -> None:
         ).replace("%", "%%"),  # argparse formats help with %
     )
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.add_argument(
+        "--postprocess",
+        choices=list(METHODS),
+        help="rank on each row's RMSE after this post-processing, simulated (the table at --eps-c only)",
+    )
     emit_script_option(q)
     q.set_defaults(func=cmd_plan)
 
 
 def run_args(r: argparse.ArgumentParser) -> None:
     from ldpcore.data.datasets import DATASETS
+    from ldpcore.experiment.protocol.postprocess import METHODS
 
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", help="image (PNG, JPEG, ...) or histogram CSV")
@@ -412,6 +440,13 @@ def run_args(r: argparse.ArgumentParser) -> None:
     r.add_argument("--delta", type=float, help="central delta (default: the dataset's, as in the paper)")
     r.add_argument("--seed", type=checked(check_seed), default=0, help="seed of the simulation, 0 to 2^63 - 1")
     r.add_argument("--out", help="folder for original.png, reconstruction.png, estimate.csv, run.json")
+    r.add_argument(
+        "--postprocess",
+        choices=list(METHODS),
+        help="post-process the estimate (clip: Base-Pos; norm-sub, norm-cut; simplex: projection with the known n; "
+        "ibu, mle: likelihood, where the encoding states its law); the picture, estimate.csv and the record's "
+        "'postprocess' entry then hold it, and the raw estimate's metrics stay in the record",
+    )
     protocol_args(r)
     ingest_args(r)
     emit_script_option(r)

@@ -52,19 +52,21 @@ def output_folder(out) -> Path:
     return out
 
 
-def write_run(result, record: dict, out: Path, std_error: np.ndarray) -> list[Path]:
+def write_run(result, record: dict, out: Path, std_error: np.ndarray | None) -> list[Path]:
     """original.png, reconstruction.png, estimate.csv (with every bin's std_error and interval) and run.json (the
     record, result.as_dict() with uncertainty(std_error)) in the folder out (made if needed); InputError if they
-    cannot be written."""
+    cannot be written. A post-processed run (result.postprocessed) writes its post-processed estimate (the picture
+    and the CSV, whose intervals are then empty: std_error None)."""
     from ldpcore.export.estimates import estimate_csv_chunks  # here, not at import: to_json needs neither
     from ldpcore.export.images import png_bytes, render
 
     out = output_folder(out)
     hist = result.histogram
+    estimate = result.estimate if result.postprocessed is None else result.postprocessed.estimate
     files = {
         "original.png": lambda: [png_bytes(render(hist))],
-        "reconstruction.png": lambda: [png_bytes(render(hist, result.estimate))],
-        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, result.estimate, std_error)),
+        "reconstruction.png": lambda: [png_bytes(render(hist, estimate))],
+        "estimate.csv": lambda: (chunk.encode() for chunk in estimate_csv_chunks(hist, estimate, std_error)),
         "run.json": lambda: [to_json(record).encode()],
     }
     for name, parts in files.items():

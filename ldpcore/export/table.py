@@ -56,8 +56,11 @@ def fmt(x: float | None) -> str:
 
 def table_rows(cells) -> list[dict]:
     """One row per cell with the displayed strings: eps_c, method, eps_l_inf, eps_l_1, sigma, rmse, messages
-    (expected anonymous messages per respondent; empty for the central baseline, which sends raw data)."""
+    (expected anonymous messages per respondent; empty for the central baseline, which sends raw data), and
+    where a cell shows a post-processed estimate, postprocess (its method, "" for a raw cell, whose rmse is clipped
+    to [0, input maximum]; otherwise rmse is the post-processed estimate's) and rmse_raw (the raw estimate's)."""
     rows = []
+    posted = any(getattr(c, "postprocess", None) for c in cells)  # the two columns only where a cell has one
     for c in cells:
         p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         messages = p.get("expected_messages")
@@ -69,6 +72,11 @@ def table_rows(cells) -> list[dict]:
                 "eps_l_1": fmt(p.get("eps_l_1")),
                 "sigma": fmt(p.get("sigma")),
                 "rmse": fmt(m.get("rmse")),
+                **(
+                    {"postprocess": getattr(c, "postprocess", None) or "", "rmse_raw": fmt(m.get("rmse_raw"))}
+                    if posted
+                    else {}
+                ),
                 "messages": fmt(messages),
                 "neighbouring": p.get("neighbouring", ""),
                 # a cell restated under another notion (ldpcore.experiment.protocol.compare): its own one, unconverted
@@ -88,9 +96,11 @@ def cell_caption(row: dict) -> list[str]:
     """The lines under a cell's image (ASCII, so any font renders them)."""
     if row["note"]:
         return ["not defined", row["note"]]
+    post = row.get("postprocess")
+    rmse = f"RMSE {post}={row['rmse']}" if post else f"clipped RMSE={row['rmse']}"
     if row["sigma"]:
-        return [f"sigma={row['sigma']}, eps_l=inf", f"clipped RMSE={row['rmse']}"] + native_line(row)
-    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", f"clipped RMSE={row['rmse']}"]
+        return [f"sigma={row['sigma']}, eps_l=inf", rmse] + native_line(row)
+    lines = [f"eps_inf={row['eps_l_inf']}, eps_1={row['eps_l_1']}", rmse]
     lines += [f"messages={row['messages']}"] if row["messages"] else []
     return lines + native_line(row)
 
@@ -108,8 +118,8 @@ def table_grid(rows: list[dict]) -> tuple[list[str], list[str], dict]:
 
 
 CSV_FIELDS = (
-    "eps_c", "method", "eps_l_inf", "eps_l_1", "sigma", "rmse_clipped", "rmse_raw", "messages", "neighbouring",
-    "native_neighbouring", "native_eps_c", "native_eps_l_inf", "note",
+    "eps_c", "method", "postprocess", "eps_l_inf", "eps_l_1", "sigma", "rmse_clipped", "rmse_postprocessed",
+    "rmse_raw", "messages", "neighbouring", "native_neighbouring", "native_eps_c", "native_eps_l_inf", "note",
 )  # fmt: skip
 
 
@@ -122,20 +132,25 @@ def _number(x) -> str:
 def table_csv(cells) -> str:
     """The report table's numbers, one line per cell, machine-readable: every number at full precision as
     Python's float() and any CSV reader parse it (empty where it does not apply: sigma for a local method, the
-    local epsilons and messages for the central baseline); rmse_clipped is the RMSE per bin of the estimate
-    clipped to [0, the input's maximum] (what the table shows), rmse_raw that of the raw estimate. Written by the
-    csv module, every text cell made inert (ldpcore.export.spreadsheet)."""
+    local epsilons and messages for the central baseline); postprocess is the cell's post-processing ("" for a
+    raw cell); rmse_clipped is the RMSE per bin of a raw cell's estimate clipped to [0, the input's maximum] (what
+    the table shows), rmse_postprocessed that of a post-processed cell's estimate as it is (what the table shows
+    then), rmse_raw that of the raw estimate. Written by the csv module, every text cell made inert
+    (ldpcore.export.spreadsheet)."""
     rows = []
     for c in cells:
         p, m = ({}, {}) if c.error is not None else (c.privacy, c.metrics)
         central = p.get("sigma") is not None
+        post = getattr(c, "postprocess", None) or ""
         row = [
             _number(c.eps_c),
             c.method,
+            post,
             "" if central else _number(p.get("eps_l_inf")),
             "" if central else _number(p.get("eps_l_1")),
             _number(p.get("sigma")),
-            _number(m.get("rmse")),
+            "" if post else _number(m.get("rmse")),
+            _number(m.get("rmse")) if post else "",
             _number(m.get("rmse_raw")),
             _number(p.get("expected_messages")),
             p.get("neighbouring", ""),

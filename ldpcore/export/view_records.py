@@ -52,15 +52,21 @@ def cell_record(cell: Cell) -> dict:
     return {**head, **cell.privacy, **cell.metrics}
 
 
-def reconstruct_record(hist: Histogram, spec: ProtocolSpec, seed: int, esa: Cell, central: Cell, alone: Cell) -> dict:
+def reconstruct_record(
+    hist: Histogram, spec: ProtocolSpec, seed: int, esa: Cell, central: Cell, alone: Cell, post: Cell | None = None
+) -> dict:
     """Reconstruct's run record (run.json): the ESA run's privacy numbers and metrics, the data's name, the
     seed and the spec, the central Gaussian baseline and the run without a shuffler (None where undefined),
-    and the summary of the estimate's per-bin standard errors (ldpcore.export.uncertainty)."""
+    and the summary of the estimate's per-bin standard errors (ldpcore.export.uncertainty); post: the ESA run
+    after the page's post-processing, whose method and metrics go under "postprocess" (as `ldpcore run
+    --postprocess` writes them)."""
     ran, base = _ran(esa), _ran(central)
     assert ran.estimate is not None, "the record needs the ESA run's estimate"
+    shown = _ran(post) if post is not None else None
     return {
         **ran.privacy,
         **ran.metrics,
+        **({} if shown is None else {"postprocess": {"method": shown.postprocess, **shown.metrics}}),
         "input": hist.name,
         "seed": seed,
         "spec": spec.as_dict(),
@@ -68,6 +74,12 @@ def reconstruct_record(hist: Histogram, spec: ProtocolSpec, seed: int, esa: Cell
         "without_shuffler": None if isinstance(alone, Failed) else {**alone.privacy, **alone.metrics},
         "uncertainty": uncertainty(std_errors(hist, ran.estimate, ran.plan)),
     }
+
+
+def _method_record(m: Method) -> dict:
+    """A column: its label, whether it is the central baseline, its spec and its post-processing (where any)."""
+    head = {"label": m.label, "central": m.central, "spec": m.spec.as_dict()}
+    return head if m.postprocess is None else {**head, "postprocess": m.postprocess}
 
 
 def tradeoffs_record(
@@ -81,15 +93,15 @@ def tradeoffs_record(
     eps_c: float,
     at: Mapping[str, dict | None],
 ) -> dict:
-    """Trade-offs: every measured cell (in the methods' native notions), the analytic curves of every method on
-    the fine grid of eps_c and the analytic values at the chosen eps_c (the page's table), in `notion` (each
-    restated value with its native one beside it)."""
+    """Trade-offs: every measured cell (in the methods' native notions; the columns after a post-processing among
+    them), the analytic curves of every column without one on the fine grid of eps_c and the analytic values at
+    the chosen eps_c (the page's table), in `notion` (each restated value with its native one beside it)."""
     return {
         "input": hist.name,
         "seed": seed,
         "notion": notion,
         "eps_c": eps_c,
-        "methods": [{"label": m.label, "central": m.central, "spec": m.spec.as_dict()} for m in methods],
+        "methods": [_method_record(m) for m in methods],
         "measured": [cell_record(c) for c in measured],
         "analytic": {"eps_c": _list(eps_fine), "curves": {k: list(v) for k, v in curves.items()}},
         "at_eps_c": dict(at),
@@ -315,6 +327,14 @@ def crowds_record(
     }
 
 
+def run_std_errors(result: Result) -> np.ndarray | None:
+    """A run's per-bin standard errors (ldpcore.export.std_errors), or None where its estimate is post-processed:
+    a post-processed estimate has no analytic interval (the CSV leaves them empty and the record says why)."""
+    if result.postprocessed is not None:
+        return None
+    return std_errors(result.histogram, result.estimate, result.plan)
+
+
 def run_command_record(
     result: Result, central: CentralResult, report: IngestReport | None = None, seconds=None
 ) -> dict:
@@ -326,7 +346,7 @@ def run_command_record(
         del record["seconds"]
     else:
         record["seconds"] = seconds
-    record["uncertainty"] = uncertainty(std_errors(result.histogram, result.estimate, result.plan))
+    record["uncertainty"] = uncertainty(run_std_errors(result))
     record["central"] = {
         "mechanism": "analytic Gaussian",
         "sigma": central.sigma,

@@ -28,18 +28,31 @@ Optional capabilities, each read through a function here that gives the default 
   default: the oracle (MURS: its base oracle, the fake reports are the shufflers').
 - ``report_likelihood(oracle)``: ``report_log_prob(value, reports)``, the exact log-probability of a
   report, or Unsupported.
+- ``support_law(oracle, n)``: the law of the support counts behind the unbiased estimate
+  (ldpcore.oracles.support.SupportLaw), for the likelihood post-processing; default: unsupported.
+- ``simulation_draws(oracle, counts)``: about how many random numbers one exact simulation of these counts
+  draws (its cost, for a planner that simulates many runs); default 2 d (a draw or two per bin).
+- ``hash_tail(oracle, n, values, bins, rng)``: where the analytic variance is a mean over hash draws carried by
+  rare collisions, how a run's error spreads (ldpcore.oracles.sketches.tail.HashTail), else None; default None.
+- ``prediction_limit(oracle, n, values, bins)``: why the analytic variance is not a prediction within its
+  stated tolerance for these counts (and what to use instead), "" where it is; default "" (the variance is
+  exact, or its note states the approximation's tolerance).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from ldpcore.oracles.laws import Law, Observer, Unsupported
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
+
+if TYPE_CHECKING:
+    from ldpcore.oracles.sketches.tail import HashTail
 
 
 @runtime_checkable
@@ -105,6 +118,26 @@ class _Likelihood(Protocol):
     def report_log_prob(self, value: Any, reports: Any) -> np.ndarray: ...
 
 
+@runtime_checkable
+class _Supported(Protocol):
+    def support_law(self, n: int) -> SupportLaw | Unsupported: ...
+
+
+@runtime_checkable
+class _Tailed(Protocol):
+    def hash_tail(self, n: int, values: np.ndarray, bins: np.ndarray, rng: np.random.Generator) -> HashTail | None: ...
+
+
+@runtime_checkable
+class _Costed(Protocol):
+    def simulation_draws(self, counts: np.ndarray) -> float: ...
+
+
+@runtime_checkable
+class _Limited(Protocol):
+    def prediction_limit(self, n: int, values: np.ndarray, bins: np.ndarray) -> str: ...
+
+
 def observer_law(oracle: FrequencyOracle, observer: Observer | str) -> Law | Unsupported:
     """What `observer` sees of one respondent under this oracle (ldpcore.oracles.laws), or why it is not stated."""
     observer = Observer(observer)
@@ -133,3 +166,29 @@ def report_likelihood(oracle: FrequencyOracle) -> Callable[[Any, Any], np.ndarra
     if isinstance(own, _Likelihood):
         return own.report_log_prob
     return Unsupported(f"the {oracle.name} encoding states no likelihood of a report")
+
+
+def support_law(oracle: FrequencyOracle, n: int) -> SupportLaw | Unsupported:
+    """The law of the support counts behind the oracle's unbiased estimate of n respondents, or why there is none."""
+    if isinstance(oracle, _Supported):
+        return oracle.support_law(n)
+    return Unsupported(f"the {oracle.name} encoding states no law of the counts its estimate is made from")
+
+
+def prediction_limit(oracle: FrequencyOracle, n: int, values: np.ndarray, bins: np.ndarray) -> str:
+    """Why the oracle's analytic variance does not predict its error for a histogram of n respondents whose
+    distinct counts are values (bins: how many bins hold each), "" where it does (module doc)."""
+    return oracle.prediction_limit(n, values, bins) if isinstance(oracle, _Limited) else ""
+
+
+def simulation_draws(oracle: FrequencyOracle, counts: np.ndarray) -> float:
+    """About how many random numbers one exact simulation of these counts draws (module doc)."""
+    return oracle.simulation_draws(counts) if isinstance(oracle, _Costed) else 2.0 * np.size(counts)
+
+
+def hash_tail(
+    oracle: FrequencyOracle, n: int, values: np.ndarray, bins: np.ndarray, rng: np.random.Generator
+) -> HashTail | None:
+    """How a run's error spreads over hash draws where the oracle's predicted error is a mean carried by rare
+    collisions (a histogram of n respondents by its distinct counts values, held by bins bins each), else None."""
+    return oracle.hash_tail(n, values, bins, rng) if isinstance(oracle, _Tailed) else None

@@ -31,6 +31,7 @@ import numpy as np
 from ldpcore.errors import check_delta, check_eps, check_whole, require
 from ldpcore.oracles.laws import ResponseLaws
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy import formulas
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
@@ -60,6 +61,8 @@ class _SupportLaw(Protocol):
 
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray: ...
 
+    categorical_reports: ClassVar[bool]
+
 
 class SupportAnalyzer:
     """The analyzer of the single-message oracles whose report "supports" the true value
@@ -69,6 +72,7 @@ class SupportAnalyzer:
 
     variance_note: ClassVar[str] = ""  # the variance is exact
     neighbouring: ClassVar[Neighbouring] = Neighbouring.REPLACE_ONE  # one report: a value replaced
+    categorical_reports: ClassVar[bool] = False  # each report supports exactly one value (GRR)
 
     def support_counts(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """N_v from what the analyzer sees (the report histogram itself, by default)."""
@@ -85,6 +89,11 @@ class SupportAnalyzer:
             return n * q * (1 - q) / (p - q) ** 2
         c = np.asarray(counts, dtype=np.float64)
         return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+
+    def support_law(self: _SupportLaw, n: int) -> SupportLaw:
+        """Each bin's support count is Bin(n, q + (p - q) c_v/n) in the population model (ldpcore.oracles.support);
+        jointly multinomial where each report supports exactly one value."""
+        return SupportLaw(int(n), self.q, self.p - self.q, self.categorical_reports)
 
     def expected_messages(self) -> float:
         return 1.0
@@ -133,6 +142,7 @@ class GRR(SupportAnalyzer):
     name: ClassVar[str] = "grr"
     title: ClassVar[str] = "Generalized randomized response (k-RR, direct encoding)"
     randomizer: ClassVar[Randomizer] = Randomizer.K_RR
+    categorical_reports: ClassVar[bool] = True  # a report is one value: the counts are jointly multinomial
     # blanket-krr, -bennett, -hoeffding take k = self.k; stronger-clone holds for k-RR
 
     def __post_init__(self):

@@ -27,6 +27,7 @@ from ldpcore.oracles.direct import GRR, blanket_a, check_domain, check_responden
 from ldpcore.oracles.hashing import OLH, SOLH
 from ldpcore.oracles.laws import Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_reference
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy import solver
 from ldpcore.privacy.bounds import Bound, BoundName, Randomizer
 from ldpcore.privacy.formulas import EPS0_MIN, blanket_limit, solh_hash_range
@@ -209,6 +210,14 @@ class MURS:
     def estimate(self, aggregate: np.ndarray, n: int) -> np.ndarray:
         """Counts n f_hat_v = (C_v - (n+n_u) q*)/(p - q*) - n_u/d (Algorithm 2, Lemma 6)."""
         return self.oracle.estimate(aggregate, n + self.fakes) - self.fakes / self.d
+
+    def support_law(self, n: int) -> SupportLaw:
+        """The n + n_u reports: each of the n_u fakes has a uniform input, so a report supports v w.p.
+        q* + (p - q*)(c_v + n_u/d)/(n + n_u): Bin(n + n_u, that) per bin (ldpcore.oracles.support), jointly
+        multinomial on GRR, with base q* + (p - q*) n_u/(d (n + n_u)) and gain (p - q*) n/(n + n_u)."""
+        inner = self.oracle.support_law(int(n) + self.fakes)
+        trials, spread = inner.trials, inner.gain / inner.trials
+        return SupportLaw(trials, inner.base + spread * self.fakes / self.d, spread * int(n), inner.categorical)
 
     def variance(self, n: int, counts: np.ndarray | None = None) -> float | np.ndarray:
         """The oracle's variance for the n respondents plus n_u s(1-s)/(p-q*)^2 (Theorem 7)."""

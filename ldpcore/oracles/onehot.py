@@ -29,6 +29,7 @@ from ldpcore.errors import InputError, check_whole, require
 from ldpcore.oracles.bits import bernoulli_bits
 from ldpcore.oracles.laws import BinLaws, CountLaws, Law, Observer, Unsupported
 from ldpcore.oracles.limits import check_realised, check_reference, largest_eps
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy import binomial
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
@@ -165,6 +166,16 @@ class OneHot:
         if self.tau is not None:
             var += n * self.fragment_flip * (1 - self.fragment_flip) / (self.tau * (1 - 2 * self.fragment_flip) ** 2)
         return var / (1 - 2 * self.p_b) ** 2
+
+    def support_law(self, n: int) -> SupportLaw | Unsupported:
+        """Without report fragments each bin's 1-reports are Bin(n, p_b + (1 - 2 p_b) c_v/n) in the population
+        model (ldpcore.oracles.support); with them a respondent adds up to tau dependent copies of one bit to a
+        bin, which is not a binomial law."""
+        if self.tau is not None:
+            return Unsupported(
+                "with report fragments a bin's count adds the tau copies of each respondent's bit: not a binomial law"
+            )
+        return SupportLaw(int(n), self.p_b, 1 - 2 * self.p_b)
 
     def reference_cells(self, n: int) -> int:
         """Memory of the per-respondent reference: n one-hot rows of d bits, tau fragments each."""

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ldpcore.experiment.protocol.postprocess import METHODS as POSTPROCESS
 from ldpcore.experiment.protocol.spec import ProtocolSpec
 from ldpcore.oracles import ENCODINGS, Encoding, Param
 from ldpcore.privacy.fragments import EPS_F_RULES
@@ -145,6 +146,27 @@ def protocol_sidebar(
             params=params,
         )
     return Protocol(spec, seed, eps_c)
+
+
+POSTPROCESS_HELP = (
+    "What the analyst knows beyond the reports, applied to the raw (unbiased) estimate: "
+    + "; ".join(f"{name}: {m.title} ({m.citation})" for name, m in POSTPROCESS.items())
+    + ". The raw estimate's RMSE stays in the caption. ibu and mle need the encoding's law of its support counts "
+    "(a sketch or report fragments have none; ibu needs reports that each name one value: GRR, MURS on GRR)."
+)
+
+
+def postprocess_control(container=None, key: str = "postprocess") -> str | None:
+    """The post-processing of the estimate a page shows (None: the raw estimate, clipped to [0, input maximum] as
+    the paper's RMSE), bound to ?postprocess= (the Plan page's row links carry it; another page's key: key)."""
+    choice = (container or st.sidebar).selectbox(
+        "Post-processing",
+        ["none", *POSTPROCESS],
+        key=key,
+        bind="query-params",  # the options are the short names: a bound widget writes the displayed option
+        help="none: the raw estimate (its picture and RMSE clipped to [0, input maximum]). " + POSTPROCESS_HELP,
+    )
+    return None if choice == "none" else choice
 
 
 def compare_control(container, spec: ProtocolSpec, key: str) -> list[str]:

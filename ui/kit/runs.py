@@ -23,7 +23,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.data.histogram import Histogram
 from ldpcore.errors import Cancelled, checkpoint, stop_when
-from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, without_estimate
+from ldpcore.experiment.protocol.run import Cell, Failed, Method, evaluate, postprocess_cell, without_estimate
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec
 from ldpcore.export import png_bytes, render
 from ldpcore.oracles import ENCODINGS
@@ -49,22 +49,31 @@ def neighbouring_of(method: Method) -> str:
 
 
 @cached("runs")
-def cell_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
+def cell_of(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, postprocess: str | None = None
+) -> Cell:
     """The cached evaluation of the method (ProtocolSpec(**spec), or the central baseline) on the input named
-    input_key: what cell() returns, keyed as run_spec() gives it."""
+    input_key: what cell() returns, keyed as run_spec() gives it; a post-processed cell is the cached raw cell's
+    estimate post-processed (ldpcore.experiment.protocol.run.postprocess_cell), not a second run."""
+    if postprocess is not None:
+        return postprocess_cell(cell_of(input_key, _hist, spec, central, seed), postprocess, _hist)
     return evaluate(Method("", ProtocolSpec(**spec), central), spec["eps_c"], _hist, seed)
 
 
 def cell(inp: Input, method: Method, eps_c: float, seed: int) -> Cell:
-    """One cached evaluation of method at eps_c on the input, labelled with the method's label."""
-    return replace(cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed)), method=method.label)
+    """One cached evaluation of method at eps_c on the input (after its post-processing), labelled with the
+    method's label."""
+    c = cell_of(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), method.postprocess)
+    return replace(c, method=method.label)
 
 
 @cached("results")
-def summary_of(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int) -> Cell:
+def summary_of(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, postprocess: str | None = None
+) -> Cell:
     """cell_of without its estimate: what a sweep keeps of a cell (small, so that it stays cached however large
     the estimates of a grid are)."""
-    return without_estimate(cell_of(input_key, _hist, spec, central, seed))
+    return without_estimate(cell_of(input_key, _hist, spec, central, seed, postprocess))
 
 
 class Ran(NamedTuple):
@@ -105,15 +114,17 @@ def fit(img: Image.Image, max_width: int) -> Image.Image:
 
 
 @cached("images")
-def _cell_png(input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int) -> bytes | None:
-    c = cell_of(input_key, _hist, spec, central, seed)
+def _cell_png(
+    input_key: str, _hist: Histogram, spec: dict, central: bool, seed: int, max_width: int, postprocess: str | None
+) -> bytes | None:
+    c = cell_of(input_key, _hist, spec, central, seed, postprocess)
     return None if isinstance(c, Failed) else png_bytes(fit(render(_hist, ran(c).estimate), max_width), FAST)
 
 
 def cell_png(inp: Input, method: Method, eps_c: float, seed: int, max_width: int = DISPLAY_WIDTH) -> bytes | None:
     """The reconstruction of cell(...) as a PNG on the input's scale, at most max_width pixels wide (None where
     undefined), made once (st.image would otherwise downscale a wide image on every rerun)."""
-    return _cell_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width))
+    return _cell_png(inp.key, inp.hist, *run_spec(method, eps_c), int(seed), int(max_width), method.postprocess)
 
 
 @cached("images")
@@ -182,10 +193,11 @@ def _abandoned(key: tuple) -> bool:
 def _landed(inp: Input, m: Method, e: float, seed: int, png_width: int | None) -> Cell | None:
     """The cell (labelled, without its estimate) if it and, with png_width, its picture are cached; else None."""
     spec, central = run_spec(m, e)
-    c = summary_of.peek(inp.key, inp.hist, spec, central, int(seed))
+    c = summary_of.peek(inp.key, inp.hist, spec, central, int(seed), m.postprocess)
     if c is MISSING:
         return None
-    if png_width is not None and _cell_png.peek(inp.key, inp.hist, spec, central, int(seed), int(png_width)) is MISSING:
+    picture = (inp.key, inp.hist, spec, central, int(seed), int(png_width or 0), m.postprocess)
+    if png_width is not None and _cell_png.peek(*picture) is MISSING:
         return None
     return replace(c, method=m.label)
 
@@ -199,7 +211,7 @@ def _job(key: tuple, inp: Input, m: Method, e: float, seed: int, png_width: int 
     try:
         with stop_when(lambda: _abandoned(key)):
             checkpoint()
-            summary_of(inp.key, inp.hist, spec, central, seed)
+            summary_of(inp.key, inp.hist, spec, central, seed, m.postprocess)
             if png_width is not None:
                 cell_png(inp, m, e, seed, max_width=png_width)
     except Cancelled:
@@ -236,7 +248,7 @@ def landed(inp: Input, methods, eps_cs, seed: int, png_width: int | None = None,
             c = _landed(inp, m, e, seed, png_width)
             if c is None:
                 spec, central = run_spec(m, e)
-                jobs[(inp.key, frozen(spec), central, int(seed), png_width)] = (m, e)
+                jobs[(inp.key, frozen(spec), central, int(seed), png_width, m.postprocess)] = (m, e)
             cells.append(c)
     if queue:
         session = _session()

@@ -27,6 +27,7 @@ table        PlanRow, PlanTable, plan_table: every row at one eps_c
 choice       the Pareto set and the rules that pick the recommendation in it
 search       the monotone search both inverses use
 inverses     solve_eps_c, solve_n, error_curve
+simulate     a row's error after a post-processing, simulated with the exact sampler
 query        PlanQuery and answer(query): the one question the command line and the page ask
 """
 
@@ -46,6 +47,14 @@ from ldpcore.experiment.planning.inverses import EPS_C_MAX, EPS_C_MIN, N_MAX, er
 from ldpcore.experiment.planning.query import DELTA_FROM, QUESTIONS, PlanQuery, answer
 from ldpcore.experiment.planning.search import SOLVE_RTOL
 from ldpcore.experiment.planning.shapes import Groups, Shape, scaled_counts
+from ldpcore.experiment.planning.simulate import (
+    BUDGET,
+    FIRST_SEED,
+    INTERVAL_NOTE,
+    RUNS,
+    Simulated,
+    simulate_postprocessed,
+)
 from ldpcore.experiment.planning.table import (
     NOTIONS,
     TARGET_WORDS,
@@ -60,16 +69,20 @@ from ldpcore.experiment.planning.table import (
 )
 
 __all__ = [
+    "BUDGET",
     "DEFAULT_RULE",
     "DELTA_FROM",
     "EPS_C_MAX",
     "EPS_C_MIN",
+    "FIRST_SEED",
+    "INTERVAL_NOTE",
     "LINF_NOTE",
     "NOTIONS",
     "NO_TOPK",
     "N_MAX",
     "QUESTIONS",
     "RULES",
+    "RUNS",
     "SOLVE_RTOL",
     "TARGETS",
     "TARGET_WORDS",
@@ -83,6 +96,7 @@ __all__ = [
     "PlanTable",
     "Rule",
     "Shape",
+    "Simulated",
     "Target",
     "answer",
     "central_rmse",
@@ -93,6 +107,7 @@ __all__ = [
     "plan_shape",
     "plan_table",
     "scaled_counts",
+    "simulate_postprocessed",
     "solve_eps_c",
     "solve_n",
     "standard_errors",

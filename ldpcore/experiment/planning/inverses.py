@@ -42,16 +42,21 @@ SEARCH_RTOL = 1e-5  # the inverses' trial points solve the accountants to this r
 
 
 def metric_at_eps(
-    enc, acc, ps, groups: Groups, delta, notion, kind, rounds: int = 1
+    enc, acc, ps, groups: Groups, delta, notion, kind, rounds: int = 1, capped_counts: bool = False
 ) -> Callable[[float], float | None]:
     """eps_c (table notion, total over the rounds) -> the row's predicted error there (None where the accountant
-    certifies nothing, or is capped below eps_c: then a larger eps_c buys nothing)."""
+    certifies nothing, or is capped below eps_c: then a larger eps_c buys nothing). capped_counts: a capped plan
+    is a row all the same (the inverse in n at a fixed eps_c: it certifies a smaller eps_c, at least as private as
+    asked, and its error is what it is). Without it the n-search's predicate was not monotone: MURS on SOLH at
+    eps_c = 1, the blanket bound's limit, is capped at 35% of the n in [5e6, 3e7] (its forward map jumps where the
+    rounded hash range changes, so the top of its region certifies up to 2e-5 below 1), at no pattern in n, and
+    the search landed on any capped-to-uncapped edge, up to 300x above the smallest n."""
 
     def value(eps: float) -> float | None:
         try:
             with search_precision(SEARCH_RTOL):  # a trial point; the answer's row is evaluated exactly
                 p = plan(row_spec(enc, acc, ps, eps, delta, notion, rounds), groups.n, groups.d)
-            if p.amplification.capped:
+            if p.amplification.capped and not capped_counts:
                 return None
             return error_of(variances(p.oracle(), groups), groups, kind)
         except InputError:
@@ -200,7 +205,7 @@ def solve_n(
 
         def value(x, enc=enc, acc=acc, ps=ps, seen=seen):
             n = int(round(x))
-            seen[x] = metric_at_eps(enc, acc, ps, at(n), delta_at(n), notion, target.kind, rounds)(eps_c)
+            seen[x] = metric_at_eps(enc, acc, ps, at(n), delta_at(n), notion, target.kind, rounds, True)(eps_c)
             return seen[x]
 
         guess, slope = (float(start.n), -1.0) if target.kind != "rmse" else (None, None)

@@ -23,6 +23,7 @@ from ldpcore.experiment.planning.table import (
     check_counts,
     plan_table,
 )
+from ldpcore.experiment.protocol.postprocess import check_method
 from ldpcore.oracles import get_encoding
 
 QUESTIONS = ("table", "eps_c", "n")  # the table at eps_c; the smallest eps_c, or n, meeting a target
@@ -38,8 +39,9 @@ class PlanQuery:
     from the same respondents: eps_c and delta are their total); the encodings (empty: all) with their parameters
     ({encoding: {parameter: value}}); the constraints; the rule the recommendation is picked by within the Pareto
     set (choice.RULES); delta_with_n: when solving for n, the rule delta = about 1/(10 n) applied afresh at each n
-    (else delta is held fixed at every n: said by held_fixed). Every field is checked here, once (InputError
-    naming it)."""
+    (else delta is held fixed at every n: said by held_fixed); postprocess: the post-processing the table ranks on
+    (None: the raw estimate; a method's name: each row's simulated error after it, planning.simulate; the table at
+    eps_c only). Every field is checked here, once (InputError naming it)."""
 
     counts: np.ndarray
     name: str
@@ -55,6 +57,7 @@ class PlanQuery:
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     rule: str = DEFAULT_RULE
     delta_with_n: bool = False
+    postprocess: str | None = None
 
     def __post_init__(self):
         check_rule(self.rule)
@@ -71,6 +74,13 @@ class PlanQuery:
             require(self.eps_c is None, "solving for eps_c finds eps_c: do not give eps_c.")
         else:
             require(self.target is not None and self.eps_c is not None, "solving for n needs eps_c and a target error.")
+        if self.postprocess is not None:
+            check_method(self.postprocess)
+            require(
+                solve == "table",
+                "post-processed errors are simulated for the table at one eps_c; the inverses search the raw "
+                "prediction (drop the post-processing, or the target).",
+            )
         for name in self.encodings:
             get_encoding(name)  # an unknown name is refused with the list
         require(not self.delta_with_n or solve == "n", "delta follows n only when solving for n.")
@@ -111,4 +121,4 @@ def answer(query: PlanQuery) -> PlanTable:
     if query.solve == "n":
         assert query.target is not None
         return solve_n(query.counts, query.eps_c, query.target, query.delta, delta_with_n=query.delta_with_n, **kw)
-    return plan_table(query.counts, query.eps_c, query.delta, **kw)
+    return plan_table(query.counts, query.eps_c, query.delta, postprocess=query.postprocess, **kw)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -33,8 +33,13 @@ from ldpcore.experiment.planning.error_model import (
     variances,
 )
 from ldpcore.experiment.planning.shapes import Groups, Shape, groups_of, scaled_counts
+from ldpcore.experiment.planning.simulate import FIRST_SEED, Simulated, simulate_postprocessed
+from ldpcore.experiment.protocol.postprocess import METHODS, check_method
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import ENCODINGS, Encoding, get_encoding
+from ldpcore.oracles.base import hash_tail, prediction_limit
+from ldpcore.oracles.laws import Unsupported
+from ldpcore.oracles.sketches.tail import HashTail
 from ldpcore.privacy.bounds import shared_inverses
 from ldpcore.privacy.notions import COMPOSED, NOTIONS, Seen, channels, local_on_notion, replacement_eps
 from ldpcore.privacy.rounds import COMPARE_RTOL, MAX_ROUNDS
@@ -143,8 +148,14 @@ class PlanRow:
     raw estimate, topk_recall: the predicted share of the true top topk bins among the estimated top topk
     (None without heavy hitters; topk_note says how, or why there is none), rmse_local_only: the same
     encoding without a shuffler at eps_l = eps_c (in the table's notion). certified: eps_c is certified and
-    no error; within_constraints; reason: why the row is not ranked ("" if it is); pareto: no other ranked row
-    beats it in every respect (choice.pareto). plan: the underlying ldpcore Plan (None on error).
+    no error; within_constraints; prediction_limit: why the predicted errors do not hold for these counts (the
+    encoding's own capability, ldpcore.oracles.base.prediction_limit; "" where they do); reason: why the row is
+    not ranked ("" if it is); pareto: no other ranked row beats it in every respect (choice.pareto). plan: the
+    underlying ldpcore Plan (None on error). postprocess: the post-processing the table ranks on (None: the raw
+    estimate), postprocessed its simulated error (planning.simulate.Simulated), or None with postprocessed_note
+    saying why. hash_tail: where the predicted RMSE is a mean over hash draws carried by rare collisions (a sketch
+    with few values and large counts), how a run's error spreads, simulated (the sentence is among the notes); None
+    elsewhere.
     """
 
     encoding: str
@@ -180,21 +191,36 @@ class PlanRow:
     rmse_local_only: float | None = None
     local_only_note: str = ""
     within_constraints: bool = True
+    prediction_limit: str = ""
     reason: str = ""
     pareto: bool = False
     error: str = ""
     notes: tuple[str, ...] = ()
     params: tuple = ()
     plan: Plan | None = field(default=None, repr=False, compare=False)
+    postprocess: str | None = None
+    postprocessed: Simulated | None = None
+    postprocessed_note: str = ""
+    hash_tail: HashTail | None = None
 
     @property
     def ranked(self) -> bool:
-        """Eligible for the recommendation: certified, valid and within the constraints."""
-        return self.certified and not self.error and self.within_constraints
+        """Eligible for the recommendation: certified, valid, within the constraints, and its predicted errors
+        hold for these counts (with a post-processing: simulated)."""
+        simulated = self.postprocess is None or self.postprocessed is not None
+        return self.certified and not self.error and self.within_constraints and not self.prediction_limit and simulated
 
     @property
     def relative_rmse(self) -> float | None:
         return None if self.rmse is None else self.rmse * self.d / self.n
+
+    @property
+    def ranked_rmse(self) -> float | None:
+        """The RMSE the table ranks on: the simulated post-processed one where the table has a post-processing,
+        else the predicted raw RMSE."""
+        if self.postprocess is None:
+            return self.rmse
+        return None if self.postprocessed is None else self.postprocessed.rmse
 
     def metric(self, kind: str) -> float:
         """The predicted error of a target kind (inf where the row has no number)."""
@@ -213,6 +239,8 @@ class PlanRow:
         out["notes"] = list(self.notes)
         out["relative_rmse"] = self.relative_rmse
         out["ranked"] = self.ranked
+        out["postprocessed"] = None if self.postprocessed is None else self.postprocessed.as_dict()
+        out["hash_tail"] = None if self.hash_tail is None else asdict(self.hash_tail)
         return out
 
 
@@ -240,10 +268,12 @@ class PlanTable:
     name: str = ""
     rounds: int = 1
     rule: str = DEFAULT_RULE
+    postprocess: str | None = None
 
     def as_dict(self) -> dict:
         return {
             "input": self.name,
+            "postprocess": self.postprocess,
             "n": self.n,
             "d": self.d,
             "delta": self.delta,
@@ -347,8 +377,11 @@ def evaluate_row(
         return PlanRow(**base, certified=False, error=str(exc), reason=str(exc), within_constraints=False)
     messages, bpm = float(oracle.expected_messages()), int(oracle.bits_per_message)
     broken = constraints.broken(messages, messages * bpm)
+    limit = prediction_limit(oracle, n, groups.values, groups.bins)
+    tail = hash_tail(oracle, n, groups.values, groups.bins, np.random.default_rng(FIRST_SEED))
     reasons = [f"eps_c is not certified for {encoding}: {e.privacy_note}"] if not e.certified else []
     reasons += [f"outside the constraints: {broken}"] if broken else []
+    reasons += [limit] if limit else []
     local = local if local is not None else local_only(encoding, params, local_eps(e, eps_c, notion, rounds), groups)
     return PlanRow(
         **base,
@@ -376,9 +409,11 @@ def evaluate_row(
         rmse_local_only=local[0],
         local_only_note=local[1],
         within_constraints=not broken,
+        prediction_limit=limit,
         reason="; ".join(reasons),
-        notes=tuple(x for x in p.notes if x != e.privacy_note),
+        notes=tuple(x for x in p.notes if x != e.privacy_note) + (() if tail is None else (tail.sentence(),)),
         plan=p,
+        hash_tail=tail,
     )
 
 
@@ -463,26 +498,51 @@ def table_of(
     )
 
 
+def with_postprocessed(row: PlanRow, counts: np.ndarray, method: str) -> PlanRow:
+    """The row ranked on a post-processing: its error after it, simulated (planning.simulate), or why not."""
+    if row.plan is None:
+        return replace(row, postprocess=method, postprocessed_note=row.error)
+    sim = simulate_postprocessed(row.plan, counts, method)
+    if isinstance(sim, Unsupported):
+        reason = "; ".join(x for x in (row.reason, f"no {METHODS[method].title} prediction: {sim.reason}") if x)
+        return replace(row, postprocess=method, postprocessed_note=sim.reason, reason=reason)
+    return replace(row, postprocess=method, postprocessed=sim)
+
+
 @shared
-def plan_table(counts, eps_c: float, delta: float, **options: Unpack[RowOptions]) -> PlanTable:
-    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions)."""
+def plan_table(
+    counts, eps_c: float, delta: float, postprocess: str | None = None, **options: Unpack[RowOptions]
+) -> PlanTable:
+    """Every (encoding, accountant) at eps_c on these counts (options: RowOptions), ranked on the predicted raw
+    RMSE, or with postprocess (a method's name, ldpcore.experiment.protocol.postprocess.METHODS) on each row's
+    simulated RMSE after it (planning.simulate)."""
     notion, rounds, encodings, constraints, params, name = row_options(options)
     counts = check_counts(counts, eps_c, delta, notion, rounds)
+    if postprocess is not None:
+        check_method(postprocess)
     groups = groups_of(counts)
     local = local_cache(notion, eps_c, groups, rounds)
     rows = [
         evaluate_row(enc, acc, groups, eps_c, delta, notion, constraints, ps, local(enc, ps), rounds)
         for enc, acc, ps in rows_wanted(encodings, params)
     ]
+    if postprocess is not None:
+        rows = [with_postprocessed(r, counts, postprocess) for r in rows]
+
+    def key(r: PlanRow) -> float:
+        return math.inf if r.ranked_rmse is None else r.ranked_rmse
+
+    objective = "predicted RMSE" if postprocess is None else f"simulated RMSE after {METHODS[postprocess].title}"
     ranked = (
-        lambda r: (not r.ranked, not r.certified, r.metric("rmse")),
-        lambda r: r.metric("rmse"),
-        "predicted RMSE",
+        lambda r: (not r.ranked, not r.certified, key(r)),
+        key,
+        objective,
         "certified rows within the constraints",
         rows,
     )
     query = (delta, notion, rounds, constraints, None, None, name)
-    return table_of(rows, counts, ranked, query, eps_c, options.get("rule", DEFAULT_RULE))
+    table = table_of(rows, counts, ranked, query, eps_c, options.get("rule", DEFAULT_RULE))
+    return replace(table, postprocess=postprocess)
 
 
 def plan_shape(n: int, d: int, shape: Shape | str, eps_c: float, delta: float, **kw) -> PlanTable:

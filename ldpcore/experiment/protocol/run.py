@@ -1,8 +1,10 @@
-"""run(spec, histogram, seed) -> Result: plan, simulate, estimate, measure.
+"""run(spec, histogram, seed) -> Result: plan, simulate, estimate, measure (and post-process).
 
 The analyzer sees only shuffled aggregates, so the default simulation draws them
 exactly (cost independent of n). ``per_respondent=True`` runs the reference
-randomizer instead (O(n d) memory and time: small inputs only).
+randomizer instead (O(n d) memory and time: small inputs only). ``postprocess=NAME``
+also applies a post-processing method (ldpcore.experiment.protocol.postprocess) to the raw
+estimate; the Result keeps both.
 """
 
 from __future__ import annotations
@@ -15,19 +17,56 @@ from typing import ClassVar
 import numpy as np
 
 from ldpcore.data.histogram import Histogram
-from ldpcore.errors import InputError, check_seed
+from ldpcore.errors import InputError, check_seed, require
+from ldpcore.experiment.planning.shapes import groups_of
 from ldpcore.experiment.protocol.metrics import analytic_rmse, error_metrics
+from ldpcore.experiment.protocol.postprocess import METHODS, check_method, postprocess, why_not
 from ldpcore.experiment.protocol.spec import Plan, ProtocolSpec, plan
 from ldpcore.oracles import get_encoding
+from ldpcore.oracles.base import prediction_limit, support_law
+from ldpcore.oracles.laws import Unsupported
 from ldpcore.oracles.limits import check_reference
+from ldpcore.oracles.support import SupportLaw
 from ldpcore.privacy.central import analytic_gaussian_sigma, gaussian_mechanism
 from ldpcore.privacy.guarantee import Neighbouring
 from ldpcore.privacy.notions import gaussian_on_notion
 
+CENTRAL_LAW = Unsupported("the central Gaussian baseline adds Gaussian noise to the counts: it has no support counts")
+
+
+@dataclass(frozen=True)
+class Postprocessed:
+    """An estimate post-processed by one method (ldpcore.experiment.protocol.postprocess.METHODS, by name) and its
+    error metrics measured as it is: rmse, linf, tv (and psnr for images), no further clipping."""
+
+    method: str
+    estimate: np.ndarray
+    metrics: dict
+
+    @property
+    def title(self) -> str:
+        return METHODS[self.method].title
+
+    def as_dict(self) -> dict:
+        """The record's "postprocess" entry: the method, its title and citation, what its total is, its metrics."""
+        m = METHODS[self.method]
+        return {"method": m.name, "title": m.title, "citation": m.citation, "total": m.total or "free", **self.metrics}
+
+
+def postprocessed(name: str, estimate: np.ndarray, hist: Histogram, law: SupportLaw | Unsupported) -> Postprocessed:
+    """The raw estimate of a run on hist post-processed by the method of that name: the total is hist.n, the cap of
+    clip and simplex the input maximum (as the clipped RMSE's), law the encoding's support law (mle, ibu)."""
+    out = postprocess(name, estimate, hist.n, upper=hist.max_count, law=law)
+    metrics = error_metrics(hist.counts, out, math.inf, hist.peak if hist.is_image else None)
+    del metrics["rmse_raw"]  # the estimate is measured as it is: rmse is its RMSE
+    return Postprocessed(name, out, metrics)
+
 
 @dataclass(frozen=True)
 class Result:
-    """One run: the plan (privacy numbers), the raw estimate, metrics and timing."""
+    """One run: the plan (privacy numbers), the raw (unbiased) estimate and its metrics (rmse after clipping to
+    [0, input maximum], rmse_raw of the raw estimate), the seed and timing, and, where a post-processing method
+    was asked for, the post-processed estimate with its own metrics (postprocessed; None otherwise)."""
 
     plan: Plan
     estimate: np.ndarray
@@ -35,6 +74,7 @@ class Result:
     seed: int
     seconds: float
     histogram: Histogram
+    postprocessed: Postprocessed | None = None
 
     @property
     def analytic_std(self) -> float:
@@ -44,8 +84,11 @@ class Result:
 
     @property
     def analytic_note(self) -> str:
-        """What analytic_std is short of exact ("" when exact: the count sketch's median readout says why not)."""
-        return self.plan.oracle().variance_note
+        """What analytic_std is short of exact ("" when exact: the count sketch's median readout says why not), and
+        why it does not predict this run's error where the encoding says so (ldpcore.oracles.base.prediction_limit)."""
+        oracle, groups = self.plan.oracle(), groups_of(self.histogram.counts)
+        limit = prediction_limit(oracle, groups.n, groups.values, groups.bins)
+        return "; ".join(x for x in (oracle.variance_note, limit) if x)
 
     def as_dict(self) -> dict:
         """The run record: every privacy number, metric, the spec and the seed (JSON-ready)."""
@@ -60,7 +103,7 @@ class Result:
             "spec": self.plan.spec.as_dict(),
             "shape": list(self.histogram.shape) if self.histogram.shape else None,
             "input_notes": list(self.histogram.notes),
-        }
+        } | ({} if self.postprocessed is None else {"postprocess": self.postprocessed.as_dict()})
 
 
 def respondents(counts: np.ndarray) -> np.ndarray:
@@ -68,12 +111,19 @@ def respondents(counts: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(counts.size), counts)
 
 
-def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool = False) -> Result:
-    """Simulate the protocol on hist and measure its error; seeds are explicit."""
+def run(
+    spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool = False, postprocess: str | None = None
+) -> Result:
+    """Simulate the protocol on hist and measure its error; seeds are explicit. postprocess: a method's name
+    (ldpcore.experiment.protocol.postprocess.METHODS) applied to the raw estimate as well (Result.postprocessed)."""
     start = time.perf_counter()
     seed = check_seed(seed)
     p = plan(spec, hist.n, hist.d)
     oracle = p.oracle()
+    law = support_law(oracle, hist.n)
+    if postprocess is not None:  # refused before the simulation
+        reason = why_not(postprocess, law)
+        require(not reason, reason + ".")
     rng = np.random.default_rng(seed)
     if per_respondent:
         check_reference(oracle, hist.n)  # before the n values are laid out
@@ -83,7 +133,8 @@ def run(spec: ProtocolSpec, hist: Histogram, seed: int = 0, per_respondent: bool
     estimate = oracle.estimate(aggregate, hist.n)
     metrics = error_metrics(hist.counts, estimate, hist.max_count, hist.peak if hist.is_image else None)
     metrics["expected_messages"] = oracle.expected_messages()
-    return Result(p, estimate, metrics, seed, time.perf_counter() - start, hist)
+    post = None if postprocess is None else postprocessed(postprocess, estimate, hist, law)
+    return Result(p, estimate, metrics, seed, time.perf_counter() - start, hist, post)
 
 
 @dataclass(frozen=True)
@@ -109,11 +160,17 @@ def run_central(eps_c: float, delta: float, hist: Histogram, seed: int = 0) -> C
 @dataclass(frozen=True)
 class Method:
     """A column of a sweep or report table: a protocol template at some eps_c, or (central)
-    the analytic Gaussian mechanism at the template's delta, without LDP."""
+    the analytic Gaussian mechanism at the template's delta, without LDP; postprocess: the name of a
+    post-processing method whose estimate the column shows (None: the raw estimate, clipped where measured)."""
 
     label: str
     spec: ProtocolSpec
     central: bool = False
+    postprocess: str | None = None
+
+    def __post_init__(self):
+        if self.postprocess is not None:
+            check_method(self.postprocess)
 
     def at(self, eps_c: float) -> ProtocolSpec:
         return self.spec.at(eps_c)
@@ -143,12 +200,27 @@ def paper_methods(base: ProtocolSpec, taus=(4, 16, 256), central: bool = True, c
     ]
 
 
+def with_postprocessing(methods: list[Method], chosen) -> list[Method]:
+    """The columns and, for each chosen post-processing (names of METHODS), every column again showing its
+    estimate after it, labelled '<column> + <name>' (the central baseline too for the methods that need no law
+    of the reports)."""
+    extra = [
+        replace(m, label=f"{m.label} + {name}", postprocess=name)
+        for name in chosen
+        for m in methods
+        if not (m.central and METHODS[name].needs_law)
+    ]
+    return methods + extra
+
+
 @dataclass(frozen=True)
 class Measured:
     """One (method, eps_c) evaluation that ran: the estimate (None once left out: without_estimate) and its error
     metrics; privacy, the record of the privacy numbers (a table row, JSON-ready); for a protocol, plan is the
     typed Plan and analytic_rmse_raw (with analytic_rmse_raw_note) its analytic raw RMSE (None for the central
-    baseline)."""
+    baseline). postprocess: the method's post-processing (Method.postprocess); then the estimate is the
+    post-processed one and metrics are its own (rmse, linf, tv, psnr: Postprocessed.metrics) with the raw
+    estimate's rmse_raw kept."""
 
     method: str
     eps_c: float
@@ -159,6 +231,7 @@ class Measured:
     plan: Plan | None = None
     analytic_rmse_raw: float | None = None
     analytic_rmse_raw_note: str = ""
+    postprocess: str | None = None
 
     error: ClassVar[None] = None  # what ran has no failure (Failed.error is the reason)
 
@@ -185,8 +258,24 @@ def without_estimate(cell: Cell) -> Cell:
     return cell if isinstance(cell, Failed) else replace(cell, estimate=None)
 
 
+def postprocess_cell(c: Cell, method: str | None, hist: Histogram) -> Cell:
+    """The cell shown after a post-processing (method's name; None: as it is): its estimate post-processed, with
+    that estimate's metrics and the raw estimate's rmse_raw (and messages) kept, or Failed with the reason where the
+    encoding has no law for the method (the central baseline has no support counts)."""
+    if method is None or isinstance(c, Failed) or c.estimate is None:
+        return c
+    law = CENTRAL_LAW if c.plan is None else support_law(c.plan.oracle(), hist.n)
+    try:
+        post = postprocessed(method, c.estimate, hist, law)
+    except InputError as exc:
+        return Failed(c.method, c.eps_c, c.seed, str(exc))
+    kept = {k: c.metrics[k] for k in ("rmse_raw", "expected_messages") if k in c.metrics}
+    return replace(c, estimate=post.estimate, metrics={**post.metrics, **kept}, postprocess=method)
+
+
 def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Cell:
-    """Run one method at eps_c: Measured, or Failed with the reason where the combination is undefined."""
+    """Run one method at eps_c: Measured (after the method's post-processing, postprocess_cell), or Failed with the
+    reason where the combination is undefined."""
     try:
         if method.central:
             c = run_central(eps_c, method.spec.delta, hist, seed)
@@ -199,23 +288,25 @@ def evaluate(method: Method, eps_c: float, hist: Histogram, seed: int = 0) -> Ce
                 "neighbouring": Neighbouring.ZERO_OUT,
                 "mechanism": "analytic Gaussian",
             }
-            return Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
-        r = run(method.at(eps_c), hist, seed)
-        std, note = r.analytic_std, r.analytic_note
-        privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
-        return Measured(
-            method.label,
-            eps_c,
-            seed,
-            r.estimate,
-            r.metrics,
-            privacy,
-            plan=r.plan,
-            analytic_rmse_raw=std,
-            analytic_rmse_raw_note=note,
-        )
+            cell: Cell = Measured(method.label, eps_c, seed, c.estimate, c.metrics, privacy)
+        else:
+            r = run(method.at(eps_c), hist, seed)
+            std, note = r.analytic_std, r.analytic_note
+            privacy = {**r.plan.as_dict(), "analytic_rmse_raw": std, "analytic_rmse_raw_note": note}
+            cell = Measured(
+                method.label,
+                eps_c,
+                seed,
+                r.estimate,
+                r.metrics,
+                privacy,
+                plan=r.plan,
+                analytic_rmse_raw=std,
+                analytic_rmse_raw_note=note,
+            )
     except InputError as exc:
         return Failed(method.label, eps_c, seed, str(exc))
+    return postprocess_cell(cell, method.postprocess, hist)
 
 
 def sweep(

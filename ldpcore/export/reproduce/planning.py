@@ -46,7 +46,7 @@ PARETO = '''def figures(table: PlanTable) -> "list[go.Figure]":
 class PlanView:
     """The Plan page (and `ldpcore plan`): the data and the fields of its PlanQuery (delta and how it was
     chosen, eps_c, the target error, what to solve for, the notion, the encodings, the constraints, the
-    collections from the same people)."""
+    collections from the same people; the post-processing ranked on)."""
 
     source: Source
     delta: float
@@ -62,6 +62,7 @@ class PlanView:
     rounds: int = 1
     rule: str = "lowest-error"  # the recommendation's rule on the Pareto set (planning.RULES)
     delta_with_n: bool = False  # solving for n: delta about 1/(10 n) at each n (else held fixed)
+    postprocess: str | None = None  # the post-processing the table ranks on (None: the raw estimate)
 
     def query(self) -> Code:
         options: dict[str, object] = {}
@@ -83,6 +84,8 @@ class PlanView:
             options["rule"] = atom(literal(self.rule))
         if self.delta_with_n:
             options["delta_with_n"] = atom(literal(True))
+        if self.postprocess is not None:
+            options["postprocess"] = atom(literal(self.postprocess))
         return call("PlanQuery", "hist.counts", "hist.name", atom(literal(float(self.delta))), **options)
 
     def program(self) -> Program:

@@ -72,6 +72,13 @@ central = evaluate(baseline, spec.eps_c, hist, SEED)
 for name, cell in (("no shuffler", alone), ("central Gaussian", central)):
     print(f"{name}: " + (cell.error or f"RMSE {cell.metrics['rmse']:.6g}"))"""
 
+POST_CODE = """post = postprocess_cell(esa, POSTPROCESS, hist)
+if post.error:  # the encoding has no law for the method: the reason
+    raise SystemExit(post.error)
+m = post.metrics
+print(f"after {METHODS[POSTPROCESS].title}:")
+print(f"RMSE {m['rmse']:.6g}, largest error {m['linf']:.6g} per bin")"""
+
 PICTURES = '''def pictures(hist: ldpcore.Histogram, cells: dict) -> dict:
     """The original and each reconstruction on the original's grey scale."""
     shown = {"original": render(hist)}
@@ -125,18 +132,22 @@ class ReconstructView:
     log_y: bool = True
     view: str = "ranked"
     image: bool = True
+    postprocess: str | None = None
 
     def _charts(self) -> tuple[Charts, set[str]]:
         """The page's pictures (an image) or its histogram chart, and what they import."""
+        shown = "esa" if self.postprocess is None else "post"
         if self.image:
-            pictures = call("pictures", "hist", atom('{"no_shuffler": alone, "esa": esa, "central": central}'))
+            cells = '{"no_shuffler": alone, "esa": ' + shown + ', "central": central}'
+            pictures = call("pictures", "hist", atom(cells))
             words = (
                 "The original, the reports without a shuffler, the ESA reconstruction and the central baseline, "
                 "on one grey scale (ldpcore.export.render), as the page shows them."
             )
             return Charts(PICTURES, pictures, "images", words), {"from ldpcore.export import render"}
+        band = "bin_std(spec, hist)" if self.postprocess is None else "None"  # a post-processed estimate: no band
         series = (
-            'series = {"ESA reconstruction": (esa.estimate, bin_std(spec, hist))}\n'
+            f'series = {{"ESA reconstruction": ({shown}.estimate, {band})}}\n'
             "if alone.error is None:\n"
             '    series[f"no shuffler at eps_l = {spec.eps_c:g}"] = (alone.estimate, None)'
         )
@@ -145,7 +156,8 @@ class ReconstructView:
             "ranked: beyond the top 500 ranks, groups of ranks are averaged)."
         )
         draw = call("figures", "hist", "series", top_k=self.top_k, log_y=self.log_y, view=self.view)
-        imports = {"import numpy as np", "from ldpcore.experiment.protocol.histogram_view import bin_std, ranked"}
+        ranked = "bin_std, ranked" if self.postprocess is None else "ranked"
+        imports = {"import numpy as np", f"from ldpcore.experiment.protocol.histogram_view import {ranked}"}
         return Charts(RANKED + "\n\n\n" + series, draw, "plotly", words), imports
 
     def program(self) -> Program:
@@ -158,7 +170,7 @@ class ReconstructView:
             "from ldpcore.export import to_json",
             "from ldpcore.export.view_records import reconstruct_record",
         }
-        steps = (
+        steps: tuple[Step, ...] = (
             self.source.step(),
             protocol_step(self.spec, self.seed),
             Step(
@@ -176,6 +188,19 @@ class ReconstructView:
                 BESIDE_CODE,
             ),
         )
+        if self.postprocess is not None:
+            imports.add("from ldpcore.experiment.protocol.postprocess import METHODS")
+            imports.add("from ldpcore.experiment.protocol.run import Method, evaluate, postprocess_cell")
+            imports.discard("from ldpcore.experiment.protocol.run import Method, evaluate")
+            steps += (
+                Step(
+                    "Post-processing",
+                    "The page's post-processing of the ESA estimate (ldpcore.experiment.protocol.postprocess: "
+                    "its method, citation and what it keeps), applied to the same run's raw estimate; its picture "
+                    "and metrics are the page's, the raw run's are kept beside them in the record.",
+                    f"POSTPROCESS = {literal(self.postprocess)}\n{POST_CODE}",
+                ),
+            )
         return Program(
             name="reconstruct",
             title="Reconstruct: one ESA run, beside no shuffler and the central baseline",
@@ -183,14 +208,23 @@ class ReconstructView:
             origin="the dashboard's Reconstruct page",
             imports=tuple(sorted(imports)),
             steps=steps,
-            record=call("reconstruct_record", "hist", "spec", "SEED", "esa", "central", "alone"),
+            record=call(
+                "reconstruct_record",
+                "hist",
+                "spec",
+                "SEED",
+                "esa",
+                "central",
+                "alone",
+                **({} if self.postprocess is None else {"post": atom("post")}),
+            ),
             record_words="(the page's Run record, run.json)",
             charts=charts,
             files=self.source.files,
         )
 
 
-RUN_CODE = """result = ldpcore.run(spec, hist, seed=SEED)
+RUN_CODE = """result = ldpcore.run(spec, hist, seed=SEED{post})
 central = ldpcore.run_central(result.plan.eps_c, spec.delta, hist, seed=SEED)
 m = result.metrics
 print(f"ESA: RMSE {m['rmse']:.6g}, largest error {m['linf']:.6g} per bin")
@@ -199,15 +233,17 @@ print(f"central: sigma {central.sigma:.6g}, RMSE {central.metrics['rmse']:.6g}")
 
 @dataclass(frozen=True)
 class RunCommand:
-    """`ldpcore run`: the data, the spec and the seed; the record is the command's JSON (run_command_record)
-    without its timing and files."""
+    """`ldpcore run`: the data, the spec and the seed (and the post-processing, --postprocess); the record is the
+    command's JSON (run_command_record) without its timing and files."""
 
     source: Source
     spec: ProtocolSpec
     seed: int
     command: str
+    postprocess: str | None = None
 
     def program(self) -> Program:
+        post = self.postprocess
         imports = {
             *self.source.imports,
             "import ldpcore",
@@ -222,7 +258,7 @@ class RunCommand:
                 "ldpcore.run draws the shuffled counts the analyzer sees exactly and estimates the histogram; "
                 "run_central is the analytic Gaussian mechanism at the certified (eps_c, delta), without local "
                 "privacy.",
-                RUN_CODE,
+                RUN_CODE.replace("{post}", "" if post is None else f", postprocess={literal(post)}"),
             ),
         )
         return Program(

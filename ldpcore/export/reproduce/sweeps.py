@@ -19,10 +19,24 @@ METHODS_WORDS = (
 SHOW_METHODS = "for method in methods:\n    print(method.label)"
 
 
-def _methods_step(spec: ProtocolSpec, seed: int, taus, central: bool, compare) -> Step:
+POST_METHODS = """methods = [
+    replace(m, label=f"{m.label} + {POSTPROCESS}", postprocess=POSTPROCESS)
+    for m in methods
+]"""
+POST_WORDS = (
+    " Every column shows its estimate after the post-processing POSTPROCESS (ldpcore.experiment.protocol."
+    "postprocess), applied to the raw estimate of the same run; a column whose encoding has no law for it is not "
+    "defined, with the reason."
+)
+
+
+def _methods_step(spec: ProtocolSpec, seed: int, taus, central: bool, compare, postprocess: str | None = None) -> Step:
     methods = call("ldpcore.paper_methods", "spec", taus=list(taus), central=central, compare=list(compare))
-    code = "\n".join([assign("spec", spec_code(spec)), f"SEED = {seed}", assign("methods", methods), SHOW_METHODS])
-    return Step("The methods", protocol_words(spec) + " " + METHODS_WORDS, code)
+    code = [assign("spec", spec_code(spec)), f"SEED = {seed}", assign("methods", methods)]
+    if postprocess is not None:
+        code += [f"POSTPROCESS = {literal(postprocess)}", POST_METHODS]
+    words = protocol_words(spec) + " " + METHODS_WORDS + ("" if postprocess is None else POST_WORDS)
+    return Step("The methods", words, "\n".join([*code, SHOW_METHODS]))
 
 
 def fine_points(lo: float, hi: float) -> int:
@@ -37,7 +51,14 @@ def _grid(lo: float, hi: float, points: int) -> str:
     return f"[{literal(lo)}]"
 
 
-SWEEP_CODE = """measured = ldpcore.sweep(methods, eps_measured, hist, SEED)
+POST_SWEEP_WORDS = (
+    " Beside them, every column again after each post-processing of POSTPROCESS (ldpcore.experiment.protocol."
+    "postprocess), applied to the same runs' raw estimates: measured only, a post-processed estimate's error "
+    "has no analytic line."
+)
+POST_SWEEP = "columns = with_postprocessing(methods, POSTPROCESS)\n"
+
+SWEEP_CODE = """measured = ldpcore.sweep({columns}, eps_measured, hist, SEED)
 for cell in measured:
     at = f"{cell.method} at eps_c = {cell.eps_c:.4g}"
     if cell.error:
@@ -58,7 +79,8 @@ TRADEOFF_FIGURES = '''def figures(
     methods: list, curves: dict, measured: list, notion: str
 ) -> "list[go.Figure]":
     """RMSE, local epsilons and messages against eps_c: analytic lines (computed in
-    `notion`), measured markers (open: raw, filled: clipped; restated in `notion`)."""
+    `notion`), measured markers (open: raw, filled: clipped, diamonds: after a
+    post-processing; restated in `notion`)."""
     import plotly.graph_objects as go
     from plotly.colors import qualitative
 
@@ -66,17 +88,24 @@ TRADEOFF_FIGURES = '''def figures(
     cells = cells_on_notion([c for c in measured if c.error is None], notion)
     for i, m in enumerate(methods):
         color = {"color": qualitative.Plotly[i % 10]}
-        line = [c for c in curves[m.label] if c is not None]
+        line = [c for c in curves.get(m.label, []) if c is not None]
         x = [c["eps_c"] for c in line]
         y = [c["rmse_raw"] for c in line]
-        error.add_scatter(x=x, y=y, mode="lines", name=m.label, line=color)
+        if line:
+            error.add_scatter(x=x, y=y, mode="lines", name=m.label, line=color)
         ok = [c for c in cells if c.method == m.label]
         at = [c.privacy["eps_c"] for c in ok]
-        for key, symbol in (("rmse_raw", "circle-open"), ("rmse", "circle")):
+        marks = [("rmse", "diamond")]
+        if not m.postprocess:
+            marks = [("rmse_raw", "circle-open"), ("rmse", "circle")]
+        for key, symbol in marks:
             y = [c.metrics[key] for c in ok]
             mark = {**color, "symbol": symbol}
-            error.add_scatter(x=at, y=y, mode="markers", marker=mark, showlegend=False)
-        if m.central:
+            legend = m.postprocess is not None
+            error.add_scatter(
+                x=at, y=y, mode="markers", marker=mark, name=m.label, showlegend=legend
+            )
+        if m.central or m.postprocess:
             continue
         for key, dash in (("eps_l_inf", None), ("eps_l_1", "dash")):
             y = [c[key] for c in line]
@@ -98,7 +127,8 @@ TRADEOFF_FIGURES = '''def figures(
 class TradeoffsView:
     """The Trade-offs page: the data, the sidebar's spec and seed, the chosen eps_c, the sweep from lo to hi
     (points measured, the analytic lines on a finer grid), the tau columns, the central baseline, the
-    encodings to compare, and the notion the charts restate epsilons in."""
+    encodings to compare, the notion the charts restate epsilons in, and the post-processings measured beside
+    the columns."""
 
     source: Source
     spec: ProtocolSpec
@@ -111,6 +141,7 @@ class TradeoffsView:
     central: bool
     compare: tuple[str, ...]
     notion: str
+    postprocess: tuple[str, ...] = ()  # a measured curve per method and column after each
 
     @property
     def fine_points(self) -> int:
@@ -121,7 +152,8 @@ class TradeoffsView:
             *self.source.imports,
             "import ldpcore",
             "import numpy as np",
-            "from ldpcore.experiment.protocol.run import analytic",
+            "from ldpcore.experiment.protocol.run import analytic"
+            + (", with_postprocessing" if self.postprocess else ""),
             "from ldpcore.export import to_json",
             "from ldpcore.experiment.protocol.compare import cells_on_notion",
             "from ldpcore.export.view_records import tradeoffs_record",
@@ -147,15 +179,19 @@ class TradeoffsView:
             Step(
                 "The measured points",
                 "Every method simulated at each measured eps_c with the seed (ldpcore.sweep: the same cells as "
-                "the page's); a setting a method cannot reach is a cell with the reason.",
-                f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n{SWEEP_CODE}",
+                "the page's); a setting a method cannot reach is a cell with the reason."
+                + (POST_SWEEP_WORDS if self.postprocess else ""),
+                f"eps_measured = {_grid(self.lo, self.hi, self.points)}\n"
+                + (f"POSTPROCESS = {literal(list(self.postprocess))}\n{POST_SWEEP}" if self.postprocess else "")
+                + SWEEP_CODE.replace("{columns}", "columns" if self.postprocess else "methods"),
             ),
         )
-        names = ("hist", "SEED", "NOTION", "methods", "measured", "eps_fine", "curves", "EPS_C")
+        columns = "columns" if self.postprocess else "methods"
+        names = ("hist", "SEED", "NOTION", columns, "measured", "eps_fine", "curves", "EPS_C")
         record = call("tradeoffs_record", *names, "at_eps_c")
         charts = Charts(
             TRADEOFF_FIGURES,
-            call("figures", "methods", "curves", "measured", "NOTION"),
+            call("figures", columns, "curves", "measured", "NOTION"),
             "plotly",
             "The page's three charts: error, local epsilons (solid: eps per phone; dashed: per captured "
             "shuffler) and messages against eps_c.",
@@ -188,7 +224,7 @@ TABLE_PICTURE = '''def pictures(cells: list, hist: ldpcore.Histogram, info: Tabl
 @dataclass(frozen=True)
 class ReportTableView:
     """The Report table page: the data, the sidebar's spec and seed, the eps_c rows, the tau columns, the
-    central baseline, the encodings to compare and the notion of the cells."""
+    central baseline, the encodings to compare, the notion of the cells and the post-processing (None: raw)."""
 
     source: Source
     spec: ProtocolSpec
@@ -198,10 +234,12 @@ class ReportTableView:
     central: bool
     compare: tuple[str, ...]
     notion: str
+    postprocess: str | None = None
 
     def program(self) -> Program:
         imports = {
             *self.source.imports,
+            *(() if self.postprocess is None else ("from dataclasses import replace",)),
             "import io",
             "import ldpcore",
             "from ldpcore.experiment.protocol.compare import cells_on_notion",
@@ -212,7 +250,7 @@ class ReportTableView:
         rows = "\n".join([assign("EPS_ROWS", value(sorted(self.eps_rows))), f"NOTION = {literal(self.notion)}"])
         steps = (
             self.source.step(),
-            _methods_step(self.spec, self.seed, self.taus, self.central, self.compare),
+            _methods_step(self.spec, self.seed, self.taus, self.central, self.compare, self.postprocess),
             Step(
                 "The table",
                 "Every method at every eps_c row with the seed, restated in one neighbouring notion where "

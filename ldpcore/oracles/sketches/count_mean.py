@@ -15,6 +15,7 @@ from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
     BLOCK,
     binomials,
+    check_groups,
     check_values,
     count_dtype,
     halves,
@@ -24,6 +25,7 @@ from ldpcore.oracles.sketches.sampling import (
     threaded,
 )
 from ldpcore.oracles.sketches.sketch import Sketch
+from ldpcore.oracles.sketches.tail import HashTail, tail_of
 from ldpcore.privacy.bounds import Randomizer
 from ldpcore.privacy.guarantee import Neighbouring
 
@@ -112,6 +114,16 @@ class CountMeanSketch(Sketch):
     def _reads_few(self) -> bool:
         """The estimator reads at most k d cells: drawing only those pays up to d = m/8 (measured: about m/5)."""
         return 8 * self.d <= self.m
+
+    def hash_tail(self, n: int, values, bins, rng: np.random.Generator) -> HashTail | None:
+        """The spread of a run's error over hash draws where collisions make it heavy-tailed (tail.tail_of)."""
+        values, bins = check_groups(values, bins, self.d)
+        return tail_of(values, bins, self.k, self.m, self.grouped_variance(n, values, bins), False, rng)
+
+    def simulation_draws(self, counts) -> float:
+        """The rows of the respondents and the cells drawn: sum_v min(c_v, 2k) + k d (k m for the whole table)."""
+        cells = self.k * (self.d if self._reads_few else self.m)
+        return float(np.minimum(np.asarray(counts), 2 * self.k).sum()) + cells
 
     def _sample_read(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
         """Exact draw of the sums the estimator reads, sum_j S[j, h_j(x)] for every x in [d], drawing

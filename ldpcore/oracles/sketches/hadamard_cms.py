@@ -15,6 +15,7 @@ from ldpcore.oracles.sketches.hash_family import SketchReports
 from ldpcore.oracles.sketches.sampling import (
     BLOCK,
     DIRECT_VALUES,
+    check_groups,
     check_values,
     halves,
     repeat_blocks,
@@ -22,6 +23,7 @@ from ldpcore.oracles.sketches.sampling import (
     uniform_multinomial,
 )
 from ldpcore.oracles.sketches.sketch import Sketch
+from ldpcore.oracles.sketches.tail import HashTail, tail_of
 from ldpcore.privacy.guarantee import Neighbouring
 
 
@@ -85,6 +87,18 @@ class HadamardCountMeanSketch(Sketch):
         u = np.asarray(self.hashes.mix(values, rows))
         sign = 1 - 2 * (u & np.uint64(1)).astype(np.int64) if self._signed else np.ones(u.shape, dtype=np.int64)
         return self.hashes.reduce(u), sign
+
+    def hash_tail(self, n: int, values, bins, rng: np.random.Generator) -> HashTail | None:
+        """The spread of a run's error over hash draws where collisions make it heavy-tailed (tail.tail_of)."""
+        values, bins = check_groups(values, bins, self.d)
+        return tail_of(values, bins, self.k, self.m, self.grouped_variance(n, values, bins), False, rng)
+
+    def simulation_draws(self, counts) -> float:
+        """The kept reports drawn one by one (at most k m per value) and the table's k m cells, transformed in
+        O(k m log m)."""
+        table = self.k * self.m
+        kept = np.minimum(np.asarray(counts) * (1 - 2 * self.flip), table).sum()
+        return float(kept) + table * max(1.0, math.log2(self.m))
 
     def _sample(self, counts: np.ndarray, rng: np.random.Generator) -> SketchReports:
         """Exact draw (module doc). A flip w.p. f is a uniform bit w.p. 2f, so K_x ~ Bin(c_x, 1-2f) of
