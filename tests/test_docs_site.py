@@ -44,6 +44,7 @@ def test_every_public_name_has_a_reference_entry(site):
     assert set(ldpcore.__all__) <= anchors, sorted(set(ldpcore.__all__) - anchors)
 
 
+@pytest.mark.slow
 def test_the_example_notebooks_ran_and_their_outputs_are_shown(site):
     examples = sorted(p.stem for p in (DOCS / "examples").glob("*.ipynb"))
     assert len(examples) >= 3

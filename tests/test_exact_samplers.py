@@ -101,6 +101,7 @@ COUNTS = np.array(  # d = 37, K = 64: every group of values by the top bit of v+
         (1.0, COUNTS * 40, False),  # large counts: numpy's binomial for counts above POPCOUNT_MAX, the top group
     ],  # spread by halving rather than respondent by respondent
 )
+@pytest.mark.slow
 def test_hadamard_sampler_has_the_exact_law(monkeypatch, eps, counts, threaded):
     monkeypatch.setattr(hadamard, "_THREADED_FROM", 2 if threaded else hadamard._THREADED_FROM)
     monkeypatch.setattr(hadamard, "RESPONDENTS_MAX", 0)  # always the dyadic sampler,

@@ -168,6 +168,7 @@ def test_counts_are_exact_integers():
         (["privacy", "--delta", "1e-6", "--eps-c", "x"], "invalid float value: 'x'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_arguments_are_one_line(args, expected):
     status, out, err = cli(*args)
     assert_one_line(status, out, err, expected)
@@ -181,6 +182,7 @@ def test_bad_arguments_are_one_line(args, expected):
         ["amplify", "--bound", "tight-binary-rr", *TIGHT_N, "--delta", "1e-8"],
     ],
 )
+@pytest.mark.slow
 def test_tight_accountant_at_n_1e20_is_one_line(args):
     assert_one_line(*cli(*args))
 
@@ -422,6 +424,7 @@ def test_an_uploads_name_is_shown_as_text_on_every_page_that_takes_data():
         _assert_named_as_text(at)
 
 
+@pytest.mark.slow
 def test_a_records_uploads_name_and_an_error_naming_it_are_text():
     at = open_page("app_pages/reconstruct.py")
     at.selectbox(key="dataset").set_value("records").run()

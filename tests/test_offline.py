@@ -97,6 +97,7 @@ def test_the_config_keeps_the_server_local_and_protected():
     assert config["client"]["showErrorDetails"] == "none"
 
 
+@pytest.mark.slow
 def test_the_readme_command_listens_on_localhost_and_makes_no_outbound_request(local_server):
     url, audit = local_server
     output = printed(url)

@@ -44,6 +44,7 @@ def test_the_wheel_ships_the_bundled_datasets(wheel):
     assert not any(name.startswith(("tests/", "app_pages/", "ui/")) for name in names)
 
 
+@pytest.mark.slow
 def test_the_wheel_declares_the_console_script_version_and_python(wheel):
     info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
     meta = email.message_from_bytes(wheel.read(info))

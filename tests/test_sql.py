@@ -101,6 +101,7 @@ def test_bundled_city_points_grid(con, options):
         {"bins": "rice", "value_range": (40.7, 40.8)},
     ],
 )
+@pytest.mark.slow
 def test_bundled_city_points_numeric_bins(con, options):
     got = sql.read_numeric(con.table("city_points"), "latitude", **options)
     same(native("read_numeric", CITY_POINTS, "latitude", **options), got)
@@ -141,6 +142,7 @@ def crafted_csv(tmp_path):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("domain", [None, ["a", "b", "c", "\tb"]])
 def test_crafted_csv_blanks_tabs_ties_and_domain(con, crafted_csv, rule, domain):
@@ -206,6 +208,7 @@ def test_crafted_parquet_numeric_bins_with_nan_and_infinities(con, crafted_parqu
     same(native, sql.read_numeric(table, "x", order_by="line" if rule else None, **options, **per_user(rule)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", [None, "first"])
 @pytest.mark.parametrize("options", [{"width": 4}, {"width": 3, "height": 2, "bbox": (-74, 40, -73, 41)}])
 def test_crafted_parquet_points_with_nulls_and_out_of_box(con, crafted_parquet, rule, options):
@@ -225,6 +228,7 @@ def test_edge_values_fall_in_numpy_bins(con):
     assert report.out_of_domain == 2  # just below 0 and just above 1
 
 
+@pytest.mark.slow
 def test_ties_in_order_by_are_broken_by_the_value_on_every_backend():
     """Rows tied in order_by (and NULL orders, last) are ordered by their value, the same on DuckDB and SQLite."""
     data = pa.table(
@@ -334,6 +338,7 @@ def golden_text(dialect: str) -> str:
     return "".join(f"-- query: {name}\n{sql.to_sql(make(), dialect)};\n\n" for name, make in QUERIES.items())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "pyspark"])
 def test_compiled_sql_is_pinned_in_golden_files(dialect):
     """Set LDPCORE_UPDATE_GOLDEN=1 to rewrite them after a deliberate change (and read the diff)."""
@@ -368,12 +373,14 @@ def test_an_unknown_dialect_is_one_message():
         sql.to_sql(QUERIES["numeric, 20 bins over [0, 100]"](), "nosuchsql")
 
 
+@pytest.mark.slow
 def test_ibis_is_imported_on_first_use_only():
     code = "import sys, ldpcore.data.sql; print('ibis' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_a_file_gives_the_table_to_compile_against():
     """file_table: the columns and types DuckDB finds in a file, as an unbound table for to_sql."""
     events = sql.file_table(APP_EVENTS, name="events")
