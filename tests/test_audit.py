@@ -161,6 +161,7 @@ def test_grr_analyst_scores_have_the_aggregate_samplers_law(d):
         _same_law(ours, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["oue", "sue"])
 def test_unary_analyst_scores_have_the_aggregate_samplers_law(encoding):
     p = local_plan(encoding, 2.0, n=40, d=4)

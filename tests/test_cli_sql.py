@@ -20,6 +20,7 @@ def printed(capsys, *args) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_printed_query_is_the_library_s(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     text = printed(capsys, "--input", EVENTS, *FIRST, "--sql", "bigquery")

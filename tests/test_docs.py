@@ -182,6 +182,7 @@ def test_the_composition_docs_numbers_are_what_the_tool_prints(capsys):
     claim(text, "would cost {} by basic", f"{budget['eps_c_total_basic']:.1f}")
 
 
+@pytest.mark.slow
 def test_the_readmes_plan_numbers_are_what_the_tool_prints(capsys):
     """README's Plan paragraph: Horse at replacement eps_c = 1 recommends one-hot with the tight accountant (its
     eps_l and RMSE) against GRR with the Bennett blanket (the runner-up among one-hot and GRR rows)."""

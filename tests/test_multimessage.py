@@ -66,6 +66,7 @@ def test_randomizer_draws_match_report_log_prob():
     assert stats.chisquare(observed[probs > 0], probs[probs > 0] * 30_000).pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_hadamard_aggregate_marginals_agree_with_the_tuples():
     counts = np.array([5, 0, 2, 9, 1], dtype=np.int64)
     oracle = HadamardMultiMessage(d=5, tau=2, rho=3)
@@ -282,6 +283,7 @@ def test_bary_rr_blanket_and_exact_sampler():
         BaryRR.from_eps(0.1, 10_000, 1000, 1e-6)
 
 
+@pytest.mark.slow
 def test_bary_rr_sampler_agrees_with_randomizer_and_audit():
     oracle = BaryRR(d=4, gamma=0.6)
     counts = np.array([5, 0, 3, 1])

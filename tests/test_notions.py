@@ -36,6 +36,7 @@ def test_onehot_report_under_replacement_is_two_eps_l():
     assert notions_differ(["zero-out", "replacement"]) and not notions_differ(["replacement", "replacement"])
 
 
+@pytest.mark.slow
 def test_the_planner_and_the_cells_convert_by_the_same_function():
     """The planner's replacement rows hold what Plan.on_notion gives for the
     native plan at the same eps_b: one-hot's eps_c through its accountant's two channels (at the same delta, well
@@ -102,6 +103,7 @@ def test_an_encodings_bound_on_its_notion():
     assert g.converted and 1.4 < g.eps < 1.5 and g.delta == 5e-8  # sqrt(2) sensitivity: about sqrt(2) eps
 
 
+@pytest.mark.slow
 def test_the_accountant_table_in_the_replacement_notion():
     """The Accountant page's table under replacement (compare(..., notion)): the zero-out bounds over the two
     changed channels (their replacement_bound, as `amplify --notion replacement`), the replacement bounds as they

@@ -668,6 +668,7 @@ def test_table_errors(monkeypatch):
         table_columns(b"# only a comment\n")
 
 
+@pytest.mark.slow
 def test_the_library_imports_no_ui():
     code = "import sys, ldpcore.systems.numeric; assert not {'streamlit', 'plotly'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -61,6 +61,7 @@ def _exact_pmf(counts, oracle):
     return [pmf(c) for c in counts]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tau", [None, 3])
 def test_aggregate_sampler_agrees_with_the_per_respondent_randomizer(tau):
     counts = np.array([6, 0, 3, 1], dtype=np.int64)

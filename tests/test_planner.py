@@ -58,6 +58,7 @@ def test_every_encoding_and_accountant_has_one_row_and_the_numbers_come_from_pla
         assert r.eps_c <= 1.0 * (1 + 1e-12)
 
 
+@pytest.mark.slow
 def test_zero_out_rows_under_replacement_compose_the_two_changed_channels():
     """One-hot (zero-out, per channel) read under replacement: the accountant's dominating pair over the two changed
     bins at the same delta, well below basic composition (which asked the accountant for eps_c / 2 at delta / 2:

@@ -69,6 +69,7 @@ SKETCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls, kw", SKETCHES)
 def test_grouped_variance_equals_the_variance_at_one_bin_per_distinct_count(cls, kw):
     for rng, counts in _histograms(1, 12):

@@ -38,6 +38,7 @@ def _said(row, sentence: str) -> bool:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", list(planning.RULES))
 def test_the_recommendation_is_the_rules_pick_on_the_pareto_set(horse, rule):
     table = planning.plan_table(horse.counts, 1.0, 5e-8, rule=rule)
@@ -78,6 +79,7 @@ def test_solving_for_n_says_what_it_holds_and_can_let_delta_follow_n():
         planning.PlanQuery(counts, "weather", 6e-5, eps_c=1.0, delta_with_n=True)
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_the_rule_and_says_it(horse, capsys):
     """`ldpcore plan --rule` (its help too: the rule's words hold a '%') recommends the library's pick."""
     import json

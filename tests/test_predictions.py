@@ -49,6 +49,7 @@ COUNTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, k, m", GRID)
 def test_count_sketch_rows_are_ranked_only_where_the_prediction_holds_within_10_percent(name, k, m):
     counts = COUNTS[name]()
@@ -101,6 +102,7 @@ def _zipf_csv_hist() -> Histogram:
         ("airports", "ibu", ["grr"]),  # d = 400: 1.5 s (d = 2,000 took 23 s of CPU: 72 runs of up to 10,000 updates)
     ],
 )
+@pytest.mark.slow
 def test_planner_postprocessed_predictions_match_an_independent_simulation(name, method, encodings):
     """The recommended row's simulated RMSE after post-processing (seeds 0-7) is within 2 standard errors (of the
     difference) of run(..., postprocess=method) with seeds 1000-1007: the same law, other draws."""
@@ -130,6 +132,7 @@ def test_planner_postprocessed_predictions_match_an_independent_simulation(name,
 SEATTLE = np.array([641, 640, 101, 53, 26])  # rain, sun, fog, drizzle, snow: seattle_weather's 1,461 days
 
 
+@pytest.mark.slow
 def test_heavy_tailed_sketch_rows_say_so_with_simulated_quantiles_that_match_exact_runs():
     """A seattle_weather-like histogram (d = 5, n = 1e7): the CMS rows' predicted RMSE is a mean carried by rare
     collisions, and the rows say so with quantiles from simulation; at k = 64, m = 4,096 (the same k/m = 1/64 as

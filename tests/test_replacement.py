@@ -133,6 +133,7 @@ def test_tighter_than_basic_composition_and_the_trivial_bound():
     assert small.eps_c <= 0.1
 
 
+@pytest.mark.slow
 def test_the_curve_on_a_grid_matches_the_worst_case():
     """The partition the composed pair is built from gives the branch and bound's values (within its 1e-4) wherever
     they exceed the rounding floor (charges of ~1e-29)."""

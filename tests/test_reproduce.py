@@ -196,6 +196,7 @@ def test_emit_script_into_a_folder_that_does_not_exist_is_one_line():
     assert out.returncode == 2 and out.stderr.startswith("error: cannot write /no/x.py") and out.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_script_runs_headless_without_plotly(tmp_path):
     """Without plotly the script still prints every number and the record, and says why there is no chart."""
     view = r.LongitudinalView(1_000, 16, 2, 0.3, 0.05, 0, 1.0, "tight", 1e-6)

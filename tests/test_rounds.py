@@ -35,6 +35,7 @@ def explicit_pair_lower(eps0: float, n: int, rounds: int, delta: float) -> float
         return float(one.self_compose(rounds).get_epsilon_for_delta(delta))
 
 
+@pytest.mark.slow
 def test_one_round_is_the_single_round_value():
     for name in ("tight", "stronger-clone", "cheu19"):
         bound = get_bound(name)
@@ -55,6 +56,7 @@ def test_a_year_is_below_basic_and_advanced_and_above_an_explicit_pair():
     assert r.pair is PairKind.CURVE and r.neighbouring == "zero-out"
 
 
+@pytest.mark.slow
 def test_the_inverse_is_met_at_its_answer_and_missed_above():
     bound = get_bound("tight")
     r = rounds_inverse(bound, 4.0, N, DELTA, 365)
@@ -72,6 +74,7 @@ def test_replacement_rounds_compose_two_channels_a_round():
     assert rounds_forward(bound, 2.0, N, DELTA, 365).eps_c_total < year.eps_c_total < year.basic.eps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BOUNDS))
 def test_every_accountant_composes(name):
     """Each registered bound gives a typed result over 30 rounds: a total at most basic composition's, and the

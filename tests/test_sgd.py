@@ -374,6 +374,7 @@ def test_input_errors(easy):
     assert SGDConfig(mechanism="none", eps=None).as_dict()["mechanism"] == "none"
 
 
+@pytest.mark.slow
 def test_module_never_imports_ui_libraries():
     code = (
         "import sys, ldpcore.systems.sgd; "

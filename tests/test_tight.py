@@ -184,6 +184,7 @@ def test_the_float_error_allowance_covers_n_of_a_billion():
 # --- reference values on the paper's data ---
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps_c,eps_l", [(1.0, 10.68), (0.05, 5.61)])
 def test_horse_inverse(eps_c, eps_l):
     amp = get_bound("tight").inverse(eps_c, **HORSE)
@@ -251,6 +252,7 @@ def test_binomial_functions_are_scipys():
                 assert np.array_equal(getattr(binomial, name)(k, n, p), getattr(binom, name)(k, n, p)), (name, n, p)
 
 
+@pytest.mark.slow
 def test_solvers_land_on_the_conservative_side():
     curve = lambda e: tight.delta_removal(e, 4.0, 10_000)  # noqa: E731
     eps = tight.smallest_eps(curve, 4.0, 1e-7)
