@@ -2,6 +2,7 @@
 caching; every other answer passes through unchanged."""
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -20,7 +21,9 @@ def _answer(path: str, status: int = 200) -> dict:
     async def send(message):
         sent.append(message)
 
-    asyncio.run(ImmutableMedia(app)({"type": "http", "path": path}, None, send))
+    # on a thread of its own: a worker that ran the browser tests has Playwright's event loop on this thread
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, ImmutableMedia(app)({"type": "http", "path": path}, None, send)).result()
     assert sent[1]["body"] == b"x"
     return dict(sent[0]["headers"])
 
