@@ -45,7 +45,11 @@ taus = taus_control(c3, spec, "sweep_taus")
 c4, c5, c6 = st.columns([3, 2, 2])
 compare = compare_control(c4, spec, "sweep_compare")
 central = c5.checkbox(
-    "Include the central Gaussian baseline (no LDP)", value=True, key="sweep_central", bind="query-params"
+    "Central Gaussian (no LDP)",
+    value=True,
+    key="sweep_central",
+    bind="query-params",
+    help="Include the central Gaussian baseline: no local privacy, the noise a trusted curator would add.",
 )
 chosen = c6.multiselect(
     "Post-processing curves",
